@@ -1,0 +1,114 @@
+"""One exception hierarchy for the whole package.
+
+Bad input raises a subclass of :class:`ValueError`, a solver that cannot deliver raises a
+subclass of :class:`RuntimeError`, so generic handlers keep working (STYLE.md, item 8).
+Every message names the offending argument (or the solver status) and what to do about it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SdpkernError",
+    "InputError",
+    "ParameterError",
+    "DataError",
+    "LabelError",
+    "NotPSDError",
+    "BackendError",
+    "BackendNotInstalledError",
+    "UnknownBackendError",
+    "SolverError",
+    "InfeasibleError",
+    "UnboundedError",
+    "InaccurateSolutionError",
+    "BreakdownError",
+    "ExportError",
+    "FormatError",
+]
+
+
+class SdpkernError(Exception):
+    """Base class of every error raised on purpose by sdpkern."""
+
+
+class InputError(SdpkernError, ValueError):
+    """Bad input: the message names the argument and what was expected."""
+
+
+class ParameterError(InputError):
+    """A parameter outside its admissible range (C <= 0, lambda_h outside (0, 1), ...)."""
+
+
+class DataError(InputError):
+    """Data that cannot be used: NaN/inf, wrong shapes, mismatched lengths."""
+
+
+class LabelError(InputError):
+    """Targets that do not fit the method: one class, three classes, constant targets."""
+
+
+class NotPSDError(InputError):
+    """A matrix that must be positive semidefinite is not.
+
+    Attributes
+    ----------
+    min_eigenvalue : float or None
+        The smallest eigenvalue found, when it was computed.
+    """
+
+    def __init__(self, message: str, min_eigenvalue: float | None = None) -> None:
+        super().__init__(message)
+        self.min_eigenvalue = min_eigenvalue
+
+
+class BackendError(SdpkernError, ValueError):
+    """A backend that cannot be used as asked."""
+
+
+class UnknownBackendError(BackendError):
+    """A backend name sdpkern does not know."""
+
+
+class BackendNotInstalledError(BackendError, ImportError):
+    """A known backend whose solver package is not installed."""
+
+
+class SolverError(SdpkernError, RuntimeError):
+    """The solver did not return a usable optimum.
+
+    Attributes
+    ----------
+    status : str
+        The status in sdpkern's vocabulary (see :mod:`sdpkern.backends`).
+    solver_status : str or None
+        The status string the solver itself reported.
+    """
+
+    def __init__(self, message: str, status: str = "error", solver_status: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.solver_status = solver_status
+
+
+class InfeasibleError(SolverError):
+    """The problem was reported infeasible."""
+
+
+class UnboundedError(SolverError):
+    """The problem was reported unbounded."""
+
+
+class InaccurateSolutionError(SolverError):
+    """The solver stopped with an answer it does not vouch for (inaccurate, iteration or time limit)."""
+
+
+class BreakdownError(SolverError):
+    """An iterative method met a zero denominator (Krylov breakdown)."""
+
+
+class ExportError(SdpkernError, ValueError):
+    """A problem that a file format cannot hold (the message names the cone)."""
+
+
+class FormatError(SdpkernError, ValueError):
+    """A malformed file given to a reader (the message names the line)."""

@@ -1,0 +1,3 @@
+"""scikit-learn estimators over sdpkern's builders and native solvers (one module per family)."""
+
+__all__: list[str] = []

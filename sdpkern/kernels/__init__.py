@@ -1,0 +1,26 @@
+"""Kernels: base kernels, hyperkernels, low-rank bases (and, as they land, c.p.d. kernels and
+spectrum tools)."""
+
+from .base import (
+    Epanechnikov,
+    Gaussian,
+    Kernel,
+    Laplacian,
+    Linear,
+    Polynomial,
+    Sigmoid,
+    SquaredEuclidean,
+    squared_distances,
+)
+
+__all__ = [
+    "Kernel",
+    "Linear",
+    "Polynomial",
+    "Gaussian",
+    "Laplacian",
+    "Epanechnikov",
+    "Sigmoid",
+    "SquaredEuclidean",
+    "squared_distances",
+]

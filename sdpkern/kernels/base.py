@@ -1,0 +1,188 @@
+"""Base kernels: each a small object whose ``__call__(X, Y=None)`` returns the Gram matrix.
+
+All are vectorised over pairs (no Python loops). Parameters follow the thesis' conventions
+where it gives one (002 §6.1, Table 4.1) and scikit-learn's otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.metrics.pairwise import euclidean_distances
+
+from .._validation import as_matrix, check_positive
+from ..errors import DataError, ParameterError
+
+__all__ = [
+    "Kernel",
+    "Linear",
+    "Polynomial",
+    "Gaussian",
+    "Laplacian",
+    "Epanechnikov",
+    "Sigmoid",
+    "SquaredEuclidean",
+    "squared_distances",
+]
+
+
+def squared_distances(X: NDArray[np.float64], Y: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """Matrix of squared Euclidean distances ``‖x_i − y_j‖²``, clipped at 0 against round-off."""
+    D = euclidean_distances(X, X if Y is None else Y, squared=True)
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+class Kernel:
+    """Base class: subclasses implement :meth:`_gram` on validated arrays.
+
+    ``positive_definite`` says whether every Gram matrix is PSD (False for the indefinite
+    kernels of 002 Table 4.1 and 002 §6.2).
+    """
+
+    positive_definite: bool = True
+
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
+        Xa = as_matrix(X, "X")
+        Ya = None if Y is None else as_matrix(Y, "Y")
+        if Ya is not None and Ya.shape[1] != Xa.shape[1]:
+            raise DataError(f"Y has {Ya.shape[1]} features but X has {Xa.shape[1]}")
+        self._check_params()
+        return self._gram(Xa, Ya)
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The diagonal ``k(x_i, x_i)`` without forming the Gram matrix."""
+        Xa = as_matrix(X, "X")
+        self._check_params()
+        return np.array([self._gram(Xa[i : i + 1], None)[0, 0] for i in range(Xa.shape[0])])
+
+    def _check_params(self) -> None:
+        """Validate parameters; subclasses raise :class:`ParameterError`."""
+
+    def _gram(self, X: NDArray[np.float64], Y: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Linear(Kernel):
+    """``k(x, y) = ⟨x, y⟩``."""
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return X @ (X if Y is None else Y).T
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        Xa = as_matrix(X, "X")
+        return np.einsum("ij,ij->i", Xa, Xa)
+
+
+@dataclass(frozen=True)
+class Polynomial(Kernel):
+    """``k(x, y) = (γ⟨x, y⟩ + c₀)^degree``. Pointwise positive only for even degree or c₀ ≥ 0 data."""
+
+    degree: int = 2
+    gamma: float = 1.0
+    coef0: float = 1.0
+
+    def _check_params(self) -> None:
+        if not isinstance(self.degree, (int, np.integer)) or self.degree < 1:
+            raise ParameterError(f"degree must be a positive integer, got {self.degree!r}")
+        check_positive(self.gamma, "gamma")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return (self.gamma * (X @ (X if Y is None else Y).T) + self.coef0) ** self.degree
+
+
+@dataclass(frozen=True)
+class Gaussian(Kernel):
+    """Gaussian RBF ``k(x, y) = exp(−γ‖x − y‖²)`` (scikit-learn's ``gamma``; 002 eq. 2.21 has γ = σ²)."""
+
+    gamma: float = 1.0
+
+    def _check_params(self) -> None:
+        check_positive(self.gamma, "gamma")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return np.exp(-self.gamma * squared_distances(X, Y))
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        return np.ones(as_matrix(X, "X").shape[0])
+
+
+@dataclass(frozen=True)
+class Laplacian(Kernel):
+    """``k(x, y) = exp(−γ‖x − y‖)`` (Euclidean norm, not squared)."""
+
+    gamma: float = 1.0
+
+    def _check_params(self) -> None:
+        check_positive(self.gamma, "gamma")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return np.exp(-self.gamma * np.sqrt(squared_distances(X, Y)))
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        return np.ones(as_matrix(X, "X").shape[0])
+
+
+@dataclass(frozen=True)
+class Epanechnikov(Kernel):
+    """``k(x, y) = (1 − ‖x − y‖²/σ)^p`` where ``‖x − y‖²/σ ≤ 1``, else 0 (002 Table 4.1, §6.1).
+
+    Indefinite in general (002 Table 4.1), which is why 002 Ch. 6 uses it.
+    """
+
+    sigma: float = 1.0
+    p: int = 2
+    positive_definite = False
+
+    def _check_params(self) -> None:
+        check_positive(self.sigma, "sigma")
+        check_positive(self.p, "p")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        r = squared_distances(X, Y) / self.sigma
+        return np.where(r <= 1.0, np.clip(1.0 - r, 0.0, None) ** self.p, 0.0)
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        return np.ones(as_matrix(X, "X").shape[0])
+
+
+@dataclass(frozen=True)
+class Sigmoid(Kernel):
+    """``k(x, y) = tanh(γ⟨x, y⟩ + c₀)``: indefinite for every parameter choice (002 §4.1)."""
+
+    gamma: float = 1.0
+    coef0: float = -1.0
+    positive_definite = False
+
+    def _check_params(self) -> None:
+        check_positive(self.gamma, "gamma")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return np.tanh(self.gamma * (X @ (X if Y is None else Y).T) + self.coef0)
+
+
+@dataclass(frozen=True)
+class SquaredEuclidean(Kernel):
+    """``k(x, y) = sign·‖x − y‖²/σ`` (002 §6.2): indefinite, with zero diagonal.
+
+    ``sign=-1`` gives the negative squared distance, which is conditionally positive definite
+    of order 1.
+    """
+
+    sigma: float = 1.0
+    sign: float = 1.0
+    positive_definite = False
+
+    def _check_params(self) -> None:
+        check_positive(self.sigma, "sigma")
+        if self.sign not in (1, -1, 1.0, -1.0):
+            raise ParameterError(f"sign must be +1 or -1, got {self.sign!r}")
+
+    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+        return self.sign * squared_distances(X, Y) / self.sigma
+
+    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        return np.zeros(as_matrix(X, "X").shape[0])
