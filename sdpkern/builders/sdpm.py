@@ -1,0 +1,740 @@
+"""Semidefinite programming machines (003, Graepel & Herbrich, NIPS 2003).
+
+Primal SDPM (003 eq. 6)
+-----------------------
+Each training example is a polynomial trajectory x̃_i(θ) = Σ_{j=0}^{r} θ^j (X_i)_j (003 eq. 2).
+The SDPM asks for the maximum-margin w with y_i (wᵀx̃_i(θ) + b) ≥ 1 − ξ_i for **every** θ:
+
+    min  ½‖w‖² + C Σ_i ξ_i
+    s.t. p_i(θ) := y_i (wᵀx̃_i(θ) + b) − 1 + ξ_i ≥ 0   for all θ ∈ R (or θ ∈ [−τ, τ]),  ξ ≥ 0.
+
+(003 eq. 6 minimises ½t with t ≥ ‖w‖² written as a Schur complement; we state ½‖w‖² directly
+and let CVXPY choose the cone. Without ``C`` there are no slacks (the hard margin of the paper);
+without ``offset`` b = 0 as in 003 footnote 1.)
+
+The coefficients of p_i are c_{i0} = y_i(wᵀX_{i0} + b) − 1 + ξ_i and c_{ij} = y_i wᵀX_{ij}. By
+Proposition 1 (Nesterov) p_i ≥ 0 on R with degree r = 2l iff p_i(θ) = θ̄ᵀ G_i θ̄ for some
+G_i ⪰ 0 of order l + 1, θ̄ = (1, θ, ..., θ^l). Writing G_i in terms of the coefficients leaves
+(l − 1)l/2 free entries per example (the auxiliaries u_i of 003 §2; the l = 2 matrix of the
+paper is the template: on each anti-diagonal a + b = j the inner entries are auxiliaries and the
+outer pair takes what is left of c_j). Hence
+
+* l = 0: c_{i0} ≥ 0, the hard-margin SVM (a QP);
+* l = 1: G_i = [[c_0, c_1/2], [c_1/2, c_2]] ⪰ 0 (003 eq. 7) ⇔ ‖(c_1, c_0 − c_2)‖ ≤ c_0 + c_2,
+  emitted as a second-order cone (``form="auto"``) or as the 2×2 LMI (``form="sdp"``);
+* l ≥ 2: (l+1)×(l+1) LMIs with (l−1)l/2 auxiliaries per example.
+
+Segment (003 Corollary 1). θ = τ(x² − 1)/(x² + 1) maps R onto [−τ, τ), and
+q(x) = (1 + x²)^r p(τ(x² − 1)/(x² + 1)) = Σ_j c_j τ^j (x² − 1)^j (x² + 1)^{r−j} is a
+polynomial of degree 2r in x, non-negative on R iff p is non-negative on [−τ, τ]. The builder
+imposes the (r+1)×(r+1) representation of q, so any r ≥ 1 works on a segment (odd too).
+
+Several parameters (003 §3). With the quadratic form x̃_i(ρ) = θ_ρᵀ Q_i θ_ρ, θ_ρ = (1, ρ), the
+sufficient condition y_i Σ_k w_k Q_i[:, :, k] + (y_i b − 1 + ξ_i) E_00 ⪰ 0 is a (D+1)×(D+1)
+LMI per example.
+
+Dual and recovery (003 eqs. 8-11, Propositions 2-3). With dual matrices M_i ⪰ 0 for the blocks,
+stationarity in the auxiliaries makes each M_i a Hankel matrix, (M_i)_{ab} = h_{i,a+b}, so
+tr(G_i M_i) = Σ_j c_{ij} h_{ij} and
+
+    w = Σ_i y_i Σ_j μ_{ij} (X_i)_j,   μ_i = h_i (line) or μ_i = Q_τᵀ h_i (segment),
+
+the extrapolated examples of 003 eq. (9). When M_i has rank one, μ_{ij} = α_i θ_i*^j and
+w = Σ_i α_i y_i x̃_i(θ_i*) (Proposition 3): the "truly virtual support vectors". The recovery
+reads the M_i from CVXPY's duals (for the SOCP form from the cone duals (s, z):
+M_i = [[s + z_2, z_1], [z_1, s − z_2]]), reports α_i = μ_{i0}, θ_i* = μ_{i1}/μ_{i0} and the
+support trajectories α_i > ``support_tol``·max α.
+
+Kernel SDPM (003 eq. 8 and the end of §3). With φ a feature map, the Taylor coefficients of
+φ(x̃_i(θ)) have inner products k^{(u,v)}(x_i, x_j) = (1/(u!v!)) ∂_θ^u ∂_θ'^v k(x̃_i(θ), x̃_j(θ'))
+at 0, and the dual
+
+    max  Σ_i μ_{i0} − ½ Σ_{i,j,u,v} y_i y_j μ_{iu} μ_{jv} k^{(u,v)}(x_i, x_j)
+    s.t. Hankel(h_i) ⪰ 0,  0 ≤ μ_{i0} ≤ C,  Σ_i y_i μ_{i0} = 0 (with an offset)
+
+needs only those Gram blocks. The decision function is f(x) = Σ_i y_i Σ_u μ_{iu} k^{(u,0)}(x_i, x) + b.
+The blocks are computed exactly (truncated power series of k in θ, θ') for the linear,
+polynomial and Gaussian kernels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import binary_labels, check_positive
+from ..errors import DataError, InfeasibleError, ParameterError, UnboundedError
+from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
+from ..problem import KernelProblem, Model
+from ..trajectories import check_trajectories, evaluate_trajectories
+
+__all__ = [
+    "SDPMProblem",
+    "sdpm",
+    "kernel_sdpm",
+    "kernel_taylor_gram",
+    "segment_map",
+    "hankel_parametrisation",
+    "trajectory_margins",
+]
+
+Array = NDArray[np.float64]
+Form = Literal["auto", "sdp"]
+
+
+# ----------------------------------------------------------------------------- algebra
+def hankel_parametrisation(l: int) -> tuple[Array, list[tuple[int, int]]]:
+    """Linear map from (c_0..c_{2l}, u_1..u_k) to vec(G), G (l+1)×(l+1) with θ̄ᵀGθ̄ = Σ_j c_j θ^j.
+
+    Returns ``B`` of shape ((l+1)², 2l+1+k) (column-major vec) and the list of auxiliary entries
+    (a, b), k = (l−1)l/2. On anti-diagonal j the entries (a, b), a ≤ b, other than the outermost
+    are auxiliaries u; the outermost takes (c_j − Σ weight·u)/weight (003 §2, the l = 2 matrix).
+    """
+    size = l + 1
+    aux: list[tuple[int, int]] = []
+    for j in range(2 * l + 1):
+        entries = [(a, j - a) for a in range(max(0, j - l), j // 2 + 1)]
+        aux.extend(entries[1:])
+    ncoef = 2 * l + 1
+    B = np.zeros((size * size, ncoef + len(aux)))
+    aux_index = {e: ncoef + k for k, e in enumerate(aux)}
+
+    def put(a: int, b: int, col: int, val: float) -> None:
+        B[a + b * size, col] += val
+        if a != b:
+            B[b + a * size, col] += val
+
+    for j in range(2 * l + 1):
+        entries = [(a, j - a) for a in range(max(0, j - l), j // 2 + 1)]
+        a0, b0 = entries[0]
+        w0 = 1.0 if a0 == b0 else 2.0
+        put(a0, b0, j, 1.0 / w0)
+        for a, b in entries[1:]:
+            wk = 1.0 if a == b else 2.0
+            put(a, b, aux_index[(a, b)], 1.0)
+            put(a0, b0, aux_index[(a, b)], -wk / w0)
+    return B, aux
+
+
+def segment_map(r: int) -> Array:
+    """Q with q_k = Σ_j Q[k, j] τ^j c_j: the coefficients of (1+x²)^r p(τ(x²−1)/(x²+1)) (003 Cor. 1).
+
+    Shape (2r+1, r+1); Q[:, j] holds the coefficients of (x² − 1)^j (x² + 1)^{r−j}.
+    """
+    Q = np.zeros((2 * r + 1, r + 1))
+    for j in range(r + 1):
+        poly = np.array([1.0])
+        for _ in range(j):
+            poly = np.convolve(poly, [-1.0, 0.0, 1.0])
+        for _ in range(r - j):
+            poly = np.convolve(poly, [1.0, 0.0, 1.0])
+        Q[: poly.size, j] = poly
+    return Q
+
+
+def _hankel_average(M: Array) -> Array:
+    """h_j = mean of the anti-diagonal a + b = j of M (the dual is Hankel at the optimum)."""
+    size = M.shape[0]
+    h = np.zeros(2 * size - 1)
+    for j in range(2 * size - 1):
+        idx = [(a, j - a) for a in range(max(0, j - size + 1), min(j, size - 1) + 1)]
+        h[j] = np.mean([M[a, b] for a, b in idx])
+    return h
+
+
+def _tau_powers(value: Any, r: int) -> Array:
+    tau = check_positive(value, "segment")
+    return tau ** np.arange(r + 1, dtype=np.float64)
+
+
+class _TauCheck:
+    """``problem.set(tau=τ)`` stores the powers (1, τ, ..., τ^r) in the ``tau`` parameter."""
+
+    def __init__(self, r: int) -> None:
+        self.r = r
+
+    def __call__(self, value: Any) -> Array:
+        return _tau_powers(value, self.r)
+
+
+def _check_C(value: Any) -> float:
+    return check_positive(value, "C")
+
+
+# ----------------------------------------------------------------------------- problem
+class SDPMProblem(KernelProblem):
+    """A :class:`~sdpkern.problem.KernelProblem` whose infeasibility report suggests a soft margin.
+
+    A hard-margin SDPM on trajectories that cannot be separated is infeasible (its dual, the
+    kernel form, is unbounded); both raise :class:`~sdpkern.errors.InfeasibleError` naming C.
+    """
+
+    def solve(self, backend: str = "clarabel", **kwargs: Any) -> Any:  # noqa: D102
+        try:
+            return super().solve(backend, **kwargs)
+        except (InfeasibleError, UnboundedError) as exc:
+            if not self.data.get("hard_margin", False):
+                raise
+            seg = self.data.get("segment")
+            extra = "" if seg is not None else " or restrict theta to a segment (segment=tau)"
+            raise InfeasibleError(
+                f"{exc}. The hard-margin SDPM is infeasible: no w separates the training trajectories for every "
+                f"theta. Pass a soft margin C (e.g. C=10.0 to sdpm()/kernel_sdpm() or SDPMClassifier(C=10.0)){extra}",
+                status="infeasible",
+                solver_status=getattr(exc, "solver_status", None),
+            ) from None
+
+
+# ----------------------------------------------------------------------------- validation
+def _validate(
+    trajectories: ArrayLike, y: ArrayLike, segment: float | None, C: float | None, form: str
+) -> tuple[Array, Array, Array, float | None]:
+    Xt = check_trajectories(trajectories)
+    y_arr = np.asarray(y)
+    if y_arr.ndim != 1 or y_arr.shape[0] != Xt.shape[0]:
+        raise DataError(f"y must be 1-D with one label per trajectory ({Xt.shape[0]}), got shape {y_arr.shape}")
+    y_pm, classes = binary_labels(y_arr, "y")
+    if segment is not None:
+        tau = check_positive(segment, "segment")
+        if Xt.ndim == 4:
+            raise ParameterError(
+                "segment is only available for one transformation parameter (trajectories of shape (m, r+1, n)); "
+                "the several-parameter form of 003 §3 holds on the whole of R^D"
+            )
+        if Xt.shape[1] < 2:
+            raise ParameterError("segment needs trajectories of degree r >= 1 (at least two rows per example)")
+    else:
+        tau = None
+        if Xt.ndim == 3 and (Xt.shape[1] - 1) % 2 == 1:
+            r = Xt.shape[1] - 1
+            raise DataError(
+                f"trajectories have odd degree r={r} ({Xt.shape[1]} rows); a polynomial of odd degree cannot be "
+                "non-negative on the whole line unless its leading coefficient vanishes, so the full-line SDPM "
+                "needs r = 2l (003 Proposition 1). Pass segment=tau to restrict theta to [-tau, tau] "
+                "(003 Corollary 1) or use an even degree"
+            )
+    if C is not None:
+        _check_C(C)
+    if form not in ("auto", "sdp"):
+        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
+    return Xt, y_pm, classes, tau
+
+
+# ----------------------------------------------------------------------------- cones
+def _polynomial_cone(coef: cp.Expression, m: int, degree: int, form: str) -> tuple[list[Any], str, Any]:
+    """Constraints making every row of ``coef`` (m × (degree+1)) a polynomial non-negative on R."""
+    l = degree // 2
+    if l == 0:
+        con = coef[:, 0] >= 0
+        return [con], "qp", ("linear", con)
+    if l == 1 and form == "auto":
+        t = coef[:, 0] + coef[:, 2]
+        Xs = cp.vstack([coef[:, 1], coef[:, 0] - coef[:, 2]])
+        con = cp.SOC(t, Xs, axis=0)
+        return [con], "socp", ("soc", con)
+    B, aux = hankel_parametrisation(l)
+    size = l + 1
+    U: cp.Variable | None = None
+    Z: cp.Expression = coef
+    if aux:
+        U = cp.Variable((m, len(aux)), name="u")
+        Z = cp.hstack([coef, U])
+    Gvec = Z @ B.T  # (m, size²)
+    cons = [cp.reshape(Gvec[i, :], (size, size), order="F") >> 0 for i in range(m)]
+    return cons, "sdp", ("psd", cons, U)
+
+
+def _block_duals(kind: tuple[Any, ...], degree: int) -> tuple[Array, list[Array]]:
+    """Hankel dual values h (m × (degree+1)) and the dual matrices M_i from a solved cone."""
+    if kind[0] == "linear":
+        a = np.asarray(kind[1].dual_value, dtype=np.float64).reshape(-1)
+        return a[:, None], [np.array([[v]]) for v in a]
+    if kind[0] == "soc":
+        s, z = kind[1].dual_value
+        s = np.asarray(s, dtype=np.float64).reshape(-1)
+        z = np.asarray(z, dtype=np.float64).reshape(2, -1)
+        Ms = [np.array([[s[i] + z[1, i], z[0, i]], [z[0, i], s[i] - z[1, i]]]) for i in range(s.size)]
+        return np.stack([_hankel_average(M) for M in Ms]), Ms
+    Ms = [np.asarray(c.dual_value, dtype=np.float64) for c in kind[1]]  # M_i of 003 eq. (8)
+    Ms = [(M + M.T) / 2 for M in Ms]
+    return np.stack([_hankel_average(M) for M in Ms]), Ms
+
+
+# ----------------------------------------------------------------------------- primal builder
+def sdpm(
+    trajectories: ArrayLike,
+    y: ArrayLike,
+    *,
+    C: float | None = None,
+    offset: bool = True,
+    segment: float | None = None,
+    form: Form = "auto",
+    support_tol: float = 1e-6,
+) -> KernelProblem:
+    """The linear semidefinite programming machine (003 eq. 6) as a :class:`~sdpkern.problem.KernelProblem`.
+
+    Parameters
+    ----------
+    trajectories : array of shape (m, r + 1, n) or (m, D + 1, D + 1, n)
+        Taylor rows of every training example (003 eq. 2), or the quadratic forms of several
+        transformation parameters (003 §3); see :mod:`sdpkern.trajectories`.
+    y : array of shape (m,)
+        Two class labels (any values; the larger maps to +1).
+    C : float, optional
+        Soft margin: slacks ξ_i ≥ 0 with penalty C Σ ξ_i. ``None`` is the hard margin of 003
+        eq. (6) (infeasible when the trajectories cannot be separated). A ``cvxpy.Parameter``
+        (sweep it with ``problem.set(C=...)``).
+    offset : bool
+        Learn an offset b (003 omits it, footnote 1).
+    segment : float, optional
+        τ > 0: require the margin only for θ ∈ [−τ, τ] (003 Corollary 1). A parameter (``tau``)
+        holding the powers (1, τ, ..., τ^r); ``problem.set(tau=...)`` takes τ itself.
+    form : {"auto", "sdp"}
+        ``"auto"``: l = 0 as a QP, l = 1 as an SOCP, l ≥ 2 as an SDP; ``"sdp"``: LMI blocks for
+        every l ≥ 1 (the 2×2 blocks of 003 eq. 7).
+    support_tol : float
+        α_i > support_tol · max α marks a support trajectory.
+
+    Returns
+    -------
+    KernelProblem
+        ``variables``: ``w``, ``b`` (if ``offset``), ``xi`` (if ``C``), ``u`` (auxiliaries);
+        the recovered model has ``alpha`` = α_i, ``offset`` = b and ``extras`` with ``w``,
+        ``M`` (dual blocks), ``mu`` (coefficients of the extrapolated examples, 003 eq. 9),
+        ``support`` (indices), ``theta_star`` (Proposition 3), ``w_virtual`` (w rebuilt from the
+        truly virtual support vectors), ``w_dual`` (w from all μ) and ``xi``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[[2.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [[-2.0, 0.0], [0.0, 1.0], [0.0, 0.0]]])
+    >>> sol = sdpm(X, [1, -1], segment=1.0).solve()
+    >>> bool(np.all(sol.predict(np.array([[2.0, 0.5], [-2.0, -0.5]])) == [1, -1]))
+    True
+    """
+    if form not in ("auto", "sdp"):
+        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
+    Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
+    m, n = Xt.shape[0], Xt.shape[-1]
+    w = cp.Variable(n, name="w")
+    variables: dict[str, cp.Variable] = {"w": w}
+    parameters: dict[str, cp.Parameter] = {}
+    checks: dict[str, Callable[[Any], Any]] = {}
+    const = -np.ones(m)
+    shift: cp.Expression | float = 0.0
+    if offset:
+        b = cp.Variable(name="b")
+        variables["b"] = b
+        shift = y_pm * b
+    objective: cp.Expression = 0.5 * cp.sum_squares(w)
+    constraints: list[Any] = []
+    if C is not None:
+        xi = cp.Variable(m, name="xi")
+        C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
+        variables["xi"] = xi
+        parameters["C"] = C_par
+        checks["C"] = _check_C
+        objective = objective + C_par * cp.sum(xi)
+        constraints.append(xi >= 0)
+        shift = shift + xi
+    c0 = const + shift
+
+    if Xt.ndim == 4:  # several parameters, 003 §3
+        D1 = Xt.shape[1]
+        Tf = Xt.reshape(m * D1 * D1, n)
+        G = cp.multiply(np.repeat(y_pm, D1 * D1).reshape(m, D1 * D1), cp.reshape(Tf @ w, (m, D1 * D1), order="C"))
+        e00 = np.zeros((1, D1 * D1))
+        e00[0, 0] = 1.0
+        G = G + cp.reshape(c0, (m, 1), order="C") @ e00
+        block_cons = [cp.reshape(G[i, :], (D1, D1), order="C") >> 0 for i in range(m)]
+        constraints += block_cons
+        kind: tuple[Any, ...] = ("psd", block_cons, None)
+        cone_form, degree, r = "sdp", 2, 2
+        formulation = f"SDPM, {D1 - 1} transformation parameters (sufficient PSD condition)"
+        source = "003 eq. (6), §3"
+    else:
+        r = Xt.shape[1] - 1
+        Xf = Xt.reshape(m * (r + 1), n)
+        coef = cp.multiply(np.repeat(y_pm, r + 1).reshape(m, r + 1), cp.reshape(Xf @ w, (m, r + 1), order="C"))
+        e0 = np.zeros((1, r + 1))
+        e0[0, 0] = 1.0
+        coef = coef + cp.reshape(c0, (m, 1), order="C") @ e0
+        if tau is not None:
+            tau_par = cp.Parameter(r + 1, name="tau", value=_tau_powers(tau, r))
+            parameters["tau"] = tau_par
+            checks["tau"] = _TauCheck(r)
+            Qs = segment_map(r)
+            coef = cp.multiply(coef, np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")) @ Qs.T
+            degree = 2 * r
+            source = "003 eq. (6) with Corollary 1"
+        else:
+            degree = r
+            source = "003 eq. (6)" + (", eq. (7)" if r == 2 else "")
+        cons, cone_form, kind = _polynomial_cone(coef, m, degree, form)
+        constraints += cons
+        if kind[0] == "psd" and kind[2] is not None:
+            variables["u"] = kind[2]
+        seg = " on [-tau, tau]" if tau is not None else ""
+        formulation = f"SDPM, degree r={r}{seg}"
+    formulation += ", soft margin" if C is not None else ", hard margin"
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    data = {
+        "trajectories": Xt,
+        "y": y_pm,
+        "classes": classes,
+        "degree": degree,
+        "r": r,
+        "segment": tau,
+        "kind": kind,
+        "support_tol": support_tol,
+        "parameter_checks": checks,
+        "hard_margin": C is None,
+    }
+    return SDPMProblem(
+        cvxpy=problem,
+        formulation=formulation,
+        source=source,
+        form=cone_form,
+        variables=variables,
+        parameters=parameters,
+        constraints={"blocks": kind[1]},
+        recover=_recover_sdpm,
+        data=data,
+    )
+
+
+def _coefficient_duals(problem: KernelProblem) -> tuple[Array, list[Array]]:
+    """μ (m × (r+1)) on the trajectory coefficients and the dual blocks M_i."""
+    d = problem.data
+    h, Ms = _block_duals(d["kind"], d["degree"])
+    if d["segment"] is not None:
+        r = d["r"]
+        taus = np.asarray(problem.parameters["tau"].value, dtype=np.float64)
+        mu = (h @ segment_map(r)) * taus[None, :]
+    else:
+        mu = h
+    return mu, Ms
+
+
+def _virtual(mu: Array, support: NDArray[np.intp]) -> tuple[Array, Array]:
+    """α_i = μ_i0 and θ_i* = μ_i1/μ_i0 (Proposition 3); NaN θ* off the support."""
+    alpha = mu[:, 0].copy()
+    theta = np.full(mu.shape[0], np.nan)
+    if mu.shape[1] > 1:
+        theta[support] = mu[support, 1] / mu[support, 0]
+    else:
+        theta[support] = 0.0
+    return alpha, theta
+
+
+def _recover_sdpm(problem: KernelProblem) -> Model:
+    d = problem.data
+    Xt, y = d["trajectories"], d["y"]
+    w = np.asarray(problem.variables["w"].value, dtype=np.float64)
+    b = float(np.asarray(problem.variables["b"].value)) if "b" in problem.variables else 0.0
+    xi = np.asarray(problem.variables["xi"].value, dtype=np.float64) if "xi" in problem.variables else np.zeros(len(y))
+    mu, Ms = _coefficient_duals(problem)
+    extras: dict[str, Any] = {"w": w, "M": Ms, "xi": xi, "mu": mu}
+    if Xt.ndim == 4:
+        h = np.stack([(M + M.T) / 2 for M in Ms])
+        w_dual = np.einsum("i,iab,iabn->n", y, h, Xt)
+        alpha = h[:, 0, 0]
+        support = np.flatnonzero(alpha > d["support_tol"] * max(float(alpha.max(initial=0.0)), 1e-300))
+        rho = np.full((len(y), Xt.shape[1] - 1), np.nan)
+        rho[support] = h[support, 0, 1:] / alpha[support, None]
+        t = np.concatenate([np.ones((len(support), 1)), rho[support]], axis=1)
+        x_virtual = np.einsum("sa,sabn,sb->sn", t, Xt[support], t)
+        extras.update(theta_star=rho, w_virtual=(alpha[support] * y[support]) @ x_virtual)
+    else:
+        w_dual = np.einsum("i,ij,ijn->n", y, mu, Xt)
+        alpha = mu[:, 0]
+        support = np.flatnonzero(alpha > d["support_tol"] * max(float(alpha.max(initial=0.0)), 1e-300))
+        alpha, theta = _virtual(mu, support)
+        x_virtual = (
+            np.stack([evaluate_trajectories(Xt[i : i + 1], theta[i])[0] for i in support])
+            if support.size
+            else np.zeros((0, Xt.shape[-1]))
+        )
+        extras.update(theta_star=theta, w_virtual=(alpha[support] * y[support]) @ x_virtual)
+    extras.update(w_dual=w_dual, support=support, virtual_examples=x_virtual, classes=d["classes"])
+
+    def decision(X_new: ArrayLike) -> Array:
+        Xa = np.asarray(X_new, dtype=np.float64)
+        if Xa.ndim != 2 or Xa.shape[1] != w.size:
+            raise DataError(f"X must have shape (n_samples, {w.size}), got {Xa.shape}")
+        return Xa @ w + b
+
+    return Model(alpha=alpha, offset=b, decision=decision, extras=extras)
+
+
+# ----------------------------------------------------------------------------- margins
+def trajectory_margins(
+    trajectories: ArrayLike, y: ArrayLike, w: ArrayLike, b: float = 0.0, theta: ArrayLike | None = None
+) -> Array:
+    """y_i (wᵀx̃_i(θ) + b) on a grid of θ, shape (m, g).
+
+    The default grid covers the whole line: θ = tan(φ) for 10⁴ φ equally spaced in (−π/2, π/2).
+    """
+    Xt = np.asarray(trajectories, dtype=np.float64)
+    yv = np.asarray(y, dtype=np.float64)
+    if theta is None:
+        phi = np.linspace(-np.pi / 2, np.pi / 2, 10_002)[1:-1]
+        theta = np.tan(phi)
+    proj = Xt @ np.asarray(w, dtype=np.float64)  # (m, r+1)
+    powers = np.asarray(theta, dtype=np.float64)[None, :] ** np.arange(Xt.shape[1])[:, None]
+    return yv[:, None] * (proj @ powers + b)
+
+
+# ----------------------------------------------------------------------------- kernels
+def _series_mul(A: Array, B: Array, r1: int, r2: int) -> Array:
+    """Product of truncated bivariate series (coefficients on axes 0, 1)."""
+    out = np.zeros_like(A)
+    for u1 in range(r1 + 1):
+        for v1 in range(r2 + 1):
+            if not np.any(A[u1, v1]):
+                continue
+            for u2 in range(r1 + 1 - u1):
+                for v2 in range(r2 + 1 - v1):
+                    out[u1 + u2, v1 + v2] += A[u1, v1] * B[u2, v2]
+    return out
+
+
+def _compose(S: Array, derivs: Callable[[Array, int], Array], r1: int, r2: int) -> Array:
+    """Truncated series of f(S(θ, θ')) from the series S and f^{(k)}(s₀)."""
+    s0 = S[0, 0]
+    delta = S.copy()
+    delta[0, 0] = 0.0
+    out = np.zeros_like(S)
+    power = np.zeros_like(S)
+    power[0, 0] = 1.0
+    for k in range(r1 + r2 + 1):
+        out += derivs(s0, k)[None, None] / math.factorial(k) * power
+        power = _series_mul(power, delta, r1, r2)
+    return out
+
+
+def kernel_taylor_gram(kernel: Kernel, A: ArrayLike, B: ArrayLike | None = None) -> Array:
+    """Gram blocks k^{(u,v)}(x_i, x_j) of Taylor coefficients in feature space (end of 003 §3).
+
+    For trajectories a_i(θ) = Σ_u θ^u A_iu and b_j(θ') = Σ_v θ'^v B_jv,
+    K[i, u, j, v] = (1/(u!v!)) ∂^u_θ ∂^v_θ' k(a_i(θ), b_j(θ')) at 0: the inner product of the
+    u-th Taylor coefficient of φ(a_i(θ)) and the v-th of φ(b_j(θ')). Exact (truncated power
+    series) for :class:`~sdpkern.kernels.Linear`, :class:`~sdpkern.kernels.Polynomial` and
+    :class:`~sdpkern.kernels.Gaussian`.
+
+    Parameters
+    ----------
+    kernel : Linear, Polynomial or Gaussian
+    A : array of shape (mA, rA + 1, n)
+    B : array of shape (mB, rB + 1, n), optional (default A)
+
+    Returns
+    -------
+    array of shape (mA, rA + 1, mB, rB + 1)
+    """
+    At = check_trajectories(A, "A")
+    Bt = At if B is None else check_trajectories(B, "B")
+    if At.ndim != 3 or Bt.ndim != 3:
+        raise DataError("kernel SDPM supports one transformation parameter: trajectories of shape (m, r+1, n)")
+    if At.shape[2] != Bt.shape[2]:
+        raise DataError(f"trajectories have {At.shape[2]} and {Bt.shape[2]} features")
+    r1, r2 = At.shape[1] - 1, Bt.shape[1] - 1
+    dots = np.einsum("iun,jvn->uvij", At, Bt)  # (r1+1, r2+1, mA, mB): A_uᵀ B_v
+    if isinstance(kernel, Linear):
+        S = dots
+    elif isinstance(kernel, Polynomial):
+        kernel._check_params()
+        S = kernel.gamma * dots
+        S[0, 0] = S[0, 0] + kernel.coef0
+        deg = int(kernel.degree)
+
+        def dpoly(s0: Array, k: int) -> Array:
+            if k > deg:
+                return np.zeros_like(s0)
+            return math.factorial(deg) / math.factorial(deg - k) * s0 ** (deg - k)
+
+        S = _compose(S, dpoly, r1, r2)
+    elif isinstance(kernel, Gaussian):
+        kernel._check_params()
+        g = kernel.gamma
+        aa = np.einsum("iun,iwn->uwi", At, At)  # A_uᵀ A_w per example
+        bb = np.einsum("jvn,jwn->vwj", Bt, Bt)
+        E = -2.0 * dots
+        for u in range(r1 + 1):
+            for w_ in range(r1 + 1):
+                if u + w_ <= r1:
+                    E[u + w_, 0] += aa[u, w_][:, None]
+        for v in range(r2 + 1):
+            for w_ in range(r2 + 1):
+                if v + w_ <= r2:
+                    E[0, v + w_] += bb[v, w_][None, :]
+        E[0, 0] = np.maximum(E[0, 0], 0.0)
+
+        def dexp(s0: Array, k: int) -> Array:
+            return (-g) ** k * np.exp(-g * s0)
+
+        S = _compose(E, dexp, r1, r2)
+    else:
+        raise ParameterError(
+            f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
+        )
+    return np.ascontiguousarray(S.transpose(2, 0, 3, 1))
+
+
+def _psd_factor(K: Array) -> Array:
+    """F with F Fᵀ = K (eigenvalues clipped at 0; K is a Gram matrix, so PSD up to round-off)."""
+    K = (K + K.T) / 2
+    lam, V = np.linalg.eigh(K)
+    keep = lam > 1e-14 * max(float(lam.max(initial=0.0)), 1e-300)
+    return V[:, keep] * np.sqrt(lam[keep])
+
+
+def kernel_sdpm(
+    trajectories: ArrayLike,
+    y: ArrayLike,
+    kernel: Kernel | None = None,
+    *,
+    C: float | None = None,
+    offset: bool = True,
+    segment: float | None = None,
+    form: Form = "auto",
+    support_tol: float = 1e-6,
+) -> KernelProblem:
+    """The kernel SDPM through the dual (003 eq. 8) with Gram blocks of kernel derivatives.
+
+    Parameters
+    ----------
+    trajectories : array of shape (m, r + 1, n)
+        Taylor rows in input space (003 eq. 2); the feature-space trajectory is the Taylor
+        polynomial of φ(x̃_i(θ)) of the same degree.
+    y : array of shape (m,)
+    kernel : Linear, Polynomial or Gaussian (default Linear)
+    C, offset, segment, form, support_tol
+        As in :func:`sdpm`.
+
+    Returns
+    -------
+    KernelProblem
+        The recovered model's ``alpha`` holds α_i = μ_i0, ``kernel_matrix`` the m(r+1)-square
+        Gram of Taylor coefficients, and ``extras`` ``mu``, ``M``, ``support``, ``theta_star``
+        and ``train_coefficients`` (wᵀ of the feature-space Taylor coefficients, m × (r+1)).
+    """
+    if form not in ("auto", "sdp"):
+        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
+    kernel = Linear() if kernel is None else kernel
+    Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
+    if Xt.ndim != 3:
+        raise DataError("kernel_sdpm supports one transformation parameter: trajectories of shape (m, r+1, n)")
+    m, r = Xt.shape[0], Xt.shape[1] - 1
+    Kb = kernel_taylor_gram(kernel, Xt)  # (m, r+1, m, r+1)
+    Kmat = Kb.reshape(m * (r + 1), m * (r + 1))
+    Yw = np.repeat(y_pm, r + 1)
+    F = _psd_factor(Kmat * np.outer(Yw, Yw))
+    degree = 2 * r if tau is not None else r
+    h = cp.Variable((m, degree + 1), name="h")
+    parameters: dict[str, cp.Parameter] = {}
+    checks: dict[str, Callable[[Any], Any]] = {}
+    if tau is not None:
+        tau_par = cp.Parameter(r + 1, name="tau", value=_tau_powers(tau, r))
+        parameters["tau"] = tau_par
+        checks["tau"] = _TauCheck(r)
+        tau_rows = np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")
+        mu: cp.Expression = cp.multiply(h @ segment_map(r), tau_rows)
+    else:
+        mu = h
+    cons = _hankel_psd(h, m, degree, form)
+    constraints: list[Any] = list(cons[0])
+    mu_vec = cp.reshape(mu, (m * (r + 1),), order="C")
+    objective = cp.sum(mu[:, 0]) - 0.5 * cp.sum_squares(F.T @ mu_vec)
+    if C is not None:
+        C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
+        parameters["C"] = C_par
+        checks["C"] = _check_C
+        constraints.append(mu[:, 0] <= C_par)
+    eq = None
+    if offset:
+        eq = y_pm @ mu[:, 0] == 0
+        constraints.append(eq)
+    problem = cp.Problem(cp.Maximize(objective), constraints)
+    data = {
+        "trajectories": Xt,
+        "y": y_pm,
+        "classes": classes,
+        "kernel": kernel,
+        "gram": Kmat,
+        "gram_blocks": Kb,
+        "degree": degree,
+        "r": r,
+        "segment": tau,
+        "support_tol": support_tol,
+        "parameter_checks": checks,
+        "equality": eq,
+        "mu": mu,
+        "hard_margin": C is None,
+    }
+    seg = " on [-tau, tau]" if tau is not None else ""
+    return SDPMProblem(
+        cvxpy=problem,
+        formulation=f"kernel SDPM (dual), degree r={r}{seg}, {type(kernel).__name__} kernel",
+        source="003 eq. (8), §3 (kernels)" + (", Corollary 1" if tau is not None else ""),
+        form=cons[1],
+        variables={"h": h},
+        parameters=parameters,
+        constraints={"blocks": cons[0], "offset": eq},
+        recover=_recover_kernel_sdpm,
+        data=data,
+    )
+
+
+def _hankel_psd(h: cp.Variable, m: int, degree: int, form: str) -> tuple[list[Any], str]:
+    """Hankel(h_i) ⪰ 0 for every row of h (the dual cone of the non-negative polynomials)."""
+    l = degree // 2
+    if l == 0:
+        return [h[:, 0] >= 0], "qp"
+    if l == 1 and form == "auto":
+        return [cp.SOC(h[:, 0] + h[:, 2], cp.vstack([2 * h[:, 1], h[:, 0] - h[:, 2]]), axis=0)], "socp"
+    size = l + 1
+    Hm = np.zeros((size * size, degree + 1))
+    for a in range(size):
+        for b_ in range(size):
+            Hm[a + b_ * size, a + b_] = 1.0
+    Hv = h @ Hm.T
+    return [cp.reshape(Hv[i, :], (size, size), order="F") >> 0 for i in range(m)], "sdp"
+
+
+def _recover_kernel_sdpm(problem: KernelProblem) -> Model:
+    d = problem.data
+    Xt, y, kernel, Kb = d["trajectories"], d["y"], d["kernel"], d["gram_blocks"]
+    mu = np.asarray(d["mu"].value, dtype=np.float64)
+    h = np.asarray(problem.variables["h"].value, dtype=np.float64)
+    size = d["degree"] // 2 + 1
+    Ms = [np.array([[hi[a + b_] for b_ in range(size)] for a in range(size)]) for hi in h]
+    eq = d["equality"]
+    b = float(np.asarray(eq.dual_value)) if eq is not None else 0.0
+    coef = y[:, None] * mu  # (m, r+1): expansion coefficients of the Taylor features
+    train = np.einsum("iujv,iu->jv", Kb, coef)  # wᵀΦ_jv
+    alpha = mu[:, 0]
+    support = np.flatnonzero(alpha > d["support_tol"] * max(float(alpha.max(initial=0.0)), 1e-300))
+    _, theta = _virtual(mu, support)
+
+    def decision(X_new: ArrayLike) -> Array:
+        Xa = np.asarray(X_new, dtype=np.float64)
+        if Xa.ndim != 2 or Xa.shape[1] != Xt.shape[2]:
+            raise DataError(f"X must have shape (n_samples, {Xt.shape[2]}), got {Xa.shape}")
+        Kx = kernel_taylor_gram(kernel, Xt, Xa[:, None, :])[:, :, :, 0]  # (m, r+1, p)
+        return np.einsum("iup,iu->p", Kx, coef) + b
+
+    extras = {
+        "mu": mu,
+        "M": Ms,
+        "support": support,
+        "theta_star": theta,
+        "train_coefficients": train,
+        "classes": d["classes"],
+    }
+    return Model(alpha=alpha, offset=b, kernel_matrix=d["gram"], decision=decision, extras=extras)

@@ -1,0 +1,501 @@
+"""Polynomial trajectories of transformed examples (003 eq. (2) and §3).
+
+An example x and a transformation T(θ, x) define the trajectory {T(θ, x) : θ ∈ R} (003 eq. 1).
+The SDPM works with its Taylor polynomial (003 eq. 2)
+
+    x̃(θ) = Σ_{j=0}^{r} θ^j X_j,      X_j = (1/j!) d^j T(θ, x)/dθ^j |_{θ=0},
+
+stored as a matrix X ∈ R^{(r+1)×n} per example, so a training set is an array of shape
+``(m, r + 1, n)``. With D transformation parameters ρ = (ρ_1, ..., ρ_D) the second-order
+expansion of 003 §3 is written as a quadratic form in θ_ρ = (1, ρ_1, ..., ρ_D),
+
+    x̃(ρ) = θ_ρᵀ Q θ_ρ,   Q = [[x(0), ½∇ᵀx(0)], [½∇x(0), ½∇∇ᵀx(0)]],
+
+stored per example as a symmetric array of shape ``(D + 1, D + 1, n)`` (so a training set has
+shape ``(m, D + 1, D + 1, n)``). The paper's display omits the factors ½; they follow from the
+Taylor expansion x(ρ) ≈ x + ρᵀ∇x + ½ ρᵀ(∇∇ᵀx)ρ.
+
+Derivatives come from (a) analytic derivative functions when the caller supplies them,
+(b) the closed-form derivatives of the built-in image transformations (orders ≤ 2), or
+(c) central finite differences: the polynomial of degree 2s through T(kh, x), k = −s..s,
+whose first r + 1 coefficients are the Taylor rows (s = ⌊r/2⌋ + 2, truncation O(h^{2s+1−j})).
+
+Built-in image transformations (003 §4): rotation, translation in x and y, and scaling, each
+applied to the Gaussian-smoothed image. The smoothed image is the continuous function
+f(p) = Σ_q I_q g_σ(p − q) (a normalised 2-D Gaussian of variance σ² centred on every pixel q),
+and T(θ, I) samples f at the pixel centres after moving them by the inverse transformation, so
+T and all its θ-derivatives are exact closed forms (linear in I). 003 §4 smooths with variance
+0.09 without stating the unit; we read it in coordinates where the image spans [−1, 1]
+(``coordinates="unit"``: σ = 0.3 half-widths, 1.2 pixels on an 8×8 digit, 2.4 on a 16×16 USPS
+image); ``coordinates="pixel"`` takes the variance in squared pixels instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._validation import check_positive
+from .errors import DataError, ParameterError
+
+__all__ = [
+    "FunctionTransformation",
+    "ImageTransformation",
+    "IMAGE_TRANSFORMATIONS",
+    "taylor_trajectories",
+    "finite_difference_taylor",
+    "evaluate_trajectories",
+    "evaluate_quadratic_trajectories",
+    "trajectories_from_derivatives",
+    "check_trajectories",
+]
+
+Array = NDArray[np.float64]
+#: A transformation T(θ, X): θ a scalar (or a length-D vector), X of shape (m, n) -> (m, n).
+TransformFn = Callable[[Any, Array], ArrayLike]
+#: Analytic derivatives: derivatives(X, order) -> d^order T/dθ^order at θ = 0, shape (m, n).
+DerivativeFn = Callable[[Array, int], ArrayLike]
+
+IMAGE_TRANSFORMATIONS = ("rotation", "translation_x", "translation_y", "scaling")
+
+
+# ----------------------------------------------------------------------------- validation
+def _as_examples(X: ArrayLike, name: str = "X") -> Array:
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise DataError(f"{name} must be a 2-D array of examples (m, n), got shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise DataError(f"{name} must have at least one example and one feature, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(f"{name} contains NaN or infinity; remove or impute those entries (images included)")
+    return arr
+
+
+def _check_degree(degree: Any) -> int:
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
+        raise ParameterError(f"degree must be a non-negative integer, got {degree!r}")
+    return int(degree)
+
+
+def check_trajectories(trajectories: ArrayLike, name: str = "trajectories") -> Array:
+    """Validate polynomial trajectories and return them as a float array.
+
+    Accepts ``(m, r + 1, n)`` (one parameter, 003 eq. 2) or ``(m, D + 1, D + 1, n)`` (several
+    parameters, the quadratic form of 003 §3, symmetric in axes 1 and 2). Raises
+    :class:`~sdpkern.errors.DataError` naming ``name`` for any other shape or non-finite entries.
+    """
+    arr = np.asarray(trajectories, dtype=np.float64)
+    if arr.ndim not in (3, 4):
+        raise DataError(
+            f"{name} must have shape (m, r+1, n) for one transformation parameter or (m, D+1, D+1, n) for "
+            f"several (003 §3), got an array with shape {arr.shape}"
+        )
+    if any(s < 1 for s in arr.shape):
+        raise DataError(f"{name} has an empty axis: shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(f"{name} contains NaN or infinity; check the examples and the transformation")
+    if arr.ndim == 4:
+        if arr.shape[1] != arr.shape[2]:
+            raise DataError(f"{name} of several parameters must have shape (m, D+1, D+1, n), got {arr.shape}")
+        if not np.allclose(arr, arr.transpose(0, 2, 1, 3), rtol=1e-10, atol=1e-12):
+            raise DataError(f"{name}: the (D+1)x(D+1) blocks of the quadratic form must be symmetric (003 §3)")
+    return arr
+
+
+# ----------------------------------------------------------------------------- evaluation
+def evaluate_trajectories(trajectories: ArrayLike, theta: ArrayLike) -> Array:
+    """x̃_i(θ) = Σ_j θ^j (X_i)_j for every example and every θ (003 eq. 2).
+
+    Parameters
+    ----------
+    trajectories : array of shape (m, r + 1, n)
+    theta : float or array of shape (g,)
+
+    Returns
+    -------
+    array of shape (m, g, n) (or (m, n) for a scalar θ)
+    """
+    Xt = np.asarray(trajectories, dtype=np.float64)
+    th = np.asarray(theta, dtype=np.float64)
+    powers = th[..., None] ** np.arange(Xt.shape[1])  # (..., r+1)
+    return np.einsum("...j,mjn->m...n", powers, Xt)
+
+
+def evaluate_quadratic_trajectories(trajectories: ArrayLike, rho: ArrayLike) -> Array:
+    """x̃_i(ρ) = θ_ρᵀ Q_i θ_ρ with θ_ρ = (1, ρ) for trajectories of shape (m, D+1, D+1, n) (003 §3).
+
+    ``rho`` has shape (D,) or (g, D); returns (m, n) or (m, g, n).
+    """
+    Q = np.asarray(trajectories, dtype=np.float64)
+    r = np.atleast_2d(np.asarray(rho, dtype=np.float64))
+    t = np.concatenate([np.ones((r.shape[0], 1)), r], axis=1)
+    out = np.einsum("ga,mabn,gb->mgn", t, Q, t)
+    return out[:, 0] if np.ndim(rho) == 1 else out
+
+
+# ----------------------------------------------------------------------------- Taylor rows
+def trajectories_from_derivatives(derivatives: Sequence[ArrayLike]) -> Array:
+    """Stack derivatives ``[T(0,X), T'(0,X), T''(0,X), ...]`` (each (m, n)) into Taylor rows (m, r+1, n).
+
+    Row j is the j-th derivative divided by j! (003 eq. 2).
+    """
+    rows = [np.asarray(d, dtype=np.float64) for d in derivatives]
+    if not rows:
+        raise DataError("derivatives must hold at least T(0, X)")
+    shape = rows[0].shape
+    for j, d in enumerate(rows):
+        if d.shape != shape or d.ndim != 2:
+            raise DataError(f"derivative of order {j} has shape {d.shape}, expected {shape} (m, n)")
+        if not np.all(np.isfinite(d)):
+            raise DataError(f"derivative of order {j} contains NaN or infinity")
+    return np.stack([d / math.factorial(j) for j, d in enumerate(rows)], axis=1)
+
+
+def finite_difference_taylor(
+    transform: TransformFn, X: ArrayLike, degree: int = 2, *, step: float = 0.05
+) -> Array:
+    """Taylor rows of ``transform`` at θ = 0 by central finite differences.
+
+    The interpolating polynomial of degree 2s through T(kh, X), k = −s..s, s = ⌊r/2⌋ + 2, gives
+    all coefficients up to degree r at once (truncation error O(h^{2s+1−j}) on row j).
+
+    Parameters
+    ----------
+    transform : callable ``T(theta, X) -> (m, n)``
+    X : array of shape (m, n)
+    degree : int
+        r, the degree of the trajectory.
+    step : float
+        h, in the units of θ.
+
+    Returns
+    -------
+    array of shape (m, r + 1, n)
+    """
+    Xa = _as_examples(X)
+    r = _check_degree(degree)
+    h = check_positive(step, "step")
+    s = r // 2 + 2
+    ks = np.arange(-s, s + 1, dtype=np.float64)
+    V = ks[:, None] ** np.arange(2 * s + 1)[None, :]  # V[k, p] = k^p
+    Vinv = np.linalg.inv(V)  # coefficient p of the interpolant in units of (θ/h)^p
+    values = np.stack([_call(transform, float(k * h), Xa) for k in ks], axis=0)  # (2s+1, m, n)
+    coef = np.einsum("pk,kmn->mpn", Vinv[: r + 1], values)
+    return coef / (h ** np.arange(r + 1))[None, :, None]
+
+
+def _call(transform: TransformFn, theta: Any, X: Array) -> Array:
+    out = np.asarray(transform(theta, X), dtype=np.float64)
+    if out.shape != X.shape:
+        raise DataError(f"transformation returned shape {out.shape} for X of shape {X.shape}; it must keep the shape")
+    if not np.all(np.isfinite(out)):
+        raise DataError(f"transformation returned NaN or infinity at theta={theta!r}")
+    return out
+
+
+@dataclass(frozen=True)
+class FunctionTransformation:
+    """A user transformation T(θ, X) with optional analytic derivatives.
+
+    Parameters
+    ----------
+    function : callable ``T(theta, X) -> array (m, n)``
+        Vectorised over the rows of X.
+    derivatives : callable ``derivatives(X, order) -> array (m, n)``, optional
+        d^order T/dθ^order at θ = 0; used for every order when given, else finite differences.
+    step : float
+        Finite-difference step h (units of θ).
+    """
+
+    function: TransformFn
+    derivatives: DerivativeFn | None = None
+    step: float = 0.05
+
+    n_parameters = 1
+
+    def __call__(self, theta: Any, X: ArrayLike) -> Array:
+        return _call(self.function, theta, _as_examples(X))
+
+    def taylor(self, X: ArrayLike, degree: int = 2) -> Array:
+        """Taylor rows (m, degree + 1, n) of 003 eq. (2)."""
+        Xa = _as_examples(X)
+        r = _check_degree(degree)
+        if self.derivatives is not None:
+            return trajectories_from_derivatives([self.derivatives(Xa, j) for j in range(r + 1)])
+        return finite_difference_taylor(self.function, Xa, r, step=self.step)
+
+
+def taylor_trajectories(
+    X: ArrayLike,
+    transformation: Any,
+    degree: int = 2,
+    *,
+    derivatives: DerivativeFn | None = None,
+    step: float = 0.05,
+) -> Array:
+    """Polynomial trajectories X_i ∈ R^{(r+1)×n} of every example (003 eq. 2).
+
+    Parameters
+    ----------
+    X : array of shape (m, n)
+    transformation : callable ``T(theta, X)``, an object with ``taylor(X, degree)`` (such as
+        :class:`ImageTransformation` or :class:`FunctionTransformation`), or ``None`` for the
+        identity (constant trajectories, which turn the SDPM into the plain SVM).
+    degree : int
+        r.
+    derivatives : callable ``derivatives(X, order)``, optional
+        Analytic derivatives of a callable ``transformation``.
+    step : float
+        Finite-difference step for a callable without derivatives.
+
+    Returns
+    -------
+    array of shape (m, r + 1, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0]])
+    >>> rot = lambda t, X: X @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+    >>> np.round(taylor_trajectories(X, rot, 2)[0], 6)
+    array([[ 1. ,  0. ],
+           [ 0. ,  1. ],
+           [-0.5,  0. ]])
+    """
+    Xa = _as_examples(X)
+    r = _check_degree(degree)
+    if transformation is None:
+        out = np.zeros((Xa.shape[0], r + 1, Xa.shape[1]))
+        out[:, 0] = Xa
+        return out
+    if hasattr(transformation, "taylor"):
+        if getattr(transformation, "n_parameters", 1) != 1:
+            raise ParameterError(
+                "transformation has several parameters; use its quadratic_form(X) (003 §3) instead of a "
+                "one-parameter Taylor polynomial"
+            )
+        return np.asarray(transformation.taylor(Xa, r), dtype=np.float64)
+    if callable(transformation):
+        return FunctionTransformation(transformation, derivatives, step).taylor(Xa, r)
+    raise ParameterError(
+        "transformation must be None, a callable T(theta, X), or an object with taylor(X, degree), "
+        f"got {type(transformation).__name__}"
+    )
+
+
+# ----------------------------------------------------------------------------- images
+_J = np.array([[0.0, -1.0], [1.0, 0.0]])  # d/dφ R(φ) at φ = 0
+
+
+@dataclass(frozen=True)
+class ImageTransformation:
+    """Rotation, translation and scaling of Gaussian-smoothed images (003 §4), with exact derivatives.
+
+    Pixel p (column, row) of the transformed image takes the value of the smoothed image
+    f(q) = Σ_k I_k g_σ(q − k) at the source point
+
+        s_ρ(p) = c + e^{−λ} R(φ) (p − c − t),
+
+    with c the image centre, φ the rotation angle (``"rotation"``, radians; positive φ turns the
+    image counter-clockwise as displayed with row 0 at the top, like ``scipy.ndimage.rotate``), λ the log scale
+    factor (``"scaling"``: the image grows by e^λ) and t = (t_x, t_y) the translation
+    (``"translation_x"``, ``"translation_y"``, in the units of ``coordinates``). Parameters not
+    in ``kinds`` stay 0. Derivatives in ρ follow by the chain rule from the gradient and Hessian
+    of the Gaussian, so they are exact (no finite differences).
+
+    Parameters
+    ----------
+    kinds : str or tuple of str
+        One or several of ``"rotation"``, ``"translation_x"``, ``"translation_y"``, ``"scaling"``.
+    shape : (int, int)
+        Image shape (rows, columns); examples are the row-major flattened images.
+    variance : float
+        Variance of the smoothing Gaussian (003 §4: 0.09).
+    coordinates : {"unit", "pixel"}
+        ``"unit"``: lengths (variance, translation) in units where the image spans [−1, 1] along
+        its longer side; ``"pixel"``: in pixels.
+    origin : {"raw", "smoothed"}
+        Whether the trajectory passes through the raw image (T(0, x) = x, derivatives from the
+        smoothed image, as 003 §4 describes) or through the smoothed image f.
+    """
+
+    kinds: str | tuple[str, ...]
+    shape: tuple[int, int]
+    variance: float = 0.09
+    coordinates: Literal["unit", "pixel"] = "unit"
+    origin: Literal["raw", "smoothed"] = "raw"
+
+    def __post_init__(self) -> None:
+        kinds = (self.kinds,) if isinstance(self.kinds, str) else tuple(self.kinds)
+        if not kinds or any(k not in IMAGE_TRANSFORMATIONS for k in kinds) or len(set(kinds)) != len(kinds):
+            raise ParameterError(
+                f"kinds must be distinct names from {IMAGE_TRANSFORMATIONS}, got {self.kinds!r}"
+            )
+        object.__setattr__(self, "kinds", kinds)
+        if (
+            len(self.shape) != 2
+            or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in self.shape)
+        ):
+            raise ParameterError(f"shape must be (rows, columns) of positive integers, got {self.shape!r}")
+        object.__setattr__(self, "shape", (int(self.shape[0]), int(self.shape[1])))
+        check_positive(self.variance, "variance")
+        if self.coordinates not in ("unit", "pixel"):
+            raise ParameterError(f"coordinates must be 'unit' or 'pixel', got {self.coordinates!r}")
+        if self.origin not in ("raw", "smoothed"):
+            raise ParameterError(f"origin must be 'raw' or 'smoothed', got {self.origin!r}")
+
+    # -- geometry -------------------------------------------------------------------------
+    @property
+    def n_parameters(self) -> int:
+        return len(self.kinds)
+
+    @property
+    def _unit(self) -> float:
+        """Pixels per coordinate unit."""
+        return max(self.shape) / 2.0 if self.coordinates == "unit" else 1.0
+
+    @property
+    def sigma_pixels(self) -> float:
+        """Standard deviation of the smoothing Gaussian in pixels."""
+        return math.sqrt(self.variance) * self._unit
+
+    def _grid(self) -> tuple[Array, Array]:
+        rows, cols = self.shape
+        yy, xx = np.meshgrid(np.arange(rows, dtype=np.float64), np.arange(cols, dtype=np.float64), indexing="ij")
+        P = np.stack([xx.ravel(), yy.ravel()], axis=1)  # (n, 2): (column, row)
+        c = np.array([(cols - 1) / 2.0, (rows - 1) / 2.0])
+        return P, c
+
+    def _params(self, rho: Any) -> dict[str, float]:
+        r = np.atleast_1d(np.asarray(rho))
+        if r.shape != (len(self.kinds),):
+            raise DataError(f"theta must have {len(self.kinds)} entries (one per kind {self.kinds}), got {r.shape}")
+        out = dict.fromkeys(IMAGE_TRANSFORMATIONS, 0.0)
+        out.update({k: v for k, v in zip(self.kinds, r.tolist())})
+        return out
+
+    def _source(self, rho: Any) -> Array:
+        """Source points s_ρ(p) for every pixel, shape (n, 2)."""
+        P, c = self._grid()
+        p = self._params(rho)
+        phi, lam = p["rotation"], p["scaling"]
+        t = np.array([p["translation_x"], p["translation_y"]]) * self._unit
+        Rm = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])  # R(φ)
+        return c + math.exp(-lam) * (P - c - t) @ Rm.T
+
+    def _generators(self) -> tuple[list[Array], list[list[Array]]]:
+        """First and second derivatives of s_ρ(p) at ρ = 0: v_a (n, 2) and v_ab (n, 2)."""
+        P, c = self._grid()
+        d = P - c
+        u = self._unit
+        ex, ey = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+        first = {
+            "rotation": d @ _J.T,
+            "scaling": -d,
+            "translation_x": -u * np.broadcast_to(ex, d.shape),
+            "translation_y": -u * np.broadcast_to(ey, d.shape),
+        }
+        zero = np.zeros_like(d)
+
+        def second(a: str, b: str) -> Array:
+            pair = {a, b}
+            if a == b == "rotation":
+                return -d
+            if a == b == "scaling":
+                return d.copy()
+            if pair == {"rotation", "scaling"}:
+                return -(d @ _J.T)
+            if "rotation" in pair and pair & {"translation_x", "translation_y"}:
+                e = ex if "translation_x" in pair else ey
+                return np.broadcast_to(-u * (_J @ e), d.shape).copy()
+            if "scaling" in pair and pair & {"translation_x", "translation_y"}:
+                e = ex if "translation_x" in pair else ey
+                return np.broadcast_to(u * e, d.shape).copy()
+            return zero
+
+        v = [np.array(first[k]) for k in self.kinds]
+        vv = [[second(a, b) for b in self.kinds] for a in self.kinds]
+        return v, vv
+
+    def _kernels(self, S: Array) -> tuple[Array, Array, Array]:
+        """g_σ(s_p − q), its gradient and Hessian in s, for source points S (n, 2)."""
+        P, _ = self._grid()
+        s2 = self.sigma_pixels**2
+        D = S[:, None, :] - P[None, :, :]  # (n, n, 2)
+        g = np.exp(-np.einsum("pqk,pqk->pq", D, D) / (2 * s2)) / (2 * math.pi * s2)
+        grad = -D / s2 * g[..., None]
+        hess = (np.einsum("pqk,pql->pqkl", D, D) / s2**2 - np.eye(2) / s2) * g[..., None, None]
+        return g, grad, hess
+
+    def _check_images(self, X: ArrayLike) -> Array:
+        Xa = _as_examples(X, "X (images)")
+        n = self.shape[0] * self.shape[1]
+        if Xa.shape[1] != n:
+            raise DataError(f"X has {Xa.shape[1]} features but images of shape {self.shape} have {n} pixels")
+        return Xa
+
+    # -- evaluation -----------------------------------------------------------------------
+    def smooth(self, X: ArrayLike) -> Array:
+        """The smoothed images f(p) at the pixel centres, shape (m, n)."""
+        Xa = self._check_images(X)
+        P, _ = self._grid()
+        return Xa @ self._kernels(P)[0].T
+
+    def __call__(self, theta: Any, X: ArrayLike) -> Array:
+        """T(θ, X): the transformed images (exact, not a Taylor approximation)."""
+        Xa = self._check_images(X)
+        W = self._kernels(self._source(theta))[0]
+        out = Xa @ W.T
+        if self.origin == "raw":
+            out = out - self.smooth(Xa) + Xa
+        return out
+
+    def derivative_operators(self) -> tuple[Array, list[Array], list[list[Array]]]:
+        """Linear maps (n×n) giving f(p), ∂_a T and ∂_a∂_b T at ρ = 0 from an image."""
+        P, _ = self._grid()
+        g, grad, hess = self._kernels(P)
+        v, vv = self._generators()
+        D1 = [np.einsum("pqk,pk->pq", grad, va) for va in v]
+        D2 = [
+            [
+                np.einsum("pqkl,pk,pl->pq", hess, v[a], v[b]) + np.einsum("pqk,pk->pq", grad, vv[a][b])
+                for b in range(len(v))
+            ]
+            for a in range(len(v))
+        ]
+        return g, D1, D2
+
+    def taylor(self, X: ArrayLike, degree: int = 2) -> Array:
+        """Taylor rows (m, r + 1, n) of a one-parameter transformation (003 eq. 2).
+
+        Exact for r ≤ 2; higher rows by finite differences of the exact T(θ, X).
+        """
+        Xa = self._check_images(X)
+        r = _check_degree(degree)
+        if self.n_parameters != 1:
+            raise ParameterError(f"taylor() needs one parameter, this has {self.kinds}; use quadratic_form(X)")
+        if r > 2:
+            return finite_difference_taylor(self, Xa, r, step=0.02)
+        g, D1, D2 = self.derivative_operators()
+        rows = [Xa if self.origin == "raw" else Xa @ g.T, Xa @ D1[0].T, 0.5 * Xa @ D2[0][0].T]
+        return np.stack(rows[: r + 1], axis=1)
+
+    def quadratic_form(self, X: ArrayLike) -> Array:
+        """Second-order form of 003 §3 for all parameters, shape (m, D+1, D+1, n)."""
+        Xa = self._check_images(X)
+        g, D1, D2 = self.derivative_operators()
+        D = self.n_parameters
+        out = np.empty((Xa.shape[0], D + 1, D + 1, Xa.shape[1]))
+        out[:, 0, 0] = Xa if self.origin == "raw" else Xa @ g.T
+        for a in range(D):
+            out[:, 0, a + 1] = out[:, a + 1, 0] = 0.5 * Xa @ D1[a].T
+            for b in range(D):
+                out[:, a + 1, b + 1] = 0.5 * Xa @ D2[a][b].T
+        return out
