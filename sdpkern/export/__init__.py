@@ -1,0 +1,131 @@
+"""Export conic programs to files standalone solvers read, and read them back.
+
+Formats (chosen by the file suffix):
+
+``.dat-s``  SDPA sparse format, read by CSDP, DSDP and SDPA (:mod:`sdpkern.export.sdpa`).
+            LP, SOC (as arrow LMIs) and PSD cones; equalities are eliminated.
+``.cbf``    Conic Benchmark Format v3, read by MOSEK and the CBLIB tools
+            (:mod:`sdpkern.export.cbf`). LP, SOC, PSD, exponential and power cones.
+
+Both start from the solver-ready data CVXPY compiles (its SCS form), so whatever CVXPY can
+canonicalise can be exported, and :func:`read` returns the standard-form data, from which
+:func:`to_cvxpy` rebuilds a problem with the same optimal value.
+
+Examples
+--------
+>>> import cvxpy as cp, tempfile, os
+>>> from sdpkern import export
+>>> x = cp.Variable(2)
+>>> prob = cp.Problem(cp.Minimize(x[0] + x[1]), [cp.norm(x) <= 1])
+>>> path = os.path.join(tempfile.mkdtemp(), "p.dat-s")
+>>> info = export.write(prob, path)
+>>> rebuilt, _ = export.to_cvxpy(export.read(path))
+>>> round(rebuilt.solve(solver="CLARABEL"), 6)
+-1.414214
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import cvxpy as cp
+
+from ..errors import ExportError
+from ._conic import Cones, ConicData, Elimination, Exported, from_cvxpy, to_cvxpy
+from .cbf import read_cbf, write_cbf
+from .sdpa import read_sdpa, write_sdpa
+
+__all__ = [
+    "write",
+    "read",
+    "to_cvxpy",
+    "from_cvxpy",
+    "conic_data",
+    "Cones",
+    "ConicData",
+    "Elimination",
+    "Exported",
+    "FORMATS",
+    "write_sdpa",
+    "read_sdpa",
+    "write_cbf",
+    "read_cbf",
+]
+
+#: Suffix -> format name.
+FORMATS = {".dat-s": "sdpa", ".cbf": "cbf"}
+
+
+def _format_of(path: str | os.PathLike[str], fmt: str | None) -> str:
+    if fmt is not None:
+        if fmt not in FORMATS.values():
+            raise ExportError(f"format={fmt!r} is not known; choose one of {sorted(set(FORMATS.values()))}")
+        return fmt
+    name = Path(path).name.lower()
+    for suffix, f in FORMATS.items():
+        if name.endswith(suffix):
+            return f
+    raise ExportError(
+        f"cannot tell the format of {str(path)!r} from its suffix; use one of {sorted(FORMATS)} or pass format="
+    )
+
+
+def conic_data(problem: Any) -> ConicData:
+    """Standard-form data of a ``KernelProblem``, a ``cvxpy.Problem`` or ``ConicData`` itself."""
+    if isinstance(problem, ConicData):
+        return problem
+    if isinstance(problem, cp.Problem):
+        return from_cvxpy(problem)
+    inner = getattr(problem, "cvxpy", None)
+    if isinstance(inner, cp.Problem):
+        return from_cvxpy(inner)
+    raise TypeError(f"cannot export an object of type {type(problem).__name__}; pass a KernelProblem or cvxpy.Problem")
+
+
+def write(problem: Any, path: str | os.PathLike[str], *, format: str | None = None, **options: Any) -> Exported:
+    """Write ``problem`` to ``path`` in the format its suffix names.
+
+    Parameters
+    ----------
+    problem : KernelProblem, cvxpy.Problem or ConicData
+        Parameters must have values (CVXPY substitutes them when it compiles).
+    path : path-like
+        ``*.dat-s`` (SDPA sparse) or ``*.cbf`` (CBF v3). Written atomically.
+    format : {"sdpa", "cbf"}, optional
+        Overrides the suffix.
+    **options
+        Passed to the writer (``equalities="eliminate"|"pairs"`` for SDPA).
+
+    Returns
+    -------
+    Exported
+        The data the file holds and the map from its variables back to the problem's.
+
+    Raises
+    ------
+    ExportError
+        If the format cannot hold one of the problem's cones (the message names it).
+    """
+    fmt = _format_of(path, format)
+    data = conic_data(problem)
+    if fmt == "sdpa":
+        return write_sdpa(data, path, **options)
+    if options:
+        raise TypeError(f"unexpected options for the CBF writer: {sorted(options)}")
+    return write_cbf(data, path)
+
+
+def read(path: str | os.PathLike[str], *, format: str | None = None) -> ConicData:
+    """Read a ``.dat-s`` or ``.cbf`` file into standard-form data.
+
+    Use :func:`to_cvxpy` on the result to get a ``cvxpy.Problem`` back.
+
+    Raises
+    ------
+    FormatError
+        For a malformed file (the message gives the line).
+    """
+    fmt = _format_of(path, format)
+    return read_sdpa(path) if fmt == "sdpa" else read_cbf(path)

@@ -1,0 +1,543 @@
+"""Conic Benchmark Format, version 3 (``.cbf``), as read by MOSEK and the CBLIB tools.
+
+A CBF file states
+
+    min/max  cᵀx + ⟨C, X⟩ + c₀
+    s.t.     g = A x + F(X) + b ∈ K      (CON: rows grouped into cones L=, L+, L-, Q, QR, EXP, POW)
+             G_i = Σⱼ xⱼ H_ij + D_i ⪰ 0   (PSDCON)
+             x ∈ K_x (VAR), X_j ⪰ 0 (PSDVAR)
+
+The writer maps the standard form b − A x ∈ K onto CON/PSDCON with all variables free: the
+zero cone is ``L=``, the non-negative one ``L+``, an SOC ``Q``, a PSD cone a PSDCON whose
+matrices are written by their lower triangle (unscaled). The exponential cone goes in as
+``EXP`` with its coordinates reversed (CVXPY's (x, y, z) with y·exp(x/y) ≤ z is CBF's
+(z, y, x) with x₁ ≥ x₂·exp(x₃/x₂)), a 3-d power cone as ``@k:POW`` with weights (α, 1−α).
+``Maximize`` problems are written with ``OBJSENSE MAX``.
+
+The reader accepts the same subset plus ``L-``, ``F``, ``QR`` (turned into an SOC by a
+linear change of coordinates), variable cones and PSDVAR matrix variables (their lower
+triangles become new scalar variables with a PSD cone). Integer variables, dual cones and
+multi-instance ``CHANGE`` files are refused with :class:`~sdpkern.errors.FormatError`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from ..errors import FormatError
+from ._conic import Cones, ConicData, Elimination, Exported, _lower_indices
+from ._io import format_rows, write_atomic
+
+__all__ = ["write_cbf", "read_cbf", "parse_cbf"]
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+def write_cbf(data: ConicData, path: str | os.PathLike[str]) -> Exported:
+    """Write standard-form data as a CBF version 3 file (atomically).
+
+    Parameters
+    ----------
+    data : ConicData
+    path : path-like
+
+    Returns
+    -------
+    Exported
+    """
+    cones = data.cones
+    off = cones.offsets()
+    m = data.A.shape[0]
+    # Scalar rows (everything but PSD) in file order; EXP rows reversed within each cone.
+    scalar_rows = [np.arange(0, off["psd"])]
+    exp_rows = off["exp"] + np.arange(3 * cones.exp).reshape(-1, 3)[:, ::-1].ravel()
+    scalar_rows += [exp_rows, np.arange(off["pow"], m)]
+    srows = np.concatenate(scalar_rows).astype(np.int64)
+    psd_rows = np.arange(off["psd"], off["exp"])
+
+    con_cones: list[str] = []
+    if cones.zero:
+        con_cones.append(f"L= {cones.zero}")
+    if cones.nonneg:
+        con_cones.append(f"L+ {cones.nonneg}")
+    con_cones += [f"Q {q}" for q in cones.soc]
+    con_cones += ["EXP 3"] * cones.exp
+    con_cones += [f"@{k}:POW 3" for k in range(len(cones.pow))]
+
+    sense = "MAX" if data.sign < 0 else "MIN"
+    # The file's objective is the original model's: sign·(cᵀx + offset).
+    cobj = data.sign * data.c
+    cconst = data.sign * data.offset
+
+    head: list[str] = ["# written by sdpkern.export (Conic Benchmark Format)\n", "VER\n3\n\n"]
+    if cones.pow:
+        head.append(f"POWCONES\n{len(cones.pow)} {2 * len(cones.pow)}\n")
+        head.append("".join(f"2\n{a!r}\n{1.0 - a!r}\n" for a in cones.pow) + "\n")
+    head.append(f"OBJSENSE\n{sense}\n\n")
+    head.append(f"VAR\n{data.n} 1\nF {data.n}\n\n")
+    if con_cones:
+        head.append(f"CON\n{srows.size} {len(con_cones)}\n" + "\n".join(con_cones) + "\n\n")
+    if cones.psd:
+        head.append(f"PSDCON\n{len(cones.psd)}\n" + "\n".join(str(n) for n in cones.psd) + "\n\n")
+
+    A = sp.csr_matrix(data.A)
+    A.sum_duplicates()
+
+    def pieces() -> Iterator[str]:
+        yield "".join(head)
+        jc = np.flatnonzero(cobj)
+        if jc.size:
+            yield f"OBJACOORD\n{jc.size}\n"
+            yield from format_rows([jc], cobj[jc])
+            yield "\n"
+        if cconst != 0.0:
+            yield f"OBJBCOORD\n{cconst!r}\n\n"
+        if srows.size:
+            # g = −A x + b on the scalar rows, renumbered in file order.
+            As = A[srows].tocoo()
+            keep = As.data != 0
+            if keep.any():
+                yield f"ACOORD\n{int(keep.sum())}\n"
+                yield from format_rows([As.row[keep], As.col[keep]], -As.data[keep])
+                yield "\n"
+            bs = data.b[srows]
+            ib = np.flatnonzero(bs)
+            if ib.size:
+                yield f"BCOORD\n{ib.size}\n"
+                yield from format_rows([ib], bs[ib])
+                yield "\n"
+        if cones.psd:
+            con_id, kk, ll = _psd_coordinates(cones.psd)
+            Ap = A[psd_rows].tocoo()
+            keep = Ap.data != 0
+            if keep.any():
+                r = Ap.row[keep]
+                yield f"HCOORD\n{int(keep.sum())}\n"
+                yield from format_rows([con_id[r], Ap.col[keep], kk[r], ll[r]], -Ap.data[keep])
+                yield "\n"
+            bp = data.b[psd_rows]
+            ib = np.flatnonzero(bp)
+            if ib.size:
+                yield f"DCOORD\n{ib.size}\n"
+                yield from format_rows([con_id[ib], kk[ib], ll[ib]], bp[ib])
+                yield "\n"
+
+    out = write_atomic(path, pieces())
+    return Exported(path=out, format="cbf", data=data, elimination=Elimination.identity(data.n), original=data)
+
+
+def _psd_coordinates(orders: tuple[int, ...]) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """For every PSD row: its cone index and (k, l) with k ≥ l (0-based, CBF's numbering)."""
+    cid, kk, ll = [], [], []
+    for c, n in enumerate(orders):
+        i, j = _lower_indices(n)
+        cid.append(np.full(i.size, c))
+        kk.append(i)
+        ll.append(j)
+    return (np.concatenate(cid).astype(np.int64), np.concatenate(kk).astype(np.int64),
+            np.concatenate(ll).astype(np.int64))
+
+
+# ---------------------------------------------------------------------------------- reading
+
+_KEYWORDS = {
+    "VER", "OBJSENSE", "POWCONES", "POW*CONES", "PSDVAR", "VAR", "INT", "PSDCON", "CON",
+    "OBJFCOORD", "OBJACOORD", "OBJBCOORD", "FCOORD", "ACOORD", "BCOORD", "HCOORD", "DCOORD", "CHANGE",
+}
+
+
+_Table = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
+
+
+class _Lines:
+    """Non-comment lines of a CBF file with their 1-based numbers."""
+
+    def __init__(self, text: str, name: str) -> None:
+        self.items = [
+            (no, line.strip())
+            for no, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        self.pos = 0
+        self.name = name
+
+    def fail(self, lineno: int, what: str) -> FormatError:
+        return FormatError(f"{self.name}: line {lineno}: {what}")
+
+    def done(self) -> bool:
+        return self.pos >= len(self.items)
+
+    def next(self, what: str) -> tuple[int, list[str]]:
+        if self.done():
+            last = self.items[-1][0] + 1 if self.items else 1
+            raise self.fail(last, f"unexpected end of file while reading {what}")
+        no, line = self.items[self.pos]
+        self.pos += 1
+        return no, line.split()
+
+    def ints(self, count: int, what: str) -> tuple[int, list[int]]:
+        no, toks = self.next(what)
+        if len(toks) != count:
+            raise self.fail(no, f"{what}: expected {count} integer(s), got {len(toks)} field(s)")
+        return no, [_int(t, no, what, self) for t in toks]
+
+    def table(self, nnz: int, n_int: int, what: str) -> _Table:
+        """``nnz`` lines of ``n_int`` integers and one float; returns ints, values, line numbers."""
+        if nnz < 0:
+            raise self.fail(self.items[self.pos - 1][0], f"{what}: negative count")
+        if self.pos + nnz > len(self.items):
+            last = self.items[-1][0] + 1 if self.items else 1
+            raise self.fail(last, f"unexpected end of file in {what} (expected {nnz} entries)")
+        chunk = self.items[self.pos : self.pos + nnz]
+        self.pos += nnz
+        ints = np.zeros((nnz, n_int), dtype=np.int64)
+        vals = np.zeros(nnz)
+        nos = np.array([no for no, _ in chunk], dtype=np.int64)
+        for r, (no, line) in enumerate(chunk):
+            toks = line.split()
+            if len(toks) != n_int + 1:
+                raise self.fail(no, f"{what}: expected {n_int + 1} fields, got {len(toks)}")
+            for k in range(n_int):
+                ints[r, k] = _int(toks[k], no, what, self)
+            vals[r] = _float(toks[-1], no, what, self)
+        return ints, vals, nos
+
+
+def _int(tok: str, no: int, what: str, lines: _Lines) -> int:
+    try:
+        return int(tok)
+    except ValueError:
+        raise lines.fail(no, f"{what}: {tok!r} is not an integer") from None
+
+
+def _float(tok: str, no: int, what: str, lines: _Lines) -> float:
+    try:
+        v = float(tok)
+    except ValueError:
+        raise lines.fail(no, f"{what}: {tok!r} is not a number") from None
+    if not math.isfinite(v):
+        raise lines.fail(no, f"{what}: {tok!r} is not finite")
+    return v
+
+
+def read_cbf(path: str | os.PathLike[str]) -> ConicData:
+    """Read a CBF file into standard-form data (see :func:`parse_cbf`)."""
+    p = Path(path)
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise FormatError(f"{p}: line {line}: not an ASCII text file") from None
+    return parse_cbf(text, name=str(p))
+
+
+def parse_cbf(text: str, name: str = "<string>") -> ConicData:
+    """Parse CBF text into standard-form data.
+
+    Raises
+    ------
+    FormatError
+        For a malformed or unsupported file; the message gives the line number.
+    """
+    L = _Lines(text, name)
+    if L.done():
+        raise L.fail(1, "empty file (a CBF file starts with VER)")
+    no, toks = L.next("VER")
+    if toks != ["VER"]:
+        raise L.fail(no, f"a CBF file must start with VER, got {' '.join(toks)!r}")
+    no, (ver,) = L.ints(1, "the version")
+    if ver not in (1, 2, 3):
+        raise L.fail(no, f"CBF version {ver} is not supported (1 to 3 are)")
+
+    sense = "MIN"
+    powcones: list[list[float]] = []
+    var_cones: list[tuple[str, int, int]] = []  # (kind, dim, lineno)
+    con_cones: list[tuple[str, int, int]] = []
+    n_var: int | None = None
+    n_con = 0
+    psdvar: list[int] = []
+    psdcon: list[int] = []
+    seen: set[str] = set()
+    objacoord = (np.zeros((0, 1), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    objfcoord = (np.zeros((0, 3), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    acoord = (np.zeros((0, 2), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    fcoord = (np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    bcoord = (np.zeros((0, 1), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    hcoord = (np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    dcoord = (np.zeros((0, 3), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    objb = 0.0
+
+    def cone_list(count_line: tuple[int, list[int]], what: str) -> tuple[int, list[tuple[str, int, int]]]:
+        no, (total, k) = count_line
+        if total < 0 or k < 0:
+            raise L.fail(no, f"{what}: negative size")
+        out = []
+        for _ in range(k):
+            cno, ctoks = L.next(f"a {what} cone")
+            if len(ctoks) != 2:
+                raise L.fail(cno, f"{what}: a cone line is 'NAME dim', got {' '.join(ctoks)!r}")
+            dim = _int(ctoks[1], cno, what, L)
+            if dim < 1:
+                raise L.fail(cno, f"{what}: cone dimension must be ≥ 1, got {dim}")
+            out.append((ctoks[0], dim, cno))
+        if sum(d for _, d, _ in out) != total:
+            raise L.fail(no, f"{what}: cone dimensions add up to {sum(d for _, d, _ in out)}, not {total}")
+        return total, out
+
+    while not L.done():
+        no, toks = L.next("a keyword")
+        if len(toks) != 1 or toks[0] not in _KEYWORDS:
+            raise L.fail(no, f"expected a CBF keyword, got {' '.join(toks)[:40]!r}")
+        key = toks[0]
+        if key in seen:
+            raise L.fail(no, f"{key} appears twice")
+        seen.add(key)
+        if key in ("INT", "CHANGE", "POW*CONES"):
+            raise L.fail(no, f"{key} is not supported by sdpkern's reader (continuous, single-instance problems only)")
+        if key == "VER":
+            raise L.fail(no, "VER must come first and only once")
+        elif key == "OBJSENSE":
+            sno, stoks = L.next("the objective sense")
+            if stoks not in (["MIN"], ["MAX"]):
+                raise L.fail(sno, f"OBJSENSE must be MIN or MAX, got {' '.join(stoks)!r}")
+            sense = stoks[0]
+        elif key == "POWCONES":
+            pno, (k, total) = L.ints(2, "POWCONES sizes")
+            if k < 0 or total < 0 or total > 10**6:
+                raise L.fail(pno, "POWCONES: bad sizes")
+            for _ in range(k):
+                ano, (r,) = L.ints(1, "a power cone's number of weights")
+                if r < 1 or r > 10**6:
+                    raise L.fail(ano, "a power cone needs at least one weight")
+                alphas = []
+                for _ in range(r):
+                    wno, wt = L.next("a power cone weight")
+                    if len(wt) != 1:
+                        raise L.fail(wno, "a power cone weight is one number")
+                    alphas.append(_float(wt[0], wno, "a power cone weight", L))
+                powcones.append(alphas)
+            if sum(len(a) for a in powcones) != total:
+                raise L.fail(pno, "POWCONES: the weights do not add up to the stated total")
+        elif key == "VAR":
+            n_var, var_cones = cone_list(L.ints(2, "VAR sizes"), "VAR")
+        elif key == "CON":
+            n_con, con_cones = cone_list(L.ints(2, "CON sizes"), "CON")
+        elif key in ("PSDVAR", "PSDCON"):
+            kno, (k,) = L.ints(1, f"the number of {key} entries")
+            if k < 0:
+                raise L.fail(kno, f"{key}: negative count")
+            dims = []
+            for _ in range(k):
+                dno, (d,) = L.ints(1, f"a {key} dimension")
+                if d < 1 or d > 10**4:
+                    raise L.fail(dno, f"{key}: dimension must be in 1..10^4, got {d}")
+                dims.append(d)
+            if key == "PSDVAR":
+                psdvar = dims
+            else:
+                psdcon = dims
+        elif key == "OBJBCOORD":
+            bno, bt = L.next("OBJBCOORD")
+            if len(bt) != 1:
+                raise L.fail(bno, "OBJBCOORD is one number")
+            objb = _float(bt[0], bno, "OBJBCOORD", L)
+        else:
+            cno, (nnz,) = L.ints(1, f"the number of {key} entries")
+            if nnz < 0:
+                raise L.fail(cno, f"{key}: negative count")
+            n_int = {"OBJACOORD": 1, "OBJFCOORD": 3, "ACOORD": 2, "BCOORD": 1, "FCOORD": 4, "HCOORD": 4,
+                     "DCOORD": 3}[key]
+            tab = L.table(nnz, n_int, key)
+            if key == "OBJACOORD":
+                objacoord = tab
+            elif key == "OBJFCOORD":
+                objfcoord = tab
+            elif key == "ACOORD":
+                acoord = tab
+            elif key == "BCOORD":
+                bcoord = tab
+            elif key == "FCOORD":
+                fcoord = tab
+            elif key == "HCOORD":
+                hcoord = tab
+            else:
+                dcoord = tab
+
+    if n_var is None:
+        n_var = 0  # no VAR section: coefficients on scalar variables fail the range checks below
+
+    # ---- checks of indices (each reports the line of the first offending entry)
+    def check(tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], col: int, upper: int,
+              what: str) -> None:
+        ints, _, nos = tab
+        if ints.shape[0]:
+            bad = (ints[:, col] < 0) | (ints[:, col] >= upper)
+            if bad.any():
+                raise L.fail(int(nos[np.argmax(bad)]), f"{what} index out of range 0..{upper - 1}")
+
+    check(objacoord, 0, n_var, "OBJACOORD variable")
+    check(acoord, 0, n_con, "ACOORD row")
+    check(acoord, 1, n_var, "ACOORD variable")
+    check(bcoord, 0, n_con, "BCOORD row")
+    check(hcoord, 0, len(psdcon), "HCOORD PSD constraint")
+    check(hcoord, 1, n_var, "HCOORD variable")
+    check(dcoord, 0, len(psdcon), "DCOORD PSD constraint")
+    check(fcoord, 0, n_con, "FCOORD row")
+    check(fcoord, 1, len(psdvar), "FCOORD PSD variable")
+    check(objfcoord, 0, len(psdvar), "OBJFCOORD PSD variable")
+
+    def check_entry(tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], which: int,
+                    kcol: int, dims: list[int], what: str) -> None:
+        ints, _, nos = tab
+        if ints.shape[0] == 0:
+            return
+        order = np.asarray(dims, dtype=np.int64)[ints[:, which]]
+        k, l = ints[:, kcol], ints[:, kcol + 1]
+        bad = (k < 0) | (l < 0) | (k >= order) | (l >= order)
+        if bad.any():
+            raise L.fail(int(nos[np.argmax(bad)]), f"{what}: matrix entry outside the matrix")
+
+    check_entry(hcoord, 0, 2, psdcon, "HCOORD")
+    check_entry(dcoord, 0, 1, psdcon, "DCOORD")
+    check_entry(fcoord, 1, 2, psdvar, "FCOORD")
+    check_entry(objfcoord, 0, 1, psdvar, "OBJFCOORD")
+
+    # ---- variables: scalar x, then each PSDVAR's lower triangle (column by column, unscaled).
+    pv_start = [n_var]
+    for d in psdvar:
+        pv_start.append(pv_start[-1] + d * (d + 1) // 2)
+    n_total = pv_start[-1]
+
+    def tri_index(d: NDArray[np.int64], k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.int64]:
+        kk, ll = np.maximum(k, l), np.minimum(k, l)
+        return ll * d - ll * (ll - 1) // 2 + (kk - ll)
+
+    def f_weight(k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.float64]:
+        # ⟨F, X⟩ for symmetric F given by one triangle: an off-diagonal entry counts twice.
+        return np.where(k == l, 1.0, 2.0)
+
+    # objective
+    c = np.zeros(n_total)
+    np.add.at(c, objacoord[0][:, 0], objacoord[1])
+    if objfcoord[1].size:
+        j, k, l = objfcoord[0].T
+        dj = np.asarray(psdvar, dtype=np.int64)[j]
+        cols = np.asarray(pv_start, dtype=np.int64)[j] + tri_index(dj, k, l)
+        np.add.at(c, cols, objfcoord[1] * f_weight(k, l))
+
+    # scalar rows g = A x + F(X) + b
+    rows_i = [acoord[0][:, 0]]
+    cols_i = [acoord[0][:, 1]]
+    vals_i = [acoord[1]]
+    if fcoord[1].size:
+        i, j, k, l = fcoord[0].T
+        dj = np.asarray(psdvar, dtype=np.int64)[j]
+        rows_i.append(i)
+        cols_i.append(np.asarray(pv_start, dtype=np.int64)[j] + tri_index(dj, k, l))
+        vals_i.append(fcoord[1] * f_weight(k, l))
+    G = sp.csr_matrix((np.concatenate(vals_i), (np.concatenate(rows_i), np.concatenate(cols_i))),
+                      shape=(n_con, n_total))
+    g0 = np.zeros(n_con)
+    np.add.at(g0, bcoord[0][:, 0], bcoord[1])
+
+    # Collect (kind, G rows, g0 rows) groups in standard order.
+    groups: dict[str, list[tuple[sp.csr_matrix, NDArray[np.float64], object]]] = {
+        "zero": [], "nonneg": [], "soc": [], "psd": [], "exp": [], "pow": []}
+
+    def add_cone(kind: str, dim: int, Gr: sp.csr_matrix, gr: NDArray[np.float64], lineno: int) -> None:
+        if kind == "F":
+            return
+        if kind == "L=":
+            groups["zero"].append((Gr, gr, dim))
+        elif kind == "L+":
+            groups["nonneg"].append((Gr, gr, dim))
+        elif kind == "L-":
+            groups["nonneg"].append((-Gr, -gr, dim))
+        elif kind == "Q":
+            groups["soc"].append((Gr, gr, dim))
+        elif kind == "QR":
+            if dim < 2:
+                raise L.fail(lineno, "a QR cone needs dimension ≥ 2")
+            # 2·x1·x2 ≥ ‖z‖², x1, x2 ≥ 0  ⇔  (x1 + x2, x1 − x2, √2·z) ∈ SOC.
+            T = sp.lil_matrix((dim, dim))
+            T[0, 0] = T[0, 1] = T[1, 0] = 1.0
+            T[1, 1] = -1.0
+            for r in range(2, dim):
+                T[r, r] = math.sqrt(2.0)
+            T = sp.csr_matrix(T)
+            groups["soc"].append((sp.csr_matrix(T @ Gr), T @ gr, dim))
+        elif kind == "EXP":
+            if dim != 3:
+                raise L.fail(lineno, f"an EXP cone has dimension 3, got {dim}")
+            rev = [2, 1, 0]
+            groups["exp"].append((Gr[rev], gr[rev], 1))
+        elif kind.startswith("@") and kind.endswith(":POW"):
+            try:
+                idx = int(kind[1:-4])
+            except ValueError:
+                raise L.fail(lineno, f"bad power cone reference {kind!r}") from None
+            if not 0 <= idx < len(powcones):
+                raise L.fail(lineno, f"power cone {kind!r} refers to an undefined POWCONES entry")
+            alphas = powcones[idx]
+            if dim != 3 or len(alphas) != 2 or min(alphas) <= 0:
+                raise L.fail(lineno, "only 3-dimensional power cones with two positive weights are supported")
+            groups["pow"].append((Gr, gr, alphas[0] / (alphas[0] + alphas[1])))
+        else:
+            raise L.fail(lineno, f"unsupported cone {kind!r} (supported: F, L=, L+, L-, Q, QR, EXP, @k:POW)")
+
+    row = 0
+    for kind, dim, lineno in con_cones:
+        add_cone(kind, dim, G[row : row + dim], g0[row : row + dim], lineno)
+        row += dim
+    I = sp.identity(n_total, format="csr")
+    row = 0
+    for kind, dim, lineno in var_cones:
+        add_cone(kind, dim, I[row : row + dim], np.zeros(dim), lineno)
+        row += dim
+    for jv, d in enumerate(psdvar):
+        size = d * (d + 1) // 2
+        groups["psd"].append((I[pv_start[jv] : pv_start[jv] + size], np.zeros(size), d))
+    if psdcon:
+        hi, hj, hk, hl = hcoord[0].T
+        pdims = np.asarray(psdcon, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(pdims * (pdims + 1) // 2)[:-1]]).astype(np.int64)
+        rows_h = starts[hi] + tri_index(pdims[hi], hk, hl)
+        n_h = int((pdims * (pdims + 1) // 2).sum())
+        H = sp.csr_matrix((hcoord[1], (rows_h, hj)), shape=(n_h, n_total))
+        h0 = np.zeros(n_h)
+        if dcoord[1].size:
+            di, dk, dl = dcoord[0].T
+            np.add.at(h0, starts[di] + tri_index(pdims[di], dk, dl), dcoord[1])
+        for ci, d in enumerate(psdcon):
+            kk = d * (d + 1) // 2
+            groups["psd"].append((H[starts[ci] : starts[ci] + kk], h0[starts[ci] : starts[ci] + kk], d))
+
+    blocks_G = [g for kind in ("zero", "nonneg", "soc", "psd", "exp", "pow") for g, _, _ in groups[kind]]
+    blocks_g = [v for kind in ("zero", "nonneg", "soc", "psd", "exp", "pow") for _, v, _ in groups[kind]]
+    if blocks_G:
+        Gall = sp.vstack(blocks_G, format="csr")
+        gall = np.concatenate(blocks_g)
+    else:
+        Gall = sp.csr_matrix((0, n_total))
+        gall = np.zeros(0)
+    cones = Cones(
+        zero=sum(int(d) for _, _, d in groups["zero"]),  # type: ignore[call-overload]
+        nonneg=sum(int(d) for _, _, d in groups["nonneg"]),  # type: ignore[call-overload]
+        soc=tuple(int(d) for _, _, d in groups["soc"]),  # type: ignore[call-overload]
+        psd=tuple(int(d) for _, _, d in groups["psd"]),  # type: ignore[call-overload]
+        exp=len(groups["exp"]),
+        pow=tuple(float(a) for _, _, a in groups["pow"]),  # type: ignore[arg-type]
+    )
+    # g = G x + g0 ∈ K is b − A x ∈ K with A = −G, b = g0.
+    sign = -1 if sense == "MAX" else 1
+    return ConicData(c=sign * c, A=-Gall, b=gall, cones=cones, offset=sign * objb, sign=sign,
+                     meta={"format": "cbf", "path": name})
