@@ -1,0 +1,254 @@
+"""Run the standalone SDP solvers CSDP and DSDP on exported SDPA files.
+
+Both read an SDPA sparse file and write the solution in SDPA's layout, whose first line is
+the SDPA primal vector x (the variables of the exported file). Their printed objectives use
+different signs, so this module does not trust them: it takes x from the solution file and
+evaluates the original objective through the exported data (offset, sense, and the map
+back from the eliminated variables).
+
+Sign conventions (measured on CSDP 6.2 and DSDP 5.8):
+
+* CSDP solves ``max tr(F₀ X) s.t. tr(Fᵢ X) = cᵢ, X ⪰ 0`` and prints that as its "primal";
+  its "dual" is SDPA's primal min cᵀx. Exit codes: 0 success, 1 its primal infeasible (our
+  problem unbounded), 2 its dual infeasible (our problem infeasible), 3 partial success,
+  4 iteration limit, higher = numerical trouble.
+* DSDP prints ``DSDP Solution: −cᵀx`` (the negated value) and status words such as
+  ``DSDP Converged`` or ``Dual Infeasible``; its exit code is 0 even on failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import BackendNotInstalledError, SolverError
+from ._conic import ConicData, Exported
+from .sdpa import read_sdpa, write_sdpa
+
+__all__ = ["ExternalResult", "SOLVERS", "available", "run", "solve_external"]
+
+#: sdpkern name -> executable.
+SOLVERS = {"csdp": "csdp", "dsdp": "dsdp5"}
+
+#: Debian packages that provide them (for error messages).
+_PACKAGES = {"csdp": "coinor-csdp", "dsdp": "dsdp"}
+
+_CSDP_STATUS = {
+    0: "optimal",
+    1: "unbounded",  # CSDP's (max) primal infeasible: SDPA's primal min is unbounded
+    2: "infeasible",  # CSDP's dual infeasible = SDPA's primal infeasible
+    3: "optimal_inaccurate",
+    4: "iteration_limit",
+}
+
+
+@dataclass
+class ExternalResult:
+    """The outcome of one external solve.
+
+    Attributes
+    ----------
+    solver : str
+    status : str
+        sdpkern's status vocabulary (see :mod:`sdpkern.backends`).
+    objective : float or None
+        The original model's objective at the solver's point (offset and sense included).
+    x : ndarray or None
+        The file's variables mapped back to the original ones (``x0 + T z``).
+    z : ndarray or None
+        The file's variables as the solver returned them.
+    printed_objective : float or None
+        What the solver printed (in its own sign convention; for the record).
+    wall_time : float
+        Seconds, including process start-up and file reading.
+    returncode : int
+    output : str
+        The solver's stdout and stderr.
+    """
+
+    solver: str
+    status: str
+    objective: float | None
+    x: NDArray[np.float64] | None
+    z: NDArray[np.float64] | None
+    printed_objective: float | None
+    wall_time: float
+    returncode: int
+    output: str = field(repr=False, default="")
+
+
+def available(solver: str) -> bool:
+    """True when the executable for ``solver`` (``"csdp"`` or ``"dsdp"``) is on the PATH."""
+    return shutil.which(SOLVERS[_check_name(solver)]) is not None
+
+
+def _check_name(solver: str) -> str:
+    name = solver.lower()
+    if name not in SOLVERS:
+        raise ValueError(f"solver={solver!r} is not known; choose one of {sorted(SOLVERS)}")
+    return name
+
+
+def _read_solution_vector(path: Path, m: int) -> NDArray[np.float64] | None:
+    """The first line of an SDPA solution file (the x vector), or None if absent/unreadable."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            first = fh.readline()
+        z = np.array([float(t) for t in first.split()])
+    except (OSError, ValueError):
+        return None
+    if z.size != m or not np.all(np.isfinite(z)):
+        return None
+    return z
+
+
+def run(
+    solver: str,
+    exported: Exported | str | os.PathLike[str],
+    *,
+    timeout: float | None = None,
+    options: dict[str, Any] | None = None,
+) -> ExternalResult:
+    """Run ``solver`` on an SDPA file and read its answer.
+
+    Parameters
+    ----------
+    solver : {"csdp", "dsdp"}
+    exported : Exported or path
+        What :func:`sdpkern.export.write` returned (so the answer maps back to the original
+        variables), or the path of any ``.dat-s`` file (then ``x`` is the file's variables and
+        the objective uses the file's ``* sdpkern:`` comments, if any).
+    timeout : float, optional
+        Seconds before the process is killed (:class:`~sdpkern.errors.SolverError`).
+    options : dict, optional
+        DSDP command-line options without the dash (``{"gaptol": 1e-9}``). CSDP reads its
+        options from a ``param.csdp`` file; these are written there.
+
+    Returns
+    -------
+    ExternalResult
+    """
+    name = _check_name(solver)
+    exe = shutil.which(SOLVERS[name])
+    if exe is None:
+        raise BackendNotInstalledError(
+            f"{SOLVERS[name]!r} is not on the PATH; install it (Debian/Ubuntu: apt-get install {_PACKAGES[name]})"
+        )
+    if isinstance(exported, Exported):
+        data: ConicData = exported.data
+        path = Path(exported.path)
+        expand = exported.elimination.expand
+    else:
+        path = Path(exported)
+        data = read_sdpa(path)
+        expand = None
+    opts = dict(options or {})
+    with tempfile.TemporaryDirectory(prefix="sdpkern-") as work:
+        sol = Path(work) / "solution.sol"
+        if name == "csdp":
+            # CSDP reads param.csdp from the working directory; a private one keeps a stray
+            # file elsewhere from changing the run.
+            if opts:
+                Path(work, "param.csdp").write_text("".join(f"{k}={v}\n" for k, v in opts.items()))
+            cmd = [exe, str(path.resolve()), str(sol)]
+        else:
+            opts.setdefault("gaptol", 1e-8)  # default 1e-6 is too loose for a 1e-5 comparison
+            cmd = [exe, str(path.resolve()), "-save", str(sol)]
+            for k, v in opts.items():
+                cmd += [f"-{k}", str(v)]
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise SolverError(f"{name} did not finish within {timeout} s on {path}", status="time_limit") from None
+        wall = time.perf_counter() - t0
+        z = _read_solution_vector(sol, data.n)
+    out = proc.stdout + proc.stderr
+    if name == "csdp":
+        status = _CSDP_STATUS.get(proc.returncode, "error")
+        mt = re.search(r"Dual objective value:\s*(\S+)", out)
+    else:
+        status = _dsdp_status(out)
+        mt = re.search(r"DSDP Solution:\s*(\S+)", out)
+    printed = float(mt.group(1)) if mt else None
+    if z is None and status.startswith("optimal"):
+        status = "error"
+    objective = data.objective(z) if z is not None and status.startswith("optimal") else None
+    x = expand(z) if (z is not None and expand is not None) else z
+    return ExternalResult(
+        solver=name,
+        status=status,
+        objective=objective,
+        x=x,
+        z=z,
+        printed_objective=printed,
+        wall_time=wall,
+        returncode=proc.returncode,
+        output=out,
+    )
+
+
+def _dsdp_status(out: str) -> str:
+    """Map DSDP's printed outcome to sdpkern's vocabulary (DSDP's dual is the file's primal)."""
+    if re.search(r"Dual Infeasible", out):
+        return "infeasible"
+    if re.search(r"Dual Unbounded", out):
+        return "unbounded"
+    if "DSDP Converged" in out:
+        return "optimal"
+    if re.search(r"Terminated Due to Maximum Number of Iterations|Max(imum)? Iterations", out, re.I):
+        return "iteration_limit"
+    if "DSDP Solution" in out:
+        return "optimal_inaccurate"
+    return "error"
+
+
+def solve_external(
+    problem: Any,
+    solver: str = "csdp",
+    *,
+    path: str | os.PathLike[str] | None = None,
+    equalities: str = "eliminate",
+    timeout: float | None = None,
+    options: dict[str, Any] | None = None,
+) -> ExternalResult:
+    """Export ``problem`` to SDPA and solve it with CSDP or DSDP.
+
+    Parameters
+    ----------
+    problem : KernelProblem, cvxpy.Problem or ConicData
+    solver : {"csdp", "dsdp"}
+    path : path-like, optional
+        Where to keep the ``.dat-s`` file; a temporary file (removed afterwards) by default.
+    equalities : {"eliminate", "pairs"}
+        See :func:`sdpkern.export.sdpa.write_sdpa`; DSDP needs ``"eliminate"``.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from sdpkern.export.solvers import available, solve_external
+    >>> X = cp.Variable((2, 2), symmetric=True)
+    >>> prob = cp.Problem(cp.Minimize(cp.trace(X)), [X >> 0, X[0, 1] == 1])
+    >>> res = solve_external(prob, "csdp") if available("csdp") else None
+    >>> res is None or abs(res.objective - 2.0) < 1e-6
+    True
+    """
+    from . import conic_data
+
+    data = conic_data(problem)
+    if path is not None:
+        exported = write_sdpa(data, path, equalities=equalities)
+        return run(solver, exported, timeout=timeout, options=options)
+    with tempfile.TemporaryDirectory(prefix="sdpkern-") as work:
+        exported = write_sdpa(data, Path(work) / "problem.dat-s", equalities=equalities)
+        return run(solver, exported, timeout=timeout, options=options)
