@@ -590,7 +590,7 @@ def _psd_factor(K: Array) -> Array:
     """F with F Fᵀ = K (eigenvalues clipped at 0; K is a Gram matrix, so PSD up to round-off)."""
     K = (K + K.T) / 2
     lam, V = np.linalg.eigh(K)
-    keep = lam > 1e-14 * max(float(lam.max(initial=0.0)), 1e-300)
+    keep = lam > 1e-12 * max(float(lam.max(initial=0.0)), 1e-300)
     return V[:, keep] * np.sqrt(lam[keep])
 
 
