@@ -1,0 +1,1 @@
+from . import cpd_svm  # noqa: F401  (c.p.d. SVMs, 000 §6)

@@ -24,3 +24,7 @@ __all__ = [
     "SquaredEuclidean",
     "squared_distances",
 ]
+
+from .cpd import CPDKernel, PolynomialSpace, PowerDistance, ThinPlate  # noqa: E402
+
+__all__ += ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace"]

@@ -1,0 +1,354 @@
+"""SVMs with conditionally positive definite kernels (000 §6) as CVXPY problems.
+
+Notation: Φ = [φ(x_i, x_j)] (n×n, *not* PSD), P = [p_k(x_j)] the polynomial basis of the
+kernel's space 𝒫 (000 Definition 4.1), P ≈ Q R with Q (n×k) orthonormal (k = numerical rank
+of P, the QR change of variable of 000 §6.1), and P⊥ (n×(n−k)) an orthonormal basis of the
+null space of Pᵀ.
+
+Why a factor of P⊥ᵀΦP⊥
+-----------------------
+αᵀΦα is not convex in α (Φ has negative eigenvalues; a thin-plate Φ has zero trace), so
+``quad_form(α, Φ)`` is not DCP. But every feasible α satisfies Pᵀα = 0, i.e. α = P⊥γ, and
+A = P⊥ᵀΦP⊥ is PSD because φ is c.p.d. (000 Definition 4.1). With A = FFᵀ (eigenvalue
+factor), αᵀΦα = ‖Fᵀγ‖², a sum of squares. The builders therefore optimise over γ (or, in the
+dual, write the quadratic through Wᵀ(y∘μ) with W = P⊥F, valid on the constraint set).
+
+Formulations
+------------
+:func:`squared_hinge`            000 eq. (14): min λ αᵀΦα + Σ max(0, 1 − y_i f_i)²,
+                                 f = Φα + Qβ̄, α = P⊥γ; β = R⁺β̄ (minimum norm).
+:func:`squared_hinge_beta_zero`  000 §6.2: the same over α ∈ 𝒫⊥ with β = 0.
+:func:`hinge_dual`               L1 (hinge) SVM min λ αᵀΦα + Σ max(0, 1 − y_i f_i), dual
+                                 max Σμ − (1/4λ)(y∘μ)ᵀΦ(y∘μ), 0 ≤ μ ≤ 1, Pᵀ(y∘μ) = 0,
+                                 α = y∘μ/(2λ); the objective is multiplied by λ to stay DPP.
+:func:`hinge_primal`             the same hinge problem in the primal (a cross-check).
+
+λ is a ``cvxpy.Parameter`` in every problem (``problem.set(lam=...)`` re-solves without
+recompiling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import qr
+
+from .._validation import as_matrix, binary_labels, check_positive
+from ..errors import NotPSDError, ParameterError
+from ..kernels.base import Kernel
+from ..kernels.cpd import ThinPlate
+from ..native.cpd_newton import PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
+from ..problem import KernelProblem, Model
+
+__all__ = ["CPDData", "cpd_data", "squared_hinge", "squared_hinge_beta_zero", "hinge_dual", "hinge_primal"]
+
+Array = NDArray[np.float64]
+
+
+@dataclass
+class CPDData:
+    """Everything the c.p.d. builders share: inputs, ±1 labels, Φ, the QR of P, P⊥ and F."""
+
+    X: Array
+    y: Array
+    classes: NDArray[Any]
+    kernel: Kernel
+    Phi: Array
+    factor: PolynomialFactor
+    Pperp: Array
+    F: Array
+
+    @property
+    def Q(self) -> Array:
+        return self.factor.Q
+
+
+def _check_kernel(kernel: Any) -> Kernel:
+    if not isinstance(kernel, Kernel):
+        raise ParameterError(f"kernel must be an sdpkern Kernel (e.g. ThinPlate(2)), got {type(kernel).__name__}")
+    return kernel
+
+
+def cpd_data(X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None) -> CPDData:
+    """Validate inputs and build Φ, P = QR, P⊥ and the factor F with P⊥ᵀΦP⊥ = FFᵀ.
+
+    Raises
+    ------
+    DataError
+        NaN/inf or wrong shapes in X or y.
+    LabelError
+        y does not have exactly two classes.
+    ParameterError
+        The kernel is not c.p.d. in this dimension (e.g. ThinPlate with 2m ≤ d).
+    NotPSDError
+        P⊥ᵀΦP⊥ has a clearly negative eigenvalue (the kernel is not c.p.d. w.r.t. its space).
+    """
+    Xa = as_matrix(X, "X")
+    kern = _check_kernel(ThinPlate(2) if kernel is None else kernel)
+    ypm, classes = binary_labels(y, "y")
+    if ypm.shape[0] != Xa.shape[0]:
+        from ..errors import DataError
+
+        raise DataError(f"y has {ypm.shape[0]} entries but X has {Xa.shape[0]} rows")
+    factor = polynomial_factor(Xa, kern)
+    Phi = kern(Xa)
+    n, k = factor.Q.shape
+    if k:
+        Qfull = qr(factor.Q, mode="full")[0]
+        Pperp = np.ascontiguousarray(Qfull[:, k:])
+    else:
+        Pperp = np.eye(n)
+    A = Pperp.T @ Phi @ Pperp
+    A = 0.5 * (A + A.T)
+    w, V = np.linalg.eigh(A) if A.size else (np.zeros(0), np.zeros((0, 0)))
+    top = float(np.abs(w).max(initial=0.0))
+    if w.size and w[0] < -1e-8 * max(top, 1.0):
+        raise NotPSDError(
+            f"P_perp^T Phi P_perp has eigenvalue {w[0]:.3g} < 0: the kernel is not conditionally positive definite "
+            "with respect to its polynomial space on these points",
+            min_eigenvalue=float(w[0]),
+        )
+    keep = w > 1e-12 * max(top, 1e-300)
+    F = V[:, keep] * np.sqrt(w[keep])
+    return CPDData(Xa, ypm, classes, kern, Phi, factor, Pperp, F)
+
+
+def _value(p: cp.Parameter) -> float:
+    v = p.value
+    if v is None:
+        raise ParameterError(f"parameter {p.name()!r} has no value")
+    return float(np.asarray(v))
+
+
+def _lam_parameter(lam: float) -> cp.Parameter:
+    return cp.Parameter(nonneg=True, name="lam", value=check_positive(lam, "lam"))
+
+
+def _checks() -> dict[str, Any]:
+    return {"lam": lambda v: check_positive(v, "lam")}
+
+
+def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: float, **extras: Any) -> Model:
+    beta = np.zeros(data.factor.space.dim) if beta_zero else data.factor.beta_from_bar(beta_bar)
+    kernel, X, factor = data.kernel, data.X, data.factor
+
+    def decision(Xnew: ArrayLike) -> Array:
+        return cpd_decision(kernel, X, alpha, factor, beta, Xnew)
+
+    f = data.Phi @ alpha + (data.Q @ beta_bar if beta_bar.size else 0.0)
+    extras.setdefault("objective_eq14", squared_hinge_objective(data.Phi, alpha, f, data.y, lam))
+    return Model(
+        alpha=alpha,
+        offset=None,
+        beta=beta,
+        kernel_matrix=data.Phi,
+        decision=decision,
+        extras={"beta_bar": beta_bar, "factor": factor, "train_decision": f, "classes": data.classes, **extras},
+    )
+
+
+# ----------------------------------------------------------------------------- squared hinge
+def squared_hinge(
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+) -> KernelProblem:
+    """The squared-hinge c.p.d. SVM over F_φ ⊕ 𝒫 (000 eq. 14) as a CVXPY problem.
+
+    minimise  λ ‖Fᵀγ‖² + ‖max(0, 1 − y∘(ΦP⊥γ + Qβ̄))‖²   over γ, β̄
+
+    where α = P⊥γ (so Pᵀα = 0 holds by construction and αᵀΦα = ‖Fᵀγ‖², F a factor of the PSD
+    matrix P⊥ᵀΦP⊥: Φ itself is not PSD) and Qβ̄ = Pβ (000 §6.1's QR change of variable; the
+    recovered β = R⁺β̄ is the minimum-norm one). The optimum equals that of
+    :func:`sdpkern.native.cpd_newton.cpd_primal_svm`.
+
+    Parameters
+    ----------
+    X : (n, d) array
+    y : (n,) array with two classes
+    kernel : Kernel, default ThinPlate(2)
+        A c.p.d. kernel (or a p.d. one: empty polynomial space).
+    lam : float
+        λ > 0, a ``cvxpy.Parameter`` named ``"lam"``.
+
+    Returns
+    -------
+    KernelProblem
+        Variables ``gamma`` and ``beta_bar``; the recovery gives α, β and a decision function.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.sign(X[:, 0] * X[:, 1] + 0.1)
+    >>> sol = squared_hinge(X, y, lam=0.1).solve()
+    >>> bool(sol.objective > 0)
+    True
+    """
+    D = cpd_data(X, y, kernel) if data is None else data
+    n, k = D.Q.shape
+    lam_p = _lam_parameter(lam)
+    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
+    beta_bar = cp.Variable(k, name="beta_bar") if k else None
+    M = D.Phi @ D.Pperp
+    f = M @ gamma + (D.Q @ beta_bar if beta_bar is not None else 0)
+    loss = cp.sum_squares(cp.pos(1 - cp.multiply(D.y, f)))
+    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
+    prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
+
+    def recover(kp: KernelProblem) -> Model:
+        g = np.asarray(gamma.value, dtype=np.float64)
+        bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(0)
+        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g)
+
+    variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
+    return KernelProblem(
+        cvxpy=prob,
+        formulation="c.p.d. squared-hinge SVM over F_phi + P",
+        source="000 eq. (14), (15); §6.1",
+        form="socp",
+        variables=variables,
+        parameters={"lam": lam_p},
+        constraints={},
+        recover=recover,
+        data={"cpd": D, "parameter_checks": _checks()},
+    )
+
+
+def squared_hinge_beta_zero(
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+) -> KernelProblem:
+    """The β = 0 variant (000 §6.2): eq. (14) over {Σ_j α_j φ(·, x_j): α ∈ 𝒫⊥(x_1..x_n)}.
+
+    minimise  λ ‖Fᵀγ‖² + ‖max(0, 1 − y∘(ΦP⊥γ))‖²   over γ, with α = P⊥γ.
+
+    Its optimum equals the native solver's with ``beta_zero=True`` (step 000 eq. 18).
+    """
+    D = cpd_data(X, y, kernel) if data is None else data
+    lam_p = _lam_parameter(lam)
+    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
+    f = (D.Phi @ D.Pperp) @ gamma
+    loss = cp.sum_squares(cp.pos(1 - cp.multiply(D.y, f)))
+    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
+    prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
+
+    def recover(kp: KernelProblem) -> Model:
+        g = np.asarray(gamma.value, dtype=np.float64)
+        return _model(D, D.Pperp @ g, np.zeros(D.Q.shape[1]), True, _value(lam_p), gamma=g)
+
+    return KernelProblem(
+        cvxpy=prob,
+        formulation="c.p.d. squared-hinge SVM with beta = 0",
+        source="000 §6.2 (eq. 14 over P-perp)",
+        form="socp",
+        variables={"gamma": gamma},
+        parameters={"lam": lam_p},
+        constraints={},
+        recover=recover,
+        data={"cpd": D, "parameter_checks": _checks()},
+    )
+
+
+# ----------------------------------------------------------------------------- hinge (L1)
+def _beta_bar_for_hinge(D: CPDData, alpha: Array) -> Array:
+    """β̄ minimising Σ max(0, 1 − y_i(Φα + Qβ̄)_i) for fixed α (a small LP in k variables).
+
+    Reading β̄ off the "free" support vectors (y_i f_i = 1 where 0 < μ_i < 1) is fragile with an
+    interior-point μ; the LP gives the exact minimiser for the recovered α.
+    """
+    k = D.Q.shape[1]
+    if k == 0:
+        return np.zeros(0)
+    g = D.Phi @ alpha
+    b = cp.Variable(k)
+    cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - cp.multiply(D.y, g + D.Q @ b))))).solve(solver=cp.CLARABEL)
+    return np.asarray(b.value, dtype=np.float64)
+
+
+def hinge_dual(
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+) -> KernelProblem:
+    """The hinge-loss (L1) c.p.d. SVM dual with the extra equality constraints Pᵀ(y∘μ) = 0.
+
+    Primal: min λ αᵀΦα + Σ max(0, 1 − y_i f_i), f = Φα + Pβ, Pᵀα = 0. Its Lagrange dual is
+
+        max  Σ μ_i − (1/(4λ)) (y∘μ)ᵀΦ(y∘μ)   s.t.  0 ≤ μ ≤ 1,  Pᵀ(y∘μ) = 0,
+
+    with α = y∘μ/(2λ) (stationarity in α; the β-stationarity gives Pᵀ(y∘μ) = 0, the c.p.d.
+    analogue of yᵀμ = 0). On the feasible set y∘μ = P⊥P⊥ᵀ(y∘μ), so the quadratic is
+    ‖Wᵀ(y∘μ)‖² with W = P⊥F, a sum of squares although Φ is not PSD. The objective is multiplied
+    by λ (``λ·Σμ − ¼‖Wᵀ(y∘μ)‖²``) so that λ enters as a DPP parameter: ``solution.objective``
+    is λ times the hinge primal optimum, which the recovery reports as
+    ``model.extras["primal_objective"]``.
+    """
+    D = cpd_data(X, y, kernel) if data is None else data
+    n, k = D.Q.shape
+    lam_p = _lam_parameter(lam)
+    mu = cp.Variable(n, name="mu")
+    ymu = cp.multiply(D.y, mu)
+    W = D.Pperp @ D.F
+    quad = cp.sum_squares(W.T @ ymu) if W.shape[1] else cp.Constant(0.0)
+    cons = {"box_low": mu >= 0, "box_high": mu <= 1}
+    if k:
+        cons["polynomial"] = D.Q.T @ ymu == 0
+    prob = cp.Problem(cp.Maximize(lam_p * cp.sum(mu) - 0.25 * quad), list(cons.values()))
+
+    def recover(kp: KernelProblem) -> Model:
+        lam_v = _value(lam_p)
+        m = np.clip(np.asarray(mu.value, dtype=np.float64), 0.0, 1.0)
+        alpha = D.y * m / (2.0 * lam_v)
+        alpha = D.Pperp @ (D.Pperp.T @ alpha)  # remove solver round-off outside P-perp
+        bb = _beta_bar_for_hinge(D, alpha)
+        f = D.Phi @ alpha + (D.Q @ bb if k else 0.0)
+        primal = lam_v * float(alpha @ D.Phi @ alpha) + float(np.maximum(0.0, 1.0 - D.y * f).sum())
+        return _model(D, alpha, bb, False, lam_v, mu=m, primal_objective=primal,
+                      dual_objective=float(kp.cvxpy.value) / lam_v)
+
+    return KernelProblem(
+        cvxpy=prob,
+        formulation="c.p.d. hinge-loss SVM dual",
+        source="000 §6 (hinge loss of Corollary 2.3) with Theorem 4.6; dual of min λ||P_phi f||^2 + sum hinge",
+        form="socp",
+        variables={"mu": mu},
+        parameters={"lam": lam_p},
+        constraints=cons,
+        recover=recover,
+        data={"cpd": D, "parameter_checks": _checks()},
+    )
+
+
+def hinge_primal(
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+) -> KernelProblem:
+    """The hinge-loss c.p.d. SVM in the primal: min λ‖Fᵀγ‖² + Σ max(0, 1 − y∘(ΦP⊥γ + Qβ̄)).
+
+    Its optimum equals :func:`hinge_dual`'s objective divided by λ (strong duality).
+    """
+    D = cpd_data(X, y, kernel) if data is None else data
+    n, k = D.Q.shape
+    lam_p = _lam_parameter(lam)
+    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
+    beta_bar = cp.Variable(k, name="beta_bar") if k else None
+    f = (D.Phi @ D.Pperp) @ gamma + (D.Q @ beta_bar if beta_bar is not None else 0)
+    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
+    prob = cp.Problem(cp.Minimize(lam_p * reg + cp.sum(cp.pos(1 - cp.multiply(D.y, f)))))
+
+    def recover(kp: KernelProblem) -> Model:
+        g = np.asarray(gamma.value, dtype=np.float64)
+        bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(0)
+        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g,
+                      primal_objective=float(kp.cvxpy.value))
+
+    variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
+    return KernelProblem(
+        cvxpy=prob,
+        formulation="c.p.d. hinge-loss SVM (primal)",
+        source="000 §6, Theorem 4.6",
+        form="socp",
+        variables=variables,
+        parameters={"lam": lam_p},
+        constraints={},
+        recover=recover,
+        data={"cpd": D, "parameter_checks": _checks()},
+    )

@@ -1,0 +1,291 @@
+"""Conditionally positive definite (c.p.d.) kernels and the polynomial spaces they need.
+
+A kernel φ is c.p.d. with respect to a space of functions 𝒫 (000 Definition 4.1) when
+Σ α_j α_k φ(x_j, x_k) > 0 for every non-zero α with Σ α_j p(x_j) = 0 for all p ∈ 𝒫. Here 𝒫 is
+always π_q(R^d), the d-variate polynomials of degree at most q, and a :class:`CPDKernel` is a
+kernel *plus* that space: ``kernel(X, Y)`` gives the Gram matrix Φ and
+``kernel.polynomial_space(d).basis(X)`` the matrix P with [P]_{j,k} = p_k(x_j).
+
+Kernels
+-------
+:class:`ThinPlate`
+    000 eq. (11): the m-th order thin-plate kernel in R^d (2m > d), c.p.d. w.r.t. π_{m−1}(R^d).
+:class:`PowerDistance`
+    −‖x − y‖^β, 0 < β < 2, c.p.d. of order 1 (w.r.t. the constants).
+
+Ordinary positive definite kernels have the empty polynomial space (degree −1): the c.p.d.
+solvers accept them too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations_with_replacement
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import as_matrix
+from ..errors import DataError, ParameterError
+from .base import Kernel, squared_distances
+
+__all__ = ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace", "polynomial_space_of"]
+
+Array = NDArray[np.float64]
+
+#: Refuse to build a polynomial basis with more columns than this (π_q(R^d) grows like d^q).
+MAX_POLYNOMIAL_DIM = 5000
+
+
+@dataclass(frozen=True)
+class PolynomialSpace:
+    """π_q(R^d): d-variate polynomials of degree at most ``degree`` and their monomial basis.
+
+    ``degree = -1`` is the empty space (used for positive definite kernels). The basis is
+    evaluated on ``(x − center)/scale``; shifting and scaling the inputs does not change the
+    space, only the conditioning of P, so builders pass the training data's centre and scale.
+
+    Parameters
+    ----------
+    degree : int
+        Largest total degree q (≥ −1).
+    d : int
+        Input dimension.
+
+    Examples
+    --------
+    >>> S = PolynomialSpace(1, 2)
+    >>> S.dim
+    3
+    >>> S.basis([[2.0, 3.0]]).tolist()
+    [[1.0, 2.0, 3.0]]
+    """
+
+    degree: int
+    d: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) or self.degree < -1:
+            raise ParameterError(f"degree must be an integer >= -1, got {self.degree!r}")
+        if isinstance(self.d, bool) or not isinstance(self.d, (int, np.integer)) or self.d < 1:
+            raise ParameterError(f"d must be a positive integer, got {self.d!r}")
+        if self.dim > MAX_POLYNOMIAL_DIM:
+            raise ParameterError(
+                f"the polynomial space pi_{self.degree}(R^{self.d}) has dimension {self.dim} > {MAX_POLYNOMIAL_DIM}; "
+                "use a kernel of lower order (e.g. ThinPlate(order=2, formula_dimension=2), the r^2 log r kernel "
+                "of 000 §6.1, which needs only linear polynomials in any dimension)"
+            )
+
+    @property
+    def dim(self) -> int:
+        """dim π_q(R^d) = C(d + q, q) (0 for the empty space)."""
+        if self.degree < 0:
+            return 0
+        return math.comb(self.d + self.degree, self.degree)
+
+    @cached_property
+    def exponents(self) -> NDArray[np.int64]:
+        """Exponent tuples of the monomials, graded by total degree (shape ``(dim, d)``)."""
+        rows: list[list[int]] = []
+        for total in range(self.degree + 1):
+            for combo in combinations_with_replacement(range(self.d), total):
+                e = [0] * self.d
+                for j in combo:
+                    e[j] += 1
+                rows.append(e)
+        return np.array(rows, dtype=np.int64).reshape(len(rows), self.d)
+
+    def basis(self, X: ArrayLike, center: ArrayLike | None = None, scale: float = 1.0) -> Array:
+        """The basis matrix P with ``P[j, k] = p_k(x_j)`` (000 §6.1), shape ``(n, dim)``.
+
+        Monomials of ``(x − center)/scale``, built incrementally (each monomial of degree t is a
+        monomial of degree t−1 times one coordinate), so the cost is O(n · dim).
+        """
+        Xa = as_matrix(X, "X")
+        if Xa.shape[1] != self.d:
+            raise DataError(f"X has {Xa.shape[1]} features but the polynomial space is over R^{self.d}")
+        if center is not None:
+            Xa = Xa - np.asarray(center, dtype=np.float64)
+        if scale != 1.0:
+            Xa = Xa / float(scale)
+        n = Xa.shape[0]
+        if self.degree < 0:
+            return np.zeros((n, 0))
+        cols: list[Array] = [np.ones(n)]
+        index: dict[tuple[int, ...], int] = {(0,) * self.d: 0}
+        for e in self.exponents[1:]:
+            j = int(np.flatnonzero(e)[0])
+            parent = e.copy()
+            parent[j] -= 1
+            cols.append(cols[index[tuple(parent)]] * Xa[:, j])
+            index[tuple(e)] = len(cols) - 1
+        return np.column_stack(cols)
+
+
+class CPDKernel(Kernel):
+    """A kernel that is c.p.d. w.r.t. a polynomial space π_q(R^d) (000 Definition 4.1).
+
+    Subclasses implement :meth:`_gram` and :meth:`polynomial_degree`. Φ = ``kernel(X)`` is not
+    PSD; only ``P⊥ᵀ Φ P⊥`` is, where P⊥ spans the null space of Pᵀ (000 §4).
+    """
+
+    positive_definite = False
+
+    def polynomial_degree(self, d: int) -> int:
+        """Degree q of the space π_q(R^d) the kernel is c.p.d. with respect to (−1: none)."""
+        raise NotImplementedError
+
+    def polynomial_space(self, d: int) -> PolynomialSpace:
+        """The space 𝒫 = π_q(R^d) (000 Definition 4.1)."""
+        self._check_dimension(d)
+        return PolynomialSpace(self.polynomial_degree(d), d)
+
+    def scaling_exponent(self, d: int) -> float | None:
+        """p such that φ(sx, sy) = s^p φ(x, y) modulo 𝒫 (so ‖f∘W_s‖² = s^p ‖f‖², 000 eq. 13)."""
+        return None
+
+    def _check_dimension(self, d: int) -> None:
+        """Raise :class:`ParameterError` if the kernel is not c.p.d. in dimension ``d``."""
+
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> Array:
+        Xa = as_matrix(X, "X")
+        self._check_dimension(Xa.shape[1])
+        return super().__call__(Xa, Y)
+
+
+def _check_int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class ThinPlate(CPDKernel):
+    """The m-th order thin-plate kernel of 000 eq. (11), c.p.d. w.r.t. π_{m−1}(R^d).
+
+    For r = ‖x − y‖ > 0::
+
+        φ_m(r) = (−1)^{m − (d−2)/2} r^{2m−d} log r     d even
+        φ_m(r) = (−1)^{m − (d−1)/2} r^{2m−d}           d odd
+
+    and φ_m(0) = 0. It needs 2m > d (otherwise r^{2m−d} is singular at 0 and the kernel is not
+    c.p.d.): ``ThinPlate(2)`` is the classical r² log r spline in R², −r in R³.
+
+    ``formula_dimension`` evaluates eq. (11) with that d in place of the data's dimension while
+    the polynomial space stays π_{m−1}(R^d) of the data. The result is the polyharmonic kernel
+    r^{2m−d_f}(log r), c.p.d. of order ≤ m in every dimension (Wendland 2004, Thm. 8.16/8.17).
+    ``ThinPlate(2, formula_dimension=2)`` is r² log r with linear polynomials, the "second order
+    thin-plate" with 𝒫 = π_1(R^d), dim 𝒫 = d + 1, that 000 §6.1 and §7 use in any dimension.
+
+    Parameters
+    ----------
+    order : int
+        m ≥ 1.
+    formula_dimension : int or None
+        d used in eq. (11); ``None`` (default) means the data's dimension.
+
+    Examples
+    --------
+    >>> k = ThinPlate(2)
+    >>> float(k([[0.0, 0.0]], [[0.0, np.e]])[0, 0]) == np.e ** 2
+    True
+    """
+
+    order: int = 2
+    formula_dimension: int | None = None
+
+    def _check_params(self) -> None:
+        _check_int(self.order, "order", 1)
+        if self.formula_dimension is not None:
+            _check_int(self.formula_dimension, "formula_dimension", 1)
+
+    def _effective_d(self, d: int) -> int:
+        return d if self.formula_dimension is None else int(self.formula_dimension)
+
+    def _check_dimension(self, d: int) -> None:
+        self._check_params()
+        de = self._effective_d(d)
+        if 2 * self.order <= de:
+            where = "the data dimension" if self.formula_dimension is None else "formula_dimension"
+            raise ParameterError(
+                f"order={self.order}: the thin-plate kernel of 000 eq. (11) needs 2m > d, but m={self.order} and "
+                f"d={de} ({where}); use order >= {de // 2 + 1}, or ThinPlate(order=2, formula_dimension=2) "
+                "(r^2 log r with linear polynomials, c.p.d. in any dimension, as in 000 §6.1)"
+            )
+
+    def polynomial_degree(self, d: int) -> int:
+        self._check_dimension(d)
+        return self.order - 1
+
+    def scaling_exponent(self, d: int) -> float:
+        """2m − d (000 eq. 13: ‖f∘W_s‖² = s^{2m−d}‖f‖²)."""
+        return float(2 * self.order - self._effective_d(d))
+
+    def _gram(self, X: Array, Y: Array | None) -> Array:
+        d = self._effective_d(X.shape[1])
+        m = self.order
+        D2 = squared_distances(X, Y)
+        if Y is None:
+            np.fill_diagonal(D2, 0.0)
+        p = 2 * m - d
+        out = np.zeros_like(D2)
+        pos = D2 > 0.0
+        r2 = D2[pos]
+        if d % 2 == 0:
+            sign = (-1.0) ** (m - (d - 2) // 2)
+            # r^p log r = ½ r^p log r²; r^p = (r²)^(p/2) with p even
+            out[pos] = sign * 0.5 * r2 ** (p // 2) * np.log(r2)
+        else:
+            sign = (-1.0) ** (m - (d - 1) // 2)
+            out[pos] = sign * r2 ** (0.5 * p)
+        return out
+
+    def diag(self, X: ArrayLike) -> Array:
+        return np.zeros(as_matrix(X, "X").shape[0])
+
+
+@dataclass(frozen=True)
+class PowerDistance(CPDKernel):
+    """φ(x, y) = −‖x − y‖^β for 0 < β < 2: c.p.d. of order 1, i.e. w.r.t. the constants.
+
+    (Wendland 2004, Thm. 8.16 with ⌈β/2⌉ = 1; β = 1 is −r, the thin-plate kernel of order 2 in R³
+    up to the polynomial space.) Scaling: φ(sx, sy) = s^β φ(x, y).
+
+    Examples
+    --------
+    >>> PowerDistance(1.0)([[0.0], [3.0]]).tolist()
+    [[-0.0, -3.0], [-3.0, -0.0]]
+    """
+
+    beta: float = 1.0
+
+    def _check_params(self) -> None:
+        b = self.beta
+        if isinstance(b, bool) or not isinstance(b, (int, float, np.floating, np.integer)) or not 0 < b < 2:
+            raise ParameterError(f"beta must lie in (0, 2) for -||x-y||^beta to be c.p.d. of order 1, got {b!r}")
+
+    def _check_dimension(self, d: int) -> None:
+        self._check_params()
+
+    def polynomial_degree(self, d: int) -> int:
+        self._check_params()
+        return 0
+
+    def scaling_exponent(self, d: int) -> float:
+        return float(self.beta)
+
+    def _gram(self, X: Array, Y: Array | None) -> Array:
+        return -(squared_distances(X, Y) ** (0.5 * float(self.beta)))
+
+    def diag(self, X: ArrayLike) -> Array:
+        return np.zeros(as_matrix(X, "X").shape[0])
+
+
+def polynomial_space_of(kernel: Kernel, d: int) -> PolynomialSpace:
+    """The polynomial space of a c.p.d. kernel, or the empty space for an ordinary kernel."""
+    if isinstance(kernel, CPDKernel):
+        return kernel.polynomial_space(d)
+    return PolynomialSpace(-1, d)

@@ -1,0 +1,631 @@
+"""Primal Newton SVM for conditionally positive definite kernels (000 Algorithm 1, Appendix B).
+
+The squared-hinge problem (000 eq. 14) over F_φ ⊕ 𝒫,
+
+    min_{α, β}  λ αᵀΦα + Σ_i max(0, 1 − y_i f_i)²,   f = Φα + Pβ,   Pᵀα = 0,
+
+is solved by Newton's method on the set s of margin violators (y_i f_i < 1). On s the loss is
+quadratic and the step is the saddle system (000 eq. 17) restricted to s,
+
+    [λI + Φ_ss   Q_s] [α_s]   [y_s]
+    [Q_sᵀ        0  ] [β̄  ] = [ 0 ],    α = 0 off s,
+
+with the QR change of variable Pᵀ... here P = Q R (Q orthonormal, n×k, k = numerical rank of
+P) and β̄ = Rβ; at the end β = R⁺β̄, the minimum-norm solution (000 §6.1). Each step is followed
+by the step-halving line search of Algorithm 1 (lines 22-28), and for n > 500 the iteration
+is warm-started from the violators of a recursive solve on the first half of the data
+(Algorithm 1 lines 2-5).
+
+The β = 0 variant (000 §6.2) minimises over α ∈ 𝒫⊥ only, with the closed-form step (000
+eq. 18). Re-derived: with α = P⊥γ, the model is λγᵀP⊥ᵀΦP⊥γ + ‖Φ_{s,:}P⊥γ − y_s‖², whose minimiser
+is α = P⊥ (P⊥ᵀ(λΦ + Φ_sxᵀΦ_sx)P⊥)⁻¹ P⊥ᵀΦ_sxᵀ y_s. The leading minus sign printed in eq. (18)
+comes from writing the gradient at 0 as +Φ_sxᵀy_s; the minimiser has the plus sign.
+
+Null-space basis and Cholesky factors
+-------------------------------------
+Instead of an orthonormal P⊥ we use the echelon-form basis of 000 Appendix B ("P⊥ = [P̃⊥; I]"):
+a set B of k pivot points (chosen by a column-pivoted QR of Q_sᵀ) carries the constraint,
+α_B = −C α_N with C = Q_B⁻ᵀ Q_Nᵀ, and α_N (the other points) is free. Then
+
+* unconstrained β: the reduced matrix K = Eᵀ(λI + Φ_ss)E, E = [−C; I], is positive definite
+  (Φ is c.p.d., λ > 0) and a violator entering or leaving s adds or deletes one row and column
+  of K, so its Cholesky factor is *expanded* or has a row *deleted* (a rank-one update of the
+  trailing block) instead of being refactorised, as long as the pivot set B stays in s;
+* β = 0: γ = α_N over all points and the Hessian H = λEᵀΦE + G_sᵀG_s, G = ΦE, changes by
+  ± g_w g_wᵀ when violator w enters or leaves: a rank-one Cholesky update / downdate (000
+  Appendix B "Rank One Cholesky Updates").
+
+``update="refactor"`` rebuilds and refactorises at every step (the reference path); both give
+the same iterates up to round-off. With an empty polynomial space (an ordinary p.d. kernel)
+the same code is Chapelle's (2007) primal Newton SVM without offset.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import cho_solve, cholesky, lstsq, qr, solve
+from sklearn.exceptions import ConvergenceWarning
+
+from .._validation import as_matrix, check_positive
+from ..errors import DataError, NotPSDError, ParameterError
+from ..kernels.base import Kernel
+from ..kernels.cpd import PolynomialSpace, polynomial_space_of
+from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
+
+__all__ = [
+    "PolynomialFactor",
+    "polynomial_factor",
+    "NewtonResult",
+    "cpd_primal_svm",
+    "CPDPrimalSVM",
+    "squared_hinge_objective",
+]
+
+Array = NDArray[np.float64]
+Update = Literal["rank_one", "refactor"]
+
+#: Relative tolerance for the numerical rank of P (and of Q_s).
+RANK_TOL = 1e-10
+
+
+# ============================================================================ polynomial part
+@dataclass
+class PolynomialFactor:
+    """The polynomial part of a c.p.d. problem on training inputs X (000 §6.1).
+
+    ``P = basis(X)`` (n×r), its column-pivoted QR ``P ≈ Q Rk`` with ``Q`` (n×k) orthonormal and
+    ``Rk`` (k×r) of full row rank k = numerical rank of P. β̄ = Rk β and β = Rk⁺ β̄.
+    The basis is evaluated on (x − center)/scale for conditioning (it spans the same space).
+    """
+
+    space: PolynomialSpace
+    center: Array
+    scale: float
+    P: Array
+    Q: Array
+    Rk: Array
+
+    @property
+    def rank(self) -> int:
+        return int(self.Q.shape[1])
+
+    def basis(self, X: Array) -> Array:
+        """P on new inputs, in the same (shifted, scaled) monomial basis."""
+        return self.space.basis(X, self.center, self.scale)
+
+    def beta_from_bar(self, beta_bar: Array) -> Array:
+        """β = Rk⁺ β̄: the minimum-norm solution of Rk β = β̄ (000 §6.1, Algorithm 1 line 33)."""
+        if self.space.dim == 0:
+            return np.zeros(0)
+        if self.rank == 0:
+            return np.zeros(self.space.dim)
+        sol = lstsq(self.Rk, beta_bar, lapack_driver="gelsd")[0]
+        return np.asarray(sol, dtype=np.float64)
+
+
+def polynomial_factor(X: Array, kernel: Kernel) -> PolynomialFactor:
+    """Build P for ``kernel``'s polynomial space on X, and its rank-revealing QR.
+
+    Works when P is rank deficient (fewer distinct points than dim π, or points on a
+    lower-dimensional set): k < r columns are kept, as 000 §6.1 prescribes.
+    """
+    n, d = X.shape
+    space = polynomial_space_of(kernel, d)
+    center = X.mean(axis=0)
+    scale = float(np.sqrt(np.mean(np.sum((X - center) ** 2, axis=1))))
+    if not scale > 0.0:
+        scale = 1.0
+    P = space.basis(X, center, scale)
+    r = P.shape[1]
+    if r == 0:
+        return PolynomialFactor(space, center, scale, P, np.zeros((n, 0)), np.zeros((0, 0)))
+    Qf, Rf, piv = qr(P, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(Rf))
+    k = int(np.sum(diag > RANK_TOL * max(diag[0], 1e-300)))
+    Rk = np.zeros((k, r))
+    Rk[:, piv] = Rf[:k, :]
+    return PolynomialFactor(space, center, scale, P, np.ascontiguousarray(Qf[:, :k]), Rk)
+
+
+# ============================================================================ helpers
+def squared_hinge_objective(Phi: Array, alpha: Array, f: Array, y: Array, lam: float) -> float:
+    """λ αᵀΦα + Σ max(0, 1 − y_i f_i)² (000 eq. 14 with eq. 15)."""
+    nz = np.flatnonzero(alpha)
+    quad = float(alpha[nz] @ (Phi[np.ix_(nz, nz)] @ alpha[nz])) if nz.size else 0.0
+    hinge = np.maximum(0.0, 1.0 - y * f)
+    return lam * quad + float(hinge @ hinge)
+
+
+@dataclass
+class _Pivots:
+    """Echelon-form null-space basis for the constraint Q_Sᵀα_S = 0 on an index set S.
+
+    ``B`` pivot indices (global), ``U1`` (k×k_s) orthonormal basis of the row space of Q_S
+    used, ``QB`` = Q[B] U1 (k_s×k_s, invertible), ``C`` = QB⁻ᵀ (Q[N] U1)ᵀ.
+    """
+
+    B: NDArray[np.int64]
+    U1: Array
+    QB: Array
+
+    def coef(self, Q: Array, idx: NDArray[np.int64]) -> Array:
+        """C columns for points ``idx``: QB⁻ᵀ (Q[idx] U1)ᵀ, shape (k_s, len(idx))."""
+        if self.B.size == 0:
+            return np.zeros((0, idx.size))
+        return np.asarray(solve(self.QB.T, (Q[idx] @ self.U1).T), dtype=np.float64)
+
+    def in_span(self, Q: Array, idx: NDArray[np.int64]) -> bool:
+        """Whether the rows Q[idx] lie in the span already represented by U1."""
+        if self.U1.shape[0] == self.U1.shape[1]:
+            return True
+        rows = Q[idx]
+        resid = rows - (rows @ self.U1) @ self.U1.T
+        return bool(np.all(np.linalg.norm(resid, axis=1) <= 1e-8 * max(1.0, float(np.abs(rows).max(initial=0.0)))))
+
+
+def _choose_pivots(Q: Array, S: NDArray[np.int64]) -> _Pivots:
+    k = Q.shape[1]
+    if k == 0 or S.size == 0:
+        return _Pivots(np.zeros(0, dtype=np.int64), np.zeros((k, 0)), np.zeros((0, 0)))
+    QsT = Q[S].T  # k × |S|
+    U, T, piv = qr(QsT, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(T))
+    ks = int(np.sum(diag > RANK_TOL * max(diag[0], 1e-300))) if diag.size else 0
+    U1 = U[:, :ks]
+    B = S[piv[:ks]]
+    QB = Q[B] @ U1
+    return _Pivots(np.asarray(B, dtype=np.int64), U1, QB)
+
+
+def _cholesky_jitter(A: Array) -> tuple[Array, float]:
+    """Upper Cholesky factor of A, adding the smallest jitter ε·mean(diag) that makes it work."""
+    scale = max(float(np.mean(np.abs(np.diag(A)))) if A.size else 1.0, 1e-300)
+    jitter = 0.0
+    for _ in range(12):
+        try:
+            return cholesky(A + jitter * np.eye(A.shape[0]), lower=False, check_finite=False), jitter
+        except np.linalg.LinAlgError:
+            jitter = scale * (1e-12 if jitter == 0.0 else 10.0 * jitter / scale)
+    raise NotPSDError(
+        "the Newton Hessian is not positive definite even with jitter; the data may contain many duplicate "
+        "points or the kernel is not c.p.d. with respect to its polynomial space",
+        min_eigenvalue=float(np.linalg.eigvalsh(A)[0]),
+    )
+
+
+@dataclass
+class NewtonResult:
+    """Output of :func:`cpd_primal_svm`.
+
+    Attributes
+    ----------
+    alpha : (n,) array
+        Expansion coefficients (zero off the final violator set, except for β = 0).
+    beta_bar : (k,) array
+        β̄ = Rβ in the orthonormal basis Q (zeros for β = 0).
+    f : (n,) array
+        Decision values on the training points, Φα + Qβ̄.
+    objective : float
+        The squared-hinge objective (000 eq. 14).
+    violators : (n_sv,) int array
+    iterations : int
+        Newton steps at the top level.
+    converged : bool
+    n_refactor, n_updates : int
+        Cholesky factorisations from scratch and rank-one modifications (all levels).
+    jitter : float
+        Diagonal jitter added to make a factor PD (0 unless points are duplicated, β = 0).
+    """
+
+    alpha: Array
+    beta_bar: Array
+    f: Array
+    objective: float
+    violators: NDArray[np.int64]
+    iterations: int
+    converged: bool
+    n_refactor: int = 0
+    n_updates: int = 0
+    jitter: float = 0.0
+    times: dict[str, float] = field(default_factory=dict)
+
+
+# ============================================================================ working-set solver
+class _WorkingSetSolver:
+    """Solves the restricted saddle system (000 eq. 17 / Algorithm 1 line 17) on a violator set,
+    keeping the Cholesky factor of the reduced matrix K = Eᵀ(λI + Φ_SS)E between calls."""
+
+    def __init__(self, Phi: Array, Q: Array, y: Array, lam: float, update: Update, refactor_fraction: float):
+        self.Phi, self.Q, self.y, self.lam = Phi, Q, y, lam
+        self.update = update
+        self.refactor_fraction = refactor_fraction
+        self.piv: _Pivots | None = None
+        self.N: list[int] = []  # order of rows in the factor
+        self.R: Array | None = None
+        self.C: Array = np.zeros((0, 0))  # k_s × |N|, columns in the order of self.N
+        self.n_refactor = 0
+        self.n_updates = 0
+
+    # -- building blocks
+    def _refactor(self, S: NDArray[np.int64]) -> None:
+        Phi, lam = self.Phi, self.lam
+        piv = _choose_pivots(self.Q, S)
+        Bset = set(piv.B.tolist())
+        N = np.array([i for i in S.tolist() if i not in Bset], dtype=np.int64)
+        C = piv.coef(self.Q, N)
+        B = piv.B
+        PBB = Phi[np.ix_(B, B)] + lam * np.eye(B.size)
+        PNB = Phi[np.ix_(N, B)]
+        K = Phi[np.ix_(N, N)] + lam * np.eye(N.size)
+        if B.size:
+            CtPBN = C.T @ PNB.T
+            K = K - PNB @ C - CtPBN + C.T @ PBB @ C
+        K = 0.5 * (K + K.T)
+        self.R = cholesky(K, lower=False, check_finite=False) if N.size else np.zeros((0, 0))
+        self.piv, self.N, self.C = piv, N.tolist(), C
+        self.n_refactor += 1
+
+    def _append(self, w: int) -> None:
+        assert self.piv is not None and self.R is not None
+        Phi, lam, B = self.Phi, self.lam, self.piv.B
+        cw = self.piv.coef(self.Q, np.array([w]))[:, 0]
+        N = np.array(self.N, dtype=np.int64)
+        vN = Phi[N, w] - Phi[np.ix_(N, B)] @ cw
+        vB = Phi[B, w] - Phi[np.ix_(B, B)] @ cw - lam * cw
+        kw = vN - self.C.T @ vB
+        dw = lam + Phi[w, w] - 2.0 * cw @ Phi[B, w] + cw @ (Phi[np.ix_(B, B)] @ cw + lam * cw)
+        self.R = chol_append(self.R, kw, float(dw))
+        self.N.append(w)
+        self.C = np.column_stack([self.C, cw]) if B.size else np.zeros((0, len(self.N)))
+        self.n_updates += 1
+
+    def _delete(self, w: int) -> None:
+        assert self.R is not None
+        j = self.N.index(w)
+        self.R = chol_delete(self.R, j)
+        del self.N[j]
+        self.C = np.delete(self.C, j, axis=1)
+        self.n_updates += 1
+
+    def _sync(self, S: NDArray[np.int64]) -> None:
+        if self.update == "refactor" or self.piv is None:
+            self._refactor(S)
+            return
+        current = set(self.N) | set(self.piv.B.tolist())
+        target = set(S.tolist())
+        removed = current - target
+        added = np.array(sorted(target - current), dtype=np.int64)
+        n_changes = len(removed) + added.size
+        if n_changes == 0:
+            return
+        pivots_left = any(b in removed for b in self.piv.B.tolist())
+        if (
+            pivots_left
+            or n_changes > self.refactor_fraction * max(len(target), 1)
+            or (added.size and not self.piv.in_span(self.Q, added))
+        ):
+            self._refactor(S)
+            return
+        try:
+            for w in sorted(removed, key=self.N.index, reverse=True):
+                self._delete(w)
+            for w in added.tolist():
+                self._append(int(w))
+        except NotPSDError:  # round-off broke positive definiteness: start afresh
+            self._refactor(S)
+
+    # -- the step
+    def solve(self, S: NDArray[np.int64], beta_bar_old: Array) -> tuple[Array, Array]:
+        """α (n,) and β̄ (k,) solving Algorithm 1 line 17 on the violator set S."""
+        self._sync(S)
+        assert self.piv is not None and self.R is not None
+        n, k = self.Q.shape
+        y, B, C = self.y, self.piv.B, self.C
+        N = np.array(self.N, dtype=np.int64)
+        alpha = np.zeros(n)
+        if N.size:
+            g = y[N] - C.T @ y[B] if B.size else y[N].copy()
+            z = cho_solve((self.R, False), g, check_finite=False)
+            alpha[N] = z
+            if B.size:
+                alpha[B] = -C @ z
+        beta_bar = beta_bar_old.copy() if k else np.zeros(0)
+        if B.size:
+            Sidx = np.concatenate([B, N])
+            rB = y[B] - self.Phi[np.ix_(B, Sidx)] @ alpha[Sidx] - self.lam * alpha[B]
+            bt = solve(self.piv.QB, rB)
+            U1 = self.piv.U1
+            beta_bar = U1 @ bt + (beta_bar_old - U1 @ (U1.T @ beta_bar_old))
+        return alpha, beta_bar
+
+
+# ============================================================================ β = 0 solver
+class _BetaZeroSolver:
+    """Step (000 eq. 18) with the Hessian H = λEᵀΦE + G_sᵀG_s kept as a Cholesky factor."""
+
+    def __init__(self, Phi: Array, Q: Array, y: Array, lam: float, update: Update, refactor_fraction: float):
+        n = Phi.shape[0]
+        self.Phi, self.y, self.lam, self.update = Phi, y, lam, update
+        self.refactor_fraction = refactor_fraction
+        self.piv = _choose_pivots(Q, np.arange(n))
+        Bset = set(self.piv.B.tolist())
+        self.Nidx = np.array([i for i in range(n) if i not in Bset], dtype=np.int64)
+        self.C = self.piv.coef(Q, self.Nidx)
+        B, N = self.piv.B, self.Nidx
+        # G = Φ E with E = [−C; I] (rows B, N): G = Φ[:, N] − Φ[:, B] C
+        G = Phi[:, N] - Phi[:, B] @ self.C if B.size else Phi[:, N].copy()
+        A = G[N] - self.C.T @ G[B] if B.size else G[N].copy()
+        self.G = G
+        self.A = 0.5 * (A + A.T)
+        self.S: NDArray[np.int64] | None = None
+        self.R: Array | None = None
+        self.jitter = 0.0
+        self.n_refactor = 0
+        self.n_updates = 0
+
+    def _refactor(self, S: NDArray[np.int64]) -> None:
+        Gs = self.G[S]
+        H = self.lam * self.A + Gs.T @ Gs
+        self.R, jit = _cholesky_jitter(H)
+        self.jitter = max(self.jitter, jit)
+        self.S = S
+        self.n_refactor += 1
+
+    def solve(self, S: NDArray[np.int64]) -> Array:
+        if self.update == "refactor" or self.S is None:
+            self._refactor(S)
+        else:
+            old, new = set(self.S.tolist()), set(S.tolist())
+            added, removed = sorted(new - old), sorted(old - new)
+            if len(added) + len(removed) > self.refactor_fraction * max(len(new), 1):
+                self._refactor(S)
+            else:
+                try:
+                    R = self.R
+                    assert R is not None
+                    for w in added:
+                        R = chol_update(R, self.G[w])
+                    for w in removed:
+                        R = chol_downdate(R, self.G[w])
+                    self.R, self.S = R, S
+                    self.n_updates += len(added) + len(removed)
+                except NotPSDError:
+                    self._refactor(S)
+        assert self.R is not None
+        n = self.Phi.shape[0]
+        rhs = self.G[S].T @ self.y[S]
+        gamma = cho_solve((self.R, False), rhs, check_finite=False) if rhs.size else np.zeros(0)
+        alpha = np.zeros(n)
+        alpha[self.Nidx] = gamma
+        if self.piv.B.size:
+            alpha[self.piv.B] = -self.C @ gamma
+        return alpha
+
+    def decision(self, alpha: Array) -> Array:
+        return self.G @ alpha[self.Nidx]
+
+
+# ============================================================================ Algorithm 1
+def cpd_primal_svm(
+    Phi: ArrayLike,
+    Q: ArrayLike,
+    y: ArrayLike,
+    lam: float,
+    *,
+    beta_zero: bool = False,
+    update: Update = "rank_one",
+    max_iter: int = 100,
+    recursive_threshold: int = 500,
+    refactor_fraction: float = 0.25,
+    _counters: dict[str, int] | None = None,
+) -> NewtonResult:
+    """Algorithm 1 ``CPDPrimalSVM(Φ, Q, R, y, λ, b_β)`` of 000 Appendix B.
+
+    Parameters
+    ----------
+    Phi : (n, n) array
+        Kernel matrix [Φ]_{jk} = φ(x_j, x_k).
+    Q : (n, k) array
+        Orthonormal basis of the range of P (``polynomial_factor(...).Q``); ``(n, 0)`` for a
+        p.d. kernel.
+    y : (n,) array of ±1
+    lam : float
+        λ > 0 of 000 eq. (14).
+    beta_zero : bool
+        b_β of Algorithm 1: enforce β = 0 (000 §6.2, step eq. 18).
+    update : {"rank_one", "refactor"}
+        Keep the Hessian's Cholesky factor and modify it as violators enter and leave
+        (000 Appendix B), or refactorise at every Newton step.
+    max_iter : int
+        Newton steps per level.
+    recursive_threshold : int
+        Warm-start from the first half when n exceeds it (Algorithm 1 line 2; 500 in 000).
+    refactor_fraction : float
+        With ``update="rank_one"``, refactorise anyway when more than this fraction of the
+        violator set changes in one step (many O(n²) updates cost more than one O(n³) factorisation).
+
+    Returns
+    -------
+    NewtonResult
+    """
+    Phi = np.asarray(Phi, dtype=np.float64)
+    Q = np.asarray(Q, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    lam = check_positive(lam, "lam")
+    if update not in ("rank_one", "refactor"):
+        raise ParameterError(f"update must be 'rank_one' or 'refactor', got {update!r}")
+    n = y.shape[0]
+    if Phi.shape != (n, n) or Q.shape[0] != n:
+        raise DataError(f"Phi must be ({n}, {n}) and Q must have {n} rows; got {Phi.shape} and {Q.shape}")
+    counters = {"n_refactor": 0, "n_updates": 0} if _counters is None else _counters
+    k = Q.shape[1]
+
+    # lines 1-8: recursive warm start on the first half
+    if n > recursive_threshold and not beta_zero:
+        n2 = n // 2
+        half = cpd_primal_svm(
+            Phi[:n2, :n2], Q[:n2], y[:n2], lam, beta_zero=False, update=update, max_iter=max_iter,
+            recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
+        )
+        S = np.flatnonzero(half.alpha != 0.0)
+    else:
+        S = np.arange(n)
+
+    ws: _WorkingSetSolver | _BetaZeroSolver
+    if beta_zero:
+        ws = _BetaZeroSolver(Phi, Q, y, lam, update, refactor_fraction)
+    else:
+        ws = _WorkingSetSolver(Phi, Q, y, lam, update, refactor_fraction)
+
+    def evaluate(alpha: Array, beta_bar: Array) -> Array:
+        if isinstance(ws, _BetaZeroSolver):
+            return ws.decision(alpha)
+        nz = np.flatnonzero(alpha)
+        f = Phi[:, nz] @ alpha[nz]
+        if k:
+            f = f + Q @ beta_bar
+        return f
+
+    o_old = np.inf
+    alpha_old = np.zeros(n)
+    bbar_old = np.zeros(k)
+    converged = False
+    it = 0
+    step = 0
+    f_new = np.zeros(n)
+    alpha_new, bbar_new = alpha_old, bbar_old
+    while step < max_iter:  # lines 12-32
+        step += 1
+        it = step
+        if isinstance(ws, _BetaZeroSolver):
+            alpha, bbar = ws.solve(S), np.zeros(k)
+        else:
+            alpha, bbar = ws.solve(S, bbar_old)
+        S_old = S
+        accepted = False
+        for t in range(60):  # lines 22-28: step halving
+            c = 2.0**-t
+            alpha_new = c * alpha + (1.0 - c) * alpha_old
+            bbar_new = c * bbar + (1.0 - c) * bbar_old
+            f_new = evaluate(alpha_new, bbar_new)
+            S = np.flatnonzero(y * f_new < 1.0)
+            r = f_new[S] - y[S]
+            nz = np.flatnonzero(alpha_new)
+            quad = float(alpha_new[nz] @ (Phi[np.ix_(nz, nz)] @ alpha_new[nz])) if nz.size else 0.0
+            o_new = lam * quad + float(r @ r)
+            if o_new <= o_old * (1.0 + 1e-13) + 1e-300:
+                accepted = True
+                break
+        if not accepted:  # no decrease even for a tiny step: we are at the optimum up to round-off
+            alpha_new, bbar_new, S = alpha_old, bbar_old, S_old
+            f_new = evaluate(alpha_new, bbar_new)
+            converged = True
+            break
+        alpha_old, bbar_old, o_old = alpha_new, bbar_new, o_new
+        if np.array_equal(S, S_old):  # line 32
+            converged = True
+            break
+    counters["n_refactor"] += ws.n_refactor
+    counters["n_updates"] += ws.n_updates
+    if not converged and _counters is None:
+        warnings.warn(
+            f"CPD primal Newton did not converge in max_iter={max_iter} steps; the answer is the last iterate",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    objective = squared_hinge_objective(Phi, alpha_new, f_new, y, lam)
+    return NewtonResult(
+        alpha=alpha_new,
+        beta_bar=bbar_new,
+        f=f_new,
+        objective=objective,
+        violators=np.flatnonzero(y * f_new < 1.0),
+        iterations=it,
+        converged=converged,
+        n_refactor=counters["n_refactor"],
+        n_updates=counters["n_updates"],
+        jitter=getattr(ws, "jitter", 0.0),
+    )
+
+
+# ============================================================================ convenience model
+class CPDPrimalSVM:
+    """Fit the c.p.d. squared-hinge SVM (000 eq. 14, Algorithm 1) on data; a thin wrapper.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A :class:`~sdpkern.kernels.cpd.CPDKernel` or any p.d. kernel (empty polynomial space).
+    lam : float
+    beta_zero : bool
+        Constrain β = 0 (000 §6.2).
+    update : {"rank_one", "refactor"}
+    max_iter : int
+
+    Attributes (after :meth:`fit`)
+    ------------------------------
+    alpha_, beta_, beta_bar_, objective_, result_, factor_, X_
+
+    Examples
+    --------
+    >>> from sdpkern.kernels.cpd import ThinPlate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] * X[:, 1] + 0.1)
+    >>> m = CPDPrimalSVM(ThinPlate(2), lam=0.1).fit(X, y)
+    >>> bool(np.mean(np.sign(m.decision_function(X)) == y) > 0.8)
+    True
+    """
+
+    def __init__(
+        self, kernel: Kernel, lam: float, *, beta_zero: bool = False, update: Update = "rank_one", max_iter: int = 100
+    ) -> None:
+        self.kernel = kernel
+        self.lam = lam
+        self.beta_zero = beta_zero
+        self.update = update
+        self.max_iter = max_iter
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> CPDPrimalSVM:
+        Xa = as_matrix(X, "X")
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.shape != (Xa.shape[0],) or not np.all(np.isin(ya, (-1.0, 1.0))):
+            raise DataError(f"y must be a vector of {Xa.shape[0]} labels in {{-1, +1}}")
+        t0 = time.perf_counter()
+        self.factor_ = polynomial_factor(Xa, self.kernel)
+        Phi = self.kernel(Xa)
+        t1 = time.perf_counter()
+        res = cpd_primal_svm(
+            Phi, self.factor_.Q, ya, self.lam, beta_zero=self.beta_zero, update=self.update, max_iter=self.max_iter
+        )
+        res.times = {"kernel": t1 - t0, "newton": time.perf_counter() - t1}
+        self.result_ = res
+        self.X_ = Xa
+        self.alpha_ = res.alpha
+        self.beta_bar_ = res.beta_bar
+        self.beta_ = np.zeros(self.factor_.space.dim) if self.beta_zero else self.factor_.beta_from_bar(res.beta_bar)
+        self.objective_ = res.objective
+        return self
+
+    def decision_function(self, X: ArrayLike) -> Array:
+        return cpd_decision(self.kernel, self.X_, self.alpha_, self.factor_, self.beta_, X)
+
+
+def cpd_decision(
+    kernel: Kernel, X_train: Array, alpha: Array, factor: PolynomialFactor, beta: Array, X: ArrayLike
+) -> Array:
+    """f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) (000 §6.1, after Theorem 4.6)."""
+    Xa = as_matrix(X, "X")
+    if Xa.shape[1] != X_train.shape[1]:
+        raise DataError(f"X has {Xa.shape[1]} features but the model was fitted on {X_train.shape[1]}")
+    nz = np.flatnonzero(alpha)
+    f = kernel(Xa, X_train[nz]) @ alpha[nz] if nz.size else np.zeros(Xa.shape[0])
+    if beta.size:
+        f = f + factor.basis(Xa) @ beta
+    return np.asarray(f, dtype=np.float64)
+
