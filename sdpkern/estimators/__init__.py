@@ -5,3 +5,6 @@ __all__: list[str] = []
 from .cpd import CPDSVC, ThinPlateSVC  # noqa: E402
 
 __all__ += ["CPDSVC", "ThinPlateSVC"]
+from .sdpm import SDPMClassifier  # noqa: E402
+
+__all__ += ["SDPMClassifier"]
