@@ -8,3 +8,12 @@ __all__ += ["CPDSVC", "ThinPlateSVC"]
 from .sdpm import SDPMClassifier  # noqa: E402
 
 __all__ += ["SDPMClassifier"]
+from .native import (  # noqa: E402
+    IndefiniteKernelPCA,
+    IndefiniteSVC,
+    KrylovFisherDiscriminant,
+    KrylovRegressor,
+    PrimalSVC,
+)
+
+__all__ += ["PrimalSVC", "KrylovRegressor", "KrylovFisherDiscriminant", "IndefiniteKernelPCA", "IndefiniteSVC"]

@@ -28,3 +28,7 @@ __all__ = [
 from .cpd import CPDKernel, PolynomialSpace, PowerDistance, ThinPlate  # noqa: E402
 
 __all__ += ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace"]
+
+from .spectrum import Signature, center_kernel, eigen_signature, repair_spectrum  # noqa: E402
+
+__all__ += ["Signature", "center_kernel", "eigen_signature", "repair_spectrum"]
