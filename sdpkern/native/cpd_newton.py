@@ -332,6 +332,13 @@ class _WorkingSetSolver:
         if N.size:
             g = y[N] - C.T @ y[B] if B.size else y[N].copy()
             z = cho_solve((self.R, False), g, check_finite=False)
+            # one step of iterative refinement: residual Eᵀ(y_S − M_SS E z) computed from Φ directly
+            Sidx = np.concatenate([B, N])
+            for _ in range(1):
+                a_S = np.concatenate([-C @ z, z]) if B.size else z
+                res = y[Sidx] - self.Phi[np.ix_(Sidx, Sidx)] @ a_S - self.lam * a_S
+                gres = res[B.size :] - C.T @ res[: B.size] if B.size else res
+                z = z + cho_solve((self.R, False), gres, check_finite=False)
             alpha[N] = z
             if B.size:
                 alpha[B] = -C @ z
@@ -401,6 +408,11 @@ class _BetaZeroSolver:
         n = self.Phi.shape[0]
         rhs = self.G[S].T @ self.y[S]
         gamma = cho_solve((self.R, False), rhs, check_finite=False) if rhs.size else np.zeros(0)
+        # two steps of iterative refinement with the residual in factored form, G_sᵀ(y_s − G_sγ) − λAγ,
+        # which is far more accurate than H γ − rhs when H (a Gram matrix) is ill-conditioned
+        for _ in range(2 if gamma.size else 0):
+            g = self.G[S].T @ (self.y[S] - self.G[S] @ gamma) - self.lam * (self.A @ gamma)
+            gamma = gamma + cho_solve((self.R, False), g, check_finite=False)
         alpha = np.zeros(n)
         alpha[self.Nidx] = gamma
         if self.piv.B.size:
@@ -528,7 +540,9 @@ def cpd_primal_svm(
             converged = True
             break
         alpha_old, bbar_old, o_old = alpha_new, bbar_new, o_new
-        if np.array_equal(S, S_old):  # line 32
+        # line 32, with one correction: after a *damped* step (t > 0) an unchanged s does not
+        # mean the iterate minimises the quadratic model on s, so only a full step can stop.
+        if t == 0 and np.array_equal(S, S_old):
             converged = True
             break
     counters["n_refactor"] += ws.n_refactor
