@@ -80,7 +80,10 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         :func:`sdpkern.builders.cpd_svm.squared_hinge`.
     beta_zero : {"auto", True, False}, default="auto"
         Constrain β = 0 (000 §6.2). ``"auto"`` does so exactly when the classes are separable by
-        the polynomial space (linearly separable for the thin-plate of order 2), as in 000 §7.
+        the polynomial space (linearly separable for the thin-plate of order 2), as in 000 §7,
+        and 𝒫 does not interpolate all points (rank P < n). On 𝒫-separable data the minimiser
+        of eq. (14) is not unique (000 §6.2) and the Newton iteration may stop at ``max_iter``
+        with a :class:`~sklearn.exceptions.ConvergenceWarning`.
     update : {"rank_one", "refactor"}, default="rank_one"
         Native solver: modify the Hessian's Cholesky factor as violators change, or refactorise.
     backend : str, default="clarabel"
@@ -157,7 +160,12 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
             raise ParameterError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
     def _fit_binary(self, Phi: Array, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
-        bz = polynomially_separable(factor.P, ypm) if self.beta_zero == "auto" else bool(self.beta_zero)
+        if self.beta_zero == "auto":
+            # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
+            # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
+            bz = factor.rank < X.shape[0] and polynomially_separable(factor.P, ypm)
+        else:
+            bz = bool(self.beta_zero)
         lam = float(self.lam)
         if self.solver == "native":
             res = cpd_primal_svm(Phi, factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter)  # type: ignore[arg-type]

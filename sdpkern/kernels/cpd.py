@@ -228,7 +228,8 @@ class ThinPlate(CPDKernel):
         d = self._effective_d(X.shape[1])
         m = self.order
         D2 = squared_distances(X, Y)
-        if Y is None:
+        if Y is None:  # exact symmetry and an exactly zero diagonal
+            D2 = 0.5 * (D2 + D2.T)
             np.fill_diagonal(D2, 0.0)
         p = 2 * m - d
         out = np.zeros_like(D2)
@@ -278,7 +279,11 @@ class PowerDistance(CPDKernel):
         return float(self.beta)
 
     def _gram(self, X: Array, Y: Array | None) -> Array:
-        return -(squared_distances(X, Y) ** (0.5 * float(self.beta)))
+        D2 = squared_distances(X, Y)
+        if Y is None:
+            D2 = 0.5 * (D2 + D2.T)
+            np.fill_diagonal(D2, 0.0)
+        return -(D2 ** (0.5 * float(self.beta)))
 
     def diag(self, X: ArrayLike) -> Array:
         return np.zeros(as_matrix(X, "X").shape[0])

@@ -1,0 +1,120 @@
+"""CPDSVC / ThinPlateSVC: scikit-learn contract, one-vs-rest, β = 0 selection, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, make_blobs, make_moons
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sdpkern.errors import LabelError, ParameterError
+from sdpkern.estimators import CPDSVC, ThinPlateSVC
+from sdpkern.kernels import Gaussian
+from sdpkern.kernels.cpd import PowerDistance, ThinPlate
+
+# No check is expected to fail: the dict is empty on purpose (each entry would need a reason).
+EXPECTED_FAILED: dict[str, str] = {}
+
+
+@parametrize_with_checks(
+    [CPDSVC(), ThinPlateSVC(), CPDSVC(kernel=PowerDistance(1.0), beta_zero=False)],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_moons_and_native_equals_cvxpy():
+    X, y = make_moons(80, noise=0.2, random_state=0)
+    nat = ThinPlateSVC(lam=1e-2, beta_zero=False).fit(X, y)
+    cvx = ThinPlateSVC(lam=1e-2, beta_zero=False, solver="cvxpy").fit(X, y)
+    assert nat.score(X, y) > 0.9
+    assert abs(nat.objective_ - cvx.objective_) <= 1e-6 * cvx.objective_
+    Xt = np.random.default_rng(0).normal(size=(20, 2))
+    np.testing.assert_allclose(nat.decision_function(Xt), cvx.decision_function(Xt), atol=1e-4)
+
+
+def test_beta_zero_auto_follows_linear_separability():
+    Xs, ys = make_blobs(60, centers=[[-3, 0], [3, 0]], cluster_std=0.5, random_state=0)
+    clf = ThinPlateSVC(lam=0.1).fit(Xs, ys)
+    assert clf.beta_zero_ is True and np.all(clf.beta_ == 0)  # separable: §6.2 variant (000 §7)
+    Xm, ym = make_moons(60, noise=0.2, random_state=1)
+    clf2 = ThinPlateSVC(lam=0.1).fit(Xm, ym)
+    assert clf2.beta_zero_ is False and np.any(clf2.beta_ != 0)
+    # forced values are respected
+    assert ThinPlateSVC(lam=0.1, beta_zero=False).fit(Xs, ys).beta_zero_ is False
+    # p.d. kernel: nothing to separate with, β = 0 is never chosen
+    assert CPDSVC(kernel=Gaussian(1.0)).fit(Xs, ys).beta_zero_ is False
+
+
+def test_one_vs_rest_on_iris():
+    X, y = load_iris(return_X_y=True)
+    clf = make_pipeline(StandardScaler(), ThinPlateSVC(lam=1e-2))
+    scores = cross_val_score(clf, X, y, cv=3)
+    assert scores.mean() > 0.9
+    est = ThinPlateSVC(lam=1e-2).fit(X, y)
+    assert est.decision_function(X).shape == (150, 3)
+    assert est.alpha_.shape == (3, 150) and est.beta_.shape == (3, 5)
+    # each column is the binary model "class c vs rest"
+    bin0 = ThinPlateSVC(lam=1e-2, beta_zero=bool(est.beta_zero_[0])).fit(X, (y == 0).astype(int))
+    np.testing.assert_allclose(est.decision_function(X)[:, 0], bin0.decision_function(X), atol=1e-8)
+
+
+def test_any_two_labels_pickle_and_gridsearch():
+    X, y = make_moons(60, noise=0.2, random_state=2)
+    labels = np.array(["no", "yes"])[y]
+    clf = ThinPlateSVC(lam=1e-2).fit(X, labels)
+    assert set(clf.predict(X)) <= {"no", "yes"}
+    clf2 = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(clf2.decision_function(X), clf.decision_function(X))
+    gs = GridSearchCV(ThinPlateSVC(), {"lam": [1e-3, 1e-1]}, cv=3).fit(X, labels)
+    assert gs.best_params_["lam"] in (1e-3, 1e-1)
+
+
+def test_strict_thin_plate_in_high_dimension_is_refused():
+    X = np.random.default_rng(0).normal(size=(20, 5))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ParameterError, match="order=2"):
+        ThinPlateSVC(formula_dimension=None).fit(X, y)
+    ThinPlateSVC(order=3, formula_dimension=None, beta_zero=False).fit(X, y)  # 2m = 6 > 5: fine
+    with pytest.raises(ParameterError, match="order"):
+        CPDSVC(kernel=ThinPlate(0)).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [({"lam": 0.0}, "lam"), ({"lam": -1}, "lam"), ({"solver": "mosek"}, "solver"),
+     ({"beta_zero": "maybe"}, "beta_zero"), ({"update": "x"}, "update"), ({"max_iter": 0}, "max_iter"),
+     ({"kernel": "rbf"}, "kernel")],
+)
+def test_bad_parameters(params, match):
+    X, y = make_moons(20, random_state=0)
+    with pytest.raises(ParameterError, match=match):
+        CPDSVC(**params).fit(X, y)
+
+
+def test_one_class_and_nan():
+    X, _ = make_moons(20, random_state=0)
+    with pytest.raises(LabelError, match="1 class"):
+        ThinPlateSVC().fit(X, np.zeros(20))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ThinPlateSVC().fit(Xn, np.r_[np.zeros(10), np.ones(10)])
+
+
+def test_duplicate_points_and_few_points():
+    X, y = make_moons(30, noise=0.1, random_state=3)
+    X2, y2 = np.vstack([X, X]), np.r_[y, y]
+    a = ThinPlateSVC(lam=0.1, beta_zero=False).fit(X, y)
+    b = ThinPlateSVC(lam=0.1, beta_zero=False).fit(X2, y2)
+    assert np.all(np.isfinite(b.decision_function(X)))
+    assert b.score(X, y) >= a.score(X, y) - 0.1
+    # fewer points than dim π_2(R²) = 6
+    c = ThinPlateSVC(order=3, formula_dimension=None, lam=0.1).fit(X[:4], np.array([0, 1, 0, 1]))
+    np.testing.assert_array_equal(c.predict(X[:4]), [0, 1, 0, 1])

@@ -1,0 +1,166 @@
+"""CVXPY builders for SVMs with c.p.d. kernels (000 §6)."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from sdpkern.builders.cpd_svm import cpd_data, hinge_dual, hinge_primal, squared_hinge, squared_hinge_beta_zero
+from sdpkern.errors import DataError, LabelError, ParameterError
+from sdpkern.kernels import Gaussian
+from sdpkern.kernels.cpd import ThinPlate
+from sdpkern.native.cpd_newton import CPDPrimalSVM
+
+
+def _data(n=60, d=2, seed=0, noise=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sign(X[:, 0] * X[:, 1] + noise * rng.normal(size=n))
+    y[y == 0] = 1
+    return X, y
+
+
+def test_problem_structure_and_dpp():
+    X, y = _data()
+    kp = squared_hinge(X, y, ThinPlate(2), lam=0.1)
+    assert kp.cvxpy.is_dcp() and kp.cvxpy.is_dcp(dpp=True)
+    assert isinstance(kp.parameters["lam"], cp.Parameter)
+    assert kp.variables["gamma"].shape == (60 - 3,) and kp.variables["beta_bar"].shape == (3,)
+    assert "000 eq. (14)" in kp.source
+    s1 = kp.solve()
+    # re-solve with a new λ through the parameter, compare with a fresh build
+    s2 = kp.set(lam=1.0).solve()
+    s3 = squared_hinge(X, y, ThinPlate(2), lam=1.0).solve()
+    assert abs(s2.objective - s3.objective) <= 1e-7 * s3.objective
+    assert s1.objective < s2.objective
+    with pytest.raises(ParameterError, match="lam"):
+        kp.set(lam=-1.0)
+
+
+def test_recovered_model_is_in_p_perp_and_predicts():
+    X, y = _data()
+    sol = squared_hinge(X, y, ThinPlate(2), lam=0.05).solve()
+    D = cpd_data(X, y, ThinPlate(2))
+    assert np.abs(D.factor.P.T @ sol.alpha).max() < 1e-8  # Pᵀα = 0
+    f = sol.decision_function(X)
+    np.testing.assert_allclose(f, sol.model.extras["train_decision"], atol=1e-8)
+    assert np.mean(sol.predict(X) == y) > 0.8
+    # objective as reported by CVXPY = eq. (14) evaluated at the recovered model
+    assert abs(sol.objective - sol.model.extras["objective_eq14"]) < 1e-7 * sol.objective
+
+
+def test_beta_zero_variant_has_no_polynomial_part():
+    X, y = _data()
+    sol = squared_hinge_beta_zero(X, y, ThinPlate(2), lam=0.05).solve()
+    assert np.all(sol.beta == 0.0) and sol.beta.shape == (3,)
+    free = squared_hinge(X, y, ThinPlate(2), lam=0.05).solve()
+    assert sol.objective >= free.objective - 1e-8  # a restriction of eq. (14)
+
+
+@pytest.mark.parametrize(("d", "m"), [(2, 2), (2, 3), (5, 3)])
+def test_hinge_dual_equals_primal(d, m):
+    """Strong duality: dual optimum / λ = primal optimum; same decision function; Pᵀ(y∘μ) = 0."""
+    X, y = _data(70, d, seed=d + m, noise=1.0)
+    lam = 0.05
+    dual = hinge_dual(X, y, ThinPlate(m), lam).solve()
+    primal = hinge_primal(X, y, ThinPlate(m), lam).solve()
+    assert abs(dual.objective / lam - primal.objective) <= 1e-6 * primal.objective
+    assert abs(dual.model.extras["primal_objective"] - primal.objective) <= 1e-6 * primal.objective
+    mu = dual.model.extras["mu"]
+    assert mu.min() >= 0 and mu.max() <= 1
+    D = cpd_data(X, y, ThinPlate(m))
+    assert np.abs(D.factor.P.T @ (y * mu)).max() < 1e-6
+    Xt = np.random.default_rng(1).normal(size=(15, d))
+    scale = max(1.0, np.abs(primal.decision_function(Xt)).max())
+    assert np.abs(dual.decision_function(Xt) - primal.decision_function(Xt)).max() < 1e-4 * scale
+
+
+def test_pd_kernel_builders():
+    X, y = _data(50, 3)
+    sol = squared_hinge(X, y, Gaussian(0.5), 0.1).solve()
+    assert sol.beta.size == 0 and "beta_bar" not in sol.model.extras or sol.model.extras["beta_bar"].size == 0
+    dual = hinge_dual(X, y, Gaussian(0.5), 0.1).solve()
+    primal = hinge_primal(X, y, Gaussian(0.5), 0.1).solve()
+    assert abs(dual.objective / 0.1 - primal.objective) <= 1e-6 * primal.objective
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_order_too_low_for_dimension_is_refused():
+    X, y = _data(20, 4)
+    with pytest.raises(ParameterError, match="order=2"):
+        squared_hinge(X, y, ThinPlate(2), 1.0)
+    with pytest.raises(ParameterError, match="order"):
+        squared_hinge(X, y, ThinPlate(0), 1.0)
+
+
+def test_nan_one_class_and_bad_lambda():
+    X, y = _data(20)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(DataError, match="X"):
+        squared_hinge(Xn, y, ThinPlate(2), 1.0)
+    yn = y.astype(float).copy()
+    yn[2] = np.nan
+    with pytest.raises(LabelError, match="y"):  # NaN becomes a third "class"
+        squared_hinge(X, yn, ThinPlate(2), 1.0)
+    with pytest.raises(LabelError, match="two classes"):
+        squared_hinge(X, np.ones(20), ThinPlate(2), 1.0)
+    with pytest.raises(ParameterError, match="lam"):
+        squared_hinge(X, y, ThinPlate(2), 0.0)
+    with pytest.raises(ParameterError, match="lam"):
+        hinge_dual(X, y, ThinPlate(2), -2.0)
+    with pytest.raises(DataError, match="entries"):
+        squared_hinge(X, y[:-1], ThinPlate(2), 1.0)
+    with pytest.raises(ParameterError, match="kernel"):
+        squared_hinge(X, y, "thin_plate", 1.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("beta_zero", [False, True])
+def test_duplicate_points(beta_zero):
+    """Duplicates: Φ has equal rows (zero diagonal, φ(x, x) = 0). The saddle system stays
+    solvable (λI + Φ is PD on P⊥); for β = 0 the γ-Hessian is singular along e_i − e_j, which
+    leaves f unchanged: the native solver adds a tiny jitter, the models agree."""
+    X, y = _data(40)
+    X = np.vstack([X, X[:5]])
+    y = np.r_[y, y[:5]]
+    build = squared_hinge_beta_zero if beta_zero else squared_hinge
+    sol = build(X, y, ThinPlate(2), 0.1).solve()
+    nat = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y)
+    assert abs(nat.objective_ - sol.objective) <= 1e-6 * sol.objective
+    assert np.all(np.isfinite(nat.decision_function(X)))
+    # conflicting labels on a duplicated point are fine too (the loss just cannot reach 0)
+    y2 = y.copy()
+    y2[-1] = -y2[4]
+    nat2 = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y2)
+    sol2 = build(X, y2, ThinPlate(2), 0.1).solve()
+    assert abs(nat2.objective_ - sol2.objective) <= 1e-6 * sol2.objective
+
+
+def test_rank_deficient_polynomial_space_fewer_points_than_dim():
+    """n = 5 distinct points, dim π_2(R²) = 6: P has rank 5, P⊥ is empty, α = 0 and the
+    polynomial interpolates; the QR path keeps only rank(P) columns (000 §6.1)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5, 2))
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    nat = CPDPrimalSVM(ThinPlate(3), 0.1).fit(X, y)
+    assert nat.factor_.rank == 5 and np.all(nat.alpha_ == 0)
+    np.testing.assert_allclose(nat.decision_function(X), y, atol=1e-8)
+    sol = squared_hinge(X, y, ThinPlate(3), 0.1).solve()
+    assert sol.objective < 1e-8 and nat.objective_ < 1e-12
+    # β is the minimum-norm solution of the rank-deficient system
+    assert np.linalg.norm(nat.beta_) <= np.linalg.norm(np.linalg.lstsq(nat.factor_.P, y, rcond=None)[0]) + 1e-8
+
+
+@pytest.mark.parametrize("beta_zero", [False, True])
+def test_rank_deficient_polynomial_space_collinear_points(beta_zero):
+    """Points on a line in R²: the linear polynomials have rank 2 < 3 on the data."""
+    rng = np.random.default_rng(4)
+    t = rng.normal(size=40)
+    X = np.column_stack([t, 2 * t + 1])
+    y = np.sign(np.sin(2 * t) + 0.2)
+    nat = CPDPrimalSVM(ThinPlate(2), 0.05, beta_zero=beta_zero).fit(X, y)
+    assert nat.factor_.rank == 2
+    build = squared_hinge_beta_zero if beta_zero else squared_hinge
+    sol = build(X, y, ThinPlate(2), 0.05).solve()
+    assert abs(nat.objective_ - sol.objective) <= 1e-6 * max(sol.objective, 1e-8)
