@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ._numfmt import float_field, format_lines, int_field
+
 __all__ = ["write_atomic", "format_rows"]
 
-#: Lines formatted per call; bounds the temporary format string and tuple (~100 MB at most).
+#: Lines formatted per chunk; bounds the temporary character matrices (~10 MB each).
 _CHUNK = 200_000
+
+
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
@@ -30,8 +39,9 @@ def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
         with os.fdopen(fd, "w", encoding="ascii", newline="\n") as fh:
             for piece in pieces:
                 fh.write(piece)
-            fh.flush()
-            os.fsync(fh.fileno())
+        # No fsync: the rename already makes the file appear whole or not at all to readers,
+        # which is the guarantee wanted here (durability across a power cut is not).
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         # BaseException on purpose: a KeyboardInterrupt must not leave the temporary behind.
@@ -43,34 +53,28 @@ def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
     return target
 
 
-def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep: str = " ") -> Iterable[str]:
+def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep: str = " ") -> Iterator[str]:
     """Lines ``i1 i2 ... value`` for aligned integer columns and a float column.
 
-    Each chunk is one ``%`` operation on a repeated format string: the per-entry work runs in
-    C (``int``/``float`` formatting), with no Python-level loop per nonzero. Floats use
-    ``repr``, the shortest string that reads back to the same double, so files round-trip
-    exactly.
+    Vectorised (:mod:`._numfmt`): digits come from whole-array arithmetic, with no Python-level
+    loop per entry; floats read back to the same double. Yields one string per chunk.
     """
     k = int(values.size)
-    ncol = len(ints) + 1
-    line = sep.join(["%d"] * len(ints) + ["%r"]) + "\n"
     for start in range(0, k, _CHUNK):
         stop = min(k, start + _CHUNK)
-        block = np.empty((stop - start, ncol), dtype=object)
-        for col, arr in enumerate(ints):
-            block[:, col] = arr[start:stop].tolist()
-        block[:, -1] = values[start:stop].tolist()
-        yield (line * (stop - start)) % tuple(block.ravel().tolist())
+        fields = [int_field(np.asarray(col[start:stop])) for col in ints]
+        fields.append(float_field(values[start:stop]))
+        yield format_lines(fields, sep)
 
 
 def format_values(values: NDArray[np.float64], per_line: int = 1) -> str:
-    """Floats as text, ``per_line`` to a line (``repr``: exact round trip)."""
-    k = int(values.size)
-    if k == 0:
+    """Floats as text, ``per_line`` to a line (exact round trip, right-aligned tokens)."""
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
         return ""
-    fmt = " ".join(["%r"] * per_line) + "\n"
-    full, rest = divmod(k, per_line)
-    out = (fmt * full) % tuple(values[: full * per_line].tolist())
-    if rest:
-        out += " ".join(["%r"] * rest) % tuple(values[full * per_line :].tolist()) + "\n"
-    return out
+    field = float_field(v)
+    ends = np.full((1, v.size), ord(" "), dtype=np.uint8)
+    last = (np.arange(v.size) % per_line == per_line - 1) | (np.arange(v.size) == v.size - 1)
+    ends[0, last] = ord("\n")
+    block = np.concatenate([field, ends], axis=0)
+    return np.ascontiguousarray(block.T).tobytes().decode("ascii")

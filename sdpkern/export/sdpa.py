@@ -163,24 +163,18 @@ def write_sdpa(
     if not sizes:
         raise ExportError("the problem has no inequality or cone constraints; SDPA needs at least one block")
 
-    # F0 = −b at each placement.
-    f0 = -data.b[prow] * pfac
-    # Fv = −A[row, v] at each placement, for every nonzero of that row: expand the CSR rows.
-    A = data.A
-    A.sum_duplicates()
-    counts = np.diff(A.indptr)[prow]
-    starts = np.repeat(A.indptr[prow], counts)
-    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    nz = starts + within
-    owner = np.repeat(np.arange(prow.size), counts)
-    mat = np.concatenate([np.zeros(prow.size, dtype=np.int64), A.indices[nz].astype(np.int64) + 1])
-    own = np.concatenate([np.arange(prow.size), owner])
-    val = np.concatenate([f0, -A.data[nz] * pfac[owner]])
-    keep = val != 0
-    mat, own, val = mat[keep], own[keep], val[keep]
+    # Entry values: F_0 = −b and F_v = −A[:, v] at each placement. One sparse product builds
+    # them all (placements × (1 + n)); its CSC form lists them matrix by matrix.
+    A = sp.csr_matrix(data.A)
+    bA = sp.hstack([sp.csr_matrix(data.b.reshape(-1, 1)), A], format="csr")
+    S = sp.csr_matrix((-pfac, (np.arange(prow.size), prow)), shape=(prow.size, A.shape[0]))
+    F = sp.csc_matrix(S @ bA)
+    F.sum_duplicates()  # also sorts the placements within each matrix
+    F.eliminate_zeros()
+    mat = np.repeat(np.arange(F.shape[1], dtype=np.int64), np.diff(F.indptr))
+    own = F.indices
+    val = F.data
     blk, ii, jj = pblk[own], pi[own], pj[own]
-    order = np.lexsort((jj, ii, blk, mat))
-    mat, blk, ii, jj, val = mat[order], blk[order], ii[order], jj[order], val[order]
 
     header = [
         '" sdpkern SDPA sparse file: minimise c^T x s.t. sum_i F_i x_i - F_0 >= 0\n',
