@@ -1,0 +1,157 @@
+"""Primal Newton SVM (004; Chapelle 2007) against the same squared-hinge problem in CVXPY."""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from sdpkern.datasets import load_keel
+from sdpkern.errors import DataError, LabelError, NotPSDError, ParameterError
+from sdpkern.kernels import Gaussian, SquaredEuclidean
+from sdpkern.native.primal_svm import (
+    exact_line_search,
+    primal_svm_kernel,
+    primal_svm_linear,
+    primal_svm_lowrank,
+    squared_hinge_objective,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    ds = load_keel("pima")
+    rng = np.random.default_rng(seed)
+    idx = rng.permutation(ds.y.shape[0])[:n]
+    X = ds.X[idx]
+    return (X - X.mean(0)) / X.std(0), ds.y[idx]
+
+
+def _cvxpy_kernel(K: np.ndarray, y: np.ndarray, C: float) -> float:
+    lam, V = np.linalg.eigh(K)
+    F = V * np.sqrt(np.clip(lam, 0.0, None))
+    beta, b = cp.Variable(K.shape[0]), cp.Variable()
+    obj = 0.5 * cp.sum_squares(F.T @ beta) + C * cp.sum_squares(cp.pos(1 - cp.multiply(y, K @ beta + b)))
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(solver="CLARABEL")
+    return float(prob.value)
+
+
+def _cvxpy_linear(X: np.ndarray, y: np.ndarray, C: float) -> float:
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    obj = 0.5 * cp.sum_squares(w) + C * cp.sum_squares(cp.pos(1 - cp.multiply(y, X @ w + b)))
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(solver="CLARABEL")
+    return float(prob.value)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 30.0])
+def test_kernel_newton_reaches_cvxpy_objective(C: float) -> None:
+    """Acceptance: PrimalSVC's objective equals CVXPY's on the same problem to 1e-6 relative."""
+    X, y = _data()
+    K = Gaussian(gamma=0.1)(X)
+    res = primal_svm_kernel(K, y, C)
+    assert res.converged and res.iterations <= 10
+    ref = _cvxpy_kernel(K, y, C)
+    assert abs(res.objective - ref) <= 1e-6 * ref
+    # the objective reported is the one of the returned point
+    out = K @ res.coef + res.intercept
+    assert res.objective == pytest.approx(squared_hinge_objective(0.5 * res.coef @ K @ res.coef, out, y, C))
+    # optimality: β_i = 2C y_i ξ_i on the support vectors, 0 elsewhere (stationarity of F)
+    xi = np.maximum(0.0, 1 - y * out)
+    np.testing.assert_allclose(res.coef, 2 * C * y * xi, atol=1e-8)
+    assert abs(np.sum(res.coef)) < 1e-8
+
+
+@pytest.mark.parametrize("C", [0.1, 5.0])
+def test_linear_newton_reaches_cvxpy_objective(C: float) -> None:
+    X, y = _data(seed=1)
+    res = primal_svm_linear(X, y, C)
+    assert res.converged
+    ref = _cvxpy_linear(X, y, C)
+    assert abs(res.objective - ref) <= 1e-6 * ref
+    # the linear kernel through the kernel path gives the same w
+    kres = primal_svm_kernel(X @ X.T, y, C)
+    np.testing.assert_allclose(X.T @ kres.coef, res.coef, atol=1e-6)
+    assert kres.objective == pytest.approx(res.objective, rel=1e-9)
+
+
+def test_warm_start_gives_the_same_optimum() -> None:
+    X, y = _data(n=600, seed=2)
+    K = Gaussian(gamma=0.1)(X)
+    cold = primal_svm_kernel(K, y, 2.0, warm_start_size=10_000)
+    warm = primal_svm_kernel(K, y, 2.0, warm_start_size=100)
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-10)
+    np.testing.assert_allclose(warm.coef, cold.coef, atol=1e-8)
+
+
+def test_lowrank_with_full_rank_is_exact() -> None:
+    X, y = _data(n=120, seed=3)
+    kern = Gaussian(gamma=0.1)
+    K = kern(X)
+    exact = primal_svm_kernel(K, y, 1.0)
+    lr = primal_svm_lowrank(np.ones(120), lambda j: K[:, j], y, 1.0, max_rank=120, eta=0.0)
+    assert lr.pivots.shape[0] > 100
+    np.testing.assert_allclose(K[:, lr.pivots] @ lr.coef + lr.intercept, K @ exact.coef + exact.intercept,
+                               atol=1e-5)
+
+
+def test_exact_line_search_is_the_minimiser() -> None:
+    rng = np.random.default_rng(0)
+    e, g = rng.standard_normal(40), rng.standard_normal(40)
+    q1, q2, C = -3.0, 2.0, 0.7
+
+    def f(t: float) -> float:
+        return q1 * t + 0.5 * q2 * t * t + C * float(np.sum(np.maximum(0.0, e - t * g) ** 2))
+
+    t = exact_line_search(q1, q2, e, g, C)
+    grid = np.linspace(0, 5, 20001)
+    assert f(t) <= min(f(s) for s in grid) + 1e-12
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def test_indefinite_kernel_is_refused_with_repairs_named() -> None:
+    X, y = _data(n=60)
+    K = -SquaredEuclidean()(X)  # c.p.d. but not p.d.: large negative eigenvalues
+    K = K - 50 * np.eye(60)
+    with pytest.raises(NotPSDError, match=r"smallest eigenvalue .*repair_spectrum") as err:
+        primal_svm_kernel(K, y, 1.0)
+    assert err.value.min_eigenvalue is not None and err.value.min_eigenvalue < 0
+
+
+def test_one_class_is_refused() -> None:
+    X, _ = _data(n=30)
+    with pytest.raises(LabelError, match="two classes"):
+        primal_svm_linear(X, np.ones(30), 1.0)
+    with pytest.raises(LabelError, match="two classes"):
+        primal_svm_kernel(X @ X.T, -np.ones(30), 1.0)
+
+
+def test_parameter_and_shape_errors() -> None:
+    X, y = _data(n=30)
+    with pytest.raises(ParameterError, match="C must be > 0"):
+        primal_svm_linear(X, y, 0.0)
+    with pytest.raises(ParameterError, match="max_iter"):
+        primal_svm_linear(X, y, 1.0, max_iter=0)
+    with pytest.raises(DataError, match="y has 29 entries"):
+        primal_svm_linear(X, y[:-1], 1.0)
+    with pytest.raises(LabelError, match="-1/\\+1"):
+        primal_svm_linear(X, np.where(y > 0, 2.0, 0.0), 1.0)
+
+
+def test_max_iter_warns() -> None:
+    X, y = _data(n=100)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        primal_svm_kernel(Gaussian(gamma=0.1)(X), y, 100.0, max_iter=1)
+    assert any("did not settle" in str(w.message) for w in rec)
