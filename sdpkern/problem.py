@@ -8,6 +8,7 @@ so re-solving after :meth:`KernelProblem.set` skips CVXPY's canonicalisation (DP
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from collections import Counter
@@ -197,6 +198,17 @@ class KernelProblem:
         b = get_backend(backend)
         data, _, _ = self.cvxpy.get_problem_data(b.cvxpy_name)
         return data
+
+    def export(self, path: str | os.PathLike[str], **options: Any) -> Any:
+        """Write the problem for an external solver; the suffix picks the format.
+
+        ``.dat-s`` is SDPA sparse (CSDP, DSDP), ``.cbf`` the Conic Benchmark Format (MOSEK).
+        Returns :class:`sdpkern.export.Exported` (the file's data and the map back to the
+        problem's variables). See :func:`sdpkern.export.write`.
+        """
+        from .export import write  # lazy: the export package is not needed to solve
+
+        return write(self, path, **options)
 
     # ------------------------------------------------------------------ solving
     def solve(
