@@ -520,7 +520,7 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     def _scale(self) -> NDArray[np.float64]:
         lam = self.eigenvalues_
         tiny = np.finfo(float).eps * max(float(np.abs(lam).max(initial=0.0)), 1.0)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(np.abs(lam) > tiny, np.sign(lam) / np.sqrt(np.abs(lam)), 0.0)
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -1,0 +1,189 @@
+"""scikit-learn contract and behaviour of the native estimators."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.decomposition import KernelPCA
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
+
+from sdpkern.datasets import load_keel, load_regression
+from sdpkern.errors import DataError, LabelError, NotPSDError, ParameterError
+from sdpkern.estimators import (
+    IndefiniteKernelPCA,
+    IndefiniteSVC,
+    KrylovFisherDiscriminant,
+    KrylovRegressor,
+    PrimalSVC,
+)
+from sdpkern.kernels import Gaussian
+from sdpkern.native.primal_svm import primal_svm_kernel
+from sdpkern.native.pseudo_euclidean import UnsuitableKernelWarning
+
+ESTIMATORS = [
+    PrimalSVC(),
+    PrimalSVC(kernel="linear"),
+    PrimalSVC(solver="lowrank", max_rank=50),
+    KrylovRegressor(),
+    KrylovRegressor(method="mr_ii", kernel="sqeuclidean"),
+    KrylovFisherDiscriminant(),
+    KrylovFisherDiscriminant(kernel="epanechnikov", method="cgne"),
+    IndefiniteKernelPCA(),
+    IndefiniteKernelPCA(kernel="sigmoid"),
+    IndefiniteSVC(),
+]
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    with threadpool_limits(1):
+        yield
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_contract(estimator, check) -> None:
+    """Acceptance: check_estimator passes for every estimator here (no skips)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsuitableKernelWarning)
+        check(estimator)
+
+
+def _binary(name: str = "wdbc", n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    ds = load_keel(name)
+    rng = np.random.default_rng(seed)
+    idx = rng.permutation(ds.y.shape[0])[:n]
+    X = ds.X[idx]
+    return (X - X.mean(0)) / X.std(0), ds.y[idx]
+
+
+def test_primal_svc_solves_the_native_problem_and_any_labels() -> None:
+    X, y = _binary()
+    labels = np.where(y > 0, "malignant", "benign")
+    clf = PrimalSVC(C=2.0, gamma=0.05).fit(X, labels)
+    ref = primal_svm_kernel(Gaussian(gamma=0.05)(X), np.where(labels == "malignant", 1.0, -1.0), 2.0)
+    assert clf.objective_ == pytest.approx(ref.objective, rel=1e-12)
+    assert list(clf.classes_) == ["benign", "malignant"]
+    assert clf.score(X, labels) > 0.95
+    assert set(clf.predict(X[:5])) <= {"benign", "malignant"}
+
+
+def test_primal_svc_close_to_libsvm() -> None:
+    X, y = _binary("pima", 400)
+    Xtr, ytr, Xte, yte = X[:300], y[:300], X[300:], y[300:]
+    ours = PrimalSVC(C=1.0, gamma=0.1).fit(Xtr, ytr).score(Xte, yte)
+    lowrank = PrimalSVC(C=1.0, gamma=0.1, solver="lowrank", max_rank=100).fit(Xtr, ytr).score(Xte, yte)
+    svc = SVC(C=1.0, gamma=0.1).fit(Xtr, ytr).score(Xte, yte)
+    assert abs(ours - svc) < 0.06 and abs(lowrank - svc) < 0.06
+
+
+def test_fisher_discriminant_accuracy_and_iterations() -> None:
+    X, y = _binary("wdbc", 400)
+    clf = KrylovFisherDiscriminant(gamma=0.02, max_iter=20).fit(X[:300], y[:300])
+    assert 1 <= clf.n_iter_ <= 20 and clf.cv_loss_.shape == (20,)
+    assert clf.score(X[300:], y[300:]) > 0.9
+    fixed = KrylovFisherDiscriminant(gamma=0.02, n_iter=5).fit(X[:300], y[:300])
+    assert fixed.n_iter_ == 5 and fixed.cv_loss_ is None
+
+
+def test_krylov_regressor_cv_and_discrepancy() -> None:
+    ds = load_regression("boston")
+    idx = np.random.default_rng(0).permutation(ds.y.shape[0])  # the file is ordered by town
+    X = ((ds.X - ds.X.mean(0)) / ds.X.std(0))[idx]
+    y = ds.y[idx]
+    reg = KrylovRegressor(gamma=0.05, method="cgne", max_iter=20).fit(X[:350], y[:350])
+    assert reg.score(X[350:], y[350:]) > 0.75
+    mr = KrylovRegressor(gamma=0.05, method="mr_ii", max_iter=20).fit(X[:350], y[:350])
+    assert mr.score(X[350:], y[350:]) > 0.75
+    resid = y[:350] - reg.predict(X[:350])
+    disc = KrylovRegressor(gamma=0.05, noise_level=float(np.linalg.norm(resid))).fit(X[:350], y[:350])
+    assert disc.n_iter_ >= 1 and disc.cv_loss_ is None
+
+
+def test_indefinite_kpca_agrees_with_sklearn_for_psd_kernel() -> None:
+    X, _ = _binary(n=80)
+    ours = IndefiniteKernelPCA(n_components=3, gamma=0.05).fit(X)
+    skl = KernelPCA(n_components=3, kernel="rbf", gamma=0.05).fit(X)
+    np.testing.assert_allclose(ours.eigenvalues_, skl.eigenvalues_, rtol=1e-8)
+    np.testing.assert_allclose(np.abs(ours.transform(X[:10])), np.abs(skl.transform(X[:10])), atol=1e-7)
+    np.testing.assert_allclose(ours.fit_transform(X), ours.transform(X), atol=1e-8)
+
+
+def test_indefinite_svc_report_and_warnings() -> None:
+    X, y = _binary("wdbc", 200)
+    clf = IndefiniteSVC(kernel="sigmoid", gamma=0.01, coef0=-0.5, C=1.0).fit(X, y)
+    rep = clf.suitability_
+    assert rep.n_negative > 0 and rep.wMw_sign == np.sign(rep.wMw)
+    np.testing.assert_allclose(clf.decision_function(X), clf.svc_.decision_function(
+        np.tanh(0.01 * X @ X.T - 0.5)), atol=1e-8)
+    # −k with k p.d.: flagged before training
+    with pytest.warns(UnsuitableKernelWarning, match="no positive eigenvalue"):
+        neg = IndefiniteSVC(kernel="rbf", gamma=0.05, sign=-1).fit(X, y)
+    assert not neg.pre_training_suitability_.suitable and not neg.suitability_.suitable
+
+
+def test_pipelines_grid_search_pickle() -> None:
+    X, y = _binary("pima", 200)
+    pipe = make_pipeline(StandardScaler(), KrylovFisherDiscriminant(max_iter=10))
+    assert cross_val_score(pipe, X, y, cv=3, n_jobs=2).mean() > 0.6
+    gs = GridSearchCV(PrimalSVC(), {"C": [0.1, 1.0]}, cv=3).fit(X, y)
+    assert gs.best_params_["C"] in (0.1, 1.0)
+    for est in (PrimalSVC(), KrylovRegressor(), IndefiniteKernelPCA(), IndefiniteSVC(kernel="rbf")):
+        target = y if not isinstance(est, IndefiniteKernelPCA) else None
+        fitted = est.fit(X, target) if target is not None else est.fit(X)
+        again = pickle.loads(pickle.dumps(fitted))
+        out = (lambda e: e.transform(X[:5])) if isinstance(est, IndefiniteKernelPCA) else (lambda e: e.predict(X[:5]))
+        np.testing.assert_allclose(out(again), out(fitted))
+        clone(est)
+
+
+def test_precomputed_kernel() -> None:
+    X, y = _binary("wdbc", 150)
+    K = Gaussian(gamma=0.05)(X)
+    a = PrimalSVC(kernel="precomputed").fit(K, y)
+    b = PrimalSVC(kernel=Gaussian(gamma=0.05)).fit(X, y)
+    np.testing.assert_allclose(a.decision_function(K[:7]), b.decision_function(X[:7]), atol=1e-8)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [PrimalSVC, KrylovFisherDiscriminant, IndefiniteSVC])
+def test_one_class_is_refused(cls) -> None:
+    X, _ = _binary(n=30)
+    with pytest.raises(LabelError, match="one class"):
+        cls().fit(X, np.zeros(30))
+    with pytest.raises(LabelError, match="Only binary classification"):
+        cls().fit(X, np.arange(30) % 3)
+
+
+def test_parameter_errors_name_the_parameter() -> None:
+    X, y = _binary(n=30)
+    with pytest.raises(ParameterError, match="C must be > 0"):
+        PrimalSVC(C=-1.0).fit(X, y)
+    with pytest.raises(ParameterError, match="kernel must be one of"):
+        PrimalSVC(kernel="rbff").fit(X, y)
+    with pytest.raises(ParameterError, match="gamma must be"):
+        KrylovRegressor(gamma=0.0).fit(X, y)
+    with pytest.raises(ParameterError, match="method must be one of"):
+        KrylovRegressor(method="gmres").fit(X, y)
+    with pytest.raises(ParameterError, match="n_iter must be an integer >= 1"):
+        KrylovFisherDiscriminant(n_iter=0).fit(X, y)
+    with pytest.raises(ParameterError, match="max_iter must be an integer >= 1"):
+        KrylovFisherDiscriminant(max_iter=0).fit(X, y)
+    with pytest.raises(DataError, match="square Gram matrix"):
+        PrimalSVC(kernel="precomputed").fit(X[:20], y[:20])
+
+
+def test_indefinite_kernel_in_primal_svc_names_eigenvalue_and_repairs() -> None:
+    X, y = _binary(n=40)
+    with pytest.raises(NotPSDError, match=r"smallest eigenvalue -.*repair_spectrum"):
+        PrimalSVC(kernel="sqeuclidean").fit(X, y)
