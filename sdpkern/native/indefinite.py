@@ -140,19 +140,18 @@ def fisher_system(K: ArrayLike, y: ArrayLike) -> tuple[LinearOperator, NDArray[n
     pos, neg = ya > 0, ya < 0
     if not pos.any() or not neg.any():
         raise LabelError("y must contain both classes (-1 and +1) for the Fisher discriminant")
-    mp, mn = float(pos.sum()), float(neg.sum())
-    mu_p = Ka[:, pos].sum(axis=1) / mp
-    mu_n = Ka[:, neg].sum(axis=1) / mn
+    # Class indicators scaled by 1/m±: products with them replace boolean-mask copies of K.
+    P = np.column_stack([neg / neg.sum(), pos / pos.sum()]).astype(np.float64)
+    means = (Ka @ P).T
+    ind = np.column_stack([neg, pos]).astype(np.float64)
 
     def matvec(v: NDArray[np.float64]) -> NDArray[np.float64]:
         u = Ka @ np.ravel(v)
-        u = u.copy()
-        u[pos] -= u[pos].mean()
-        u[neg] -= u[neg].mean()
+        u = u - ind @ (P.T @ u)
         return Ka @ u
 
     N = LinearOperator((Ka.shape[0], Ka.shape[0]), matvec=matvec, rmatvec=matvec, dtype=np.float64)
-    return N, mu_p - mu_n, np.vstack([mu_n, mu_p])
+    return N, means[1] - means[0], means
 
 
 def best_offset(scores: ArrayLike, y: ArrayLike) -> float:
