@@ -264,7 +264,7 @@ def taylor_trajectories(
     >>> import numpy as np
     >>> X = np.array([[1.0, 0.0]])
     >>> rot = lambda t, X: X @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
-    >>> np.round(taylor_trajectories(X, rot, 2)[0], 6)
+    >>> np.round(taylor_trajectories(X, rot, 2)[0], 6) + 0.0  # rows: x, x', x''/2
     array([[ 1. ,  0. ],
            [ 0. ,  1. ],
            [-0.5,  0. ]])

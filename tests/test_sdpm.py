@@ -135,6 +135,7 @@ def test_l1_dual_blocks_support_and_truly_virtual_vectors() -> None:
         assert margins[i].min() == pytest.approx(1.0, abs=1e-6)
     others = np.setdiff1d(np.arange(len(y)), support)
     assert np.all(sol.alpha[others] <= 1e-6 * sol.alpha.max())
+    assert e["rank_one"][support].all()
     # the virtual support vectors are not training points: θ* ≠ 0
     assert np.all(np.abs(e["theta_star"][support]) > 1e-3)
 

@@ -307,7 +307,8 @@ def sdpm(
         the recovered model has ``alpha`` = α_i, ``offset`` = b and ``extras`` with ``w``,
         ``M`` (dual blocks), ``mu`` (coefficients of the extrapolated examples, 003 eq. 9),
         ``support`` (indices), ``theta_star`` (Proposition 3), ``w_virtual`` (w rebuilt from the
-        truly virtual support vectors), ``w_dual`` (w from all μ) and ``xi``.
+        truly virtual support vectors), ``w_dual`` (w from all μ), ``xi`` and ``rank_one``
+        (whether each M_i has rank one, as Proposition 3 assumes).
 
     Examples
     --------
@@ -432,6 +433,20 @@ def _virtual(mu: Array, support: NDArray[np.intp]) -> tuple[Array, Array]:
     return alpha, theta
 
 
+def _rank_one(Ms: list[Array], support: NDArray[np.intp], tol: float = 1e-4) -> NDArray[np.bool_]:
+    """Whether each dual block is numerically rank one (λ₂ ≤ tol·λ₁), as Proposition 3 assumes.
+
+    A support trajectory touching the margin at two values of θ has a rank-two M_i; its
+    contribution is then not a single virtual example and ``w_virtual`` is not exact.
+    """
+    out = np.ones(len(Ms), dtype=bool)
+    for i in support:
+        if Ms[i].shape[0] > 1:
+            ev = np.linalg.eigvalsh(Ms[i])
+            out[i] = bool(ev[-2] <= tol * max(ev[-1], 1e-300))
+    return out
+
+
 def _recover_sdpm(problem: KernelProblem) -> Model:
     d = problem.data
     Xt, y = d["trajectories"], d["y"]
@@ -461,7 +476,13 @@ def _recover_sdpm(problem: KernelProblem) -> Model:
             else np.zeros((0, Xt.shape[-1]))
         )
         extras.update(theta_star=theta, w_virtual=(alpha[support] * y[support]) @ x_virtual)
-    extras.update(w_dual=w_dual, support=support, virtual_examples=x_virtual, classes=d["classes"])
+    extras.update(
+        w_dual=w_dual,
+        support=support,
+        virtual_examples=x_virtual,
+        classes=d["classes"],
+        rank_one=_rank_one(Ms, support),
+    )
 
     def decision(X_new: ArrayLike) -> Array:
         Xa = np.asarray(X_new, dtype=np.float64)
