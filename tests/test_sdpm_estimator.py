@@ -93,6 +93,7 @@ def test_no_transformation_is_the_svm() -> None:
     np.testing.assert_allclose(clf.coef_[0], svc.coef_[0], atol=1e-5)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # poly dual: AlmostSolved
 def test_several_parameters_and_kernels() -> None:
     d = load_digits()
     mask = np.isin(d.target, [1, 7])
