@@ -133,6 +133,8 @@ def test_image_transformation_object_and_virtual_support_vectors() -> None:
         ({"transformation": "shear"}, "transformation"),
         ({"transformation": "rotation"}, "image_shape"),
         ({"transformation": ("rotation", "scaling"), "segment": 0.2, "image_shape": (1, 3)}, "003 §3"),
+        ({"transformation": ("rotation", "scaling"), "kernel": "rbf", "image_shape": (1, 3)}, "one transformation"),
+        ({"kernel": "rbf", "C": 1.0, "fit_intercept": "yes"}, "fit_intercept"),
     ],
 )
 def test_bad_parameters(params: dict, match: str) -> None:

@@ -148,7 +148,7 @@ class SDPMClassifier(ClassifierMixin, BaseEstimator):
         self.backend = backend
 
     # ------------------------------------------------------------------ parameters
-    def _validate_params(self) -> None:
+    def _check_params(self) -> None:
         """Check every parameter in one place (typed errors naming the parameter)."""
         _check_int("degree", self.degree, 0)
         _check_real("segment", self.segment, allow_none=True)
@@ -223,7 +223,7 @@ class SDPMClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params()
+        self._check_params()
         Xv, yv = validate_data(self, X, y, dtype=np.float64)
         X_arr: Array = np.asarray(Xv, dtype=np.float64)
         y_arr: NDArray[Any] = np.asarray(yv)
