@@ -129,6 +129,9 @@ def test_svm_suitability_report() -> None:
     # −K: wᵀMw ≤ 0 for any c with Σ c_i = 0
     bad = svm_suitability(-K, c, 1.0)
     assert not bad.suitable and bad.wMw < 0 and bad.wMw_sign == -1
+    # many bounded coefficients only add a note
+    noted = svm_suitability(K, c, 1.0, max_bounded_ratio=0.0)
+    assert noted.suitable and "at the bound C" in noted.notes[0]
 
 
 # --- spectrum repairs ------------------------------------------------------------------------

@@ -561,7 +561,7 @@ class IndefiniteSVC(_BinaryClassifierBase):
     tol : float, default=1e-3
         libsvm's stopping tolerance.
     max_bounded_ratio : float, default=0.5
-        Ratio of coefficients at ``C`` above which the solution is flagged.
+        Ratio of coefficients at ``C`` above which the report adds a note (not a dismissal).
 
     Attributes
     ----------

@@ -202,9 +202,13 @@ class SuitabilityReport:
     wMw_sign : int or None
         Its sign.
     suitable : bool
-        False when the solution (or, before training, the kernel) should be dismissed.
+        False when the solution (or, before training, the kernel) should be dismissed: the
+        centred kernel has no positive eigenvalue, or ``wᵀMw ≤ 0`` (001 §6).
     reasons : tuple of str
         Why it was flagged (empty when suitable).
+    notes : tuple of str
+        Warnings that do not dismiss the solution (many bounded coefficients: the training-error
+        bound they give is weak).
     """
 
     n_positive: int
@@ -215,6 +219,7 @@ class SuitabilityReport:
     wMw_sign: int | None = None
     suitable: bool = True
     reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def _centred_signature(K: NDArray[np.float64], tol: float) -> tuple[int, int, float]:
@@ -264,7 +269,8 @@ def svm_suitability(
         The box bound of the dual.
     max_bounded_ratio : float
         Above this fraction of bounded coefficients the training-error bound is uninformative
-        and the solution is flagged (001 Figure 6 shows unsuitable SVMs with most ``α_i = C``).
+        and a note is added (001 Figure 6 shows unsuitable SVMs with most ``α_i = C``); only
+        ``wᵀMw ≤ 0`` and a kernel without positive centred eigenvalues dismiss the solution.
     """
     Ka = check_symmetric(K)
     c = np.asarray(dual_coef, dtype=np.float64).reshape(-1)
@@ -278,8 +284,9 @@ def svm_suitability(
         reasons.append(
             f"w'Mw = {value:.3g} <= 0 (001 eq. (12)): Mw and w point to opposite sides; dismiss the solution"
         )
+    notes = []
     if ratio > max_bounded_ratio:
-        reasons.append(f"{ratio:.0%} of the coefficients are at the bound C, so the training error may be that high")
+        notes.append(f"{ratio:.0%} of the coefficients are at the bound C, so the training error may be that high")
     return SuitabilityReport(
         n_positive=pre.n_positive,
         n_negative=pre.n_negative,
@@ -289,4 +296,5 @@ def svm_suitability(
         wMw_sign=int(np.sign(value)),
         suitable=not reasons,
         reasons=tuple(reasons),
+        notes=tuple(notes),
     )
