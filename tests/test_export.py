@@ -210,7 +210,7 @@ def test_write_failure_in_writer_leaves_nothing(tmp_path: Path, monkeypatch: pyt
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sdpa_mod, "format_rows", boom)
+    monkeypatch.setattr(sdpa_mod, "float_field", boom)
     with pytest.raises(KeyboardInterrupt):
         export.write(PROBLEMS["sdp_var"](), tmp_path / "x.dat-s")
     assert list(tmp_path.iterdir()) == []
@@ -229,7 +229,7 @@ def test_written_file_has_ordinary_permissions(tmp_path: Path) -> None:
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=40))
 def test_float_formatting_reads_back_exactly(values: list[float]) -> None:
     v = np.array(values)
-    text = format_values(v, per_line=7)
+    text = format_values(v, per_line=7).decode()
     back = np.array([float(t) for t in text.split()])
     assert np.array_equal(back, v)  # equal as numbers (−0.0 reads back as 0.0 == −0.0)
 
@@ -237,12 +237,26 @@ def test_float_formatting_reads_back_exactly(values: list[float]) -> None:
 def test_float_formatting_edge_values() -> None:
     v = np.array([0.0, -0.0, 1.0, -1.0, 0.1, 1 / 3, 1e23, 5e-324, 2.2250738585072014e-308,
                   1.7976931348623157e308, 9.999999999999999e22, 123456789012345678.0, -9.5, 0.3])
-    text = format_values(v, per_line=1).split()
+    text = format_values(v, per_line=1).decode().split()
     assert [float(t) for t in text] == v.tolist()
     assert text[2] == "1e+000" or text[2].lstrip() in ("1e+00", "1e+000")
     assert text[4] in ("1e-01", "1e-001")  # 15 digits suffice: no 1.0000000000000001e-01
-    rows = format_lines([int_field(np.array([3, -12, 0])), float_field(np.array([1.5, -2.0, 0.0]))]).splitlines()
+    fields = [int_field(np.array([3, -12, 0])), float_field(np.array([1.5, -2.0, 0.0]))]
+    rows = format_lines(fields).decode().splitlines()
     assert [r.split() for r in rows] == [["3", "1.5e+00"], ["-12", "-2e+00"], ["0", "0e+00"]]
+
+
+def test_float_formatting_wide_ranges_exact() -> None:
+    rng = np.random.default_rng(7)
+    v = np.concatenate([
+        rng.standard_normal(5000),
+        np.nextafter(0, 1) * rng.integers(1, 2**52, 3000),  # subnormals
+        10.0 ** rng.uniform(-323, 308, 5000) * rng.choice([-1.0, 1.0], 5000),
+        np.round(rng.standard_normal(3000), rng.integers(0, 6, 3000)),  # "nice" decimals
+        2.0 ** rng.integers(-1074, 1023, 1000),  # powers of two (uneven gaps)
+    ])
+    back = np.array([float(t) for t in format_values(v, per_line=9).split()])
+    assert np.array_equal(back, v)
 
 
 def test_repr_fallback_matches() -> None:
@@ -256,9 +270,9 @@ def test_format_rows_chunks_do_not_change_output(monkeypatch: pytest.MonkeyPatch
 
     ints = [np.arange(10), np.arange(10)[::-1]]
     vals = np.linspace(-1, 1, 10)
-    whole = "".join(format_rows(ints, vals))
+    whole = b"".join(format_rows(ints, vals)).decode()
     monkeypatch.setattr(io_mod, "_CHUNK", 3)
-    chunked = "".join(io_mod.format_rows(ints, vals))
+    chunked = b"".join(io_mod.format_rows(ints, vals)).decode()
     assert [ln.split() for ln in whole.splitlines()] == [ln.split() for ln in chunked.splitlines()]
 
 

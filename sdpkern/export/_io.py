@@ -25,7 +25,7 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
+def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str | bytes]) -> Path:
     """Write ``pieces`` to ``path`` through a temporary file in the same directory.
 
     The temporary file is renamed over ``path`` only once everything is written, so a reader
@@ -36,9 +36,9 @@ def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as fh:
+        with os.fdopen(fd, "wb") as fh:
             for piece in pieces:
-                fh.write(piece)
+                fh.write(piece if isinstance(piece, bytes) else piece.encode("ascii"))
         # No fsync: the rename already makes the file appear whole or not at all to readers,
         # which is the guarantee wanted here (durability across a power cut is not).
         os.chmod(tmp, 0o666 & ~_umask())
@@ -53,11 +53,11 @@ def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str]) -> Path:
     return target
 
 
-def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep: str = " ") -> Iterator[str]:
+def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep: str = " ") -> Iterator[bytes]:
     """Lines ``i1 i2 ... value`` for aligned integer columns and a float column.
 
     Vectorised (:mod:`._numfmt`): digits come from whole-array arithmetic, with no Python-level
-    loop per entry; floats read back to the same double. Yields one string per chunk.
+    loop per entry; floats read back to the same double. Yields the bytes of each chunk.
     """
     k = int(values.size)
     for start in range(0, k, _CHUNK):
@@ -67,14 +67,14 @@ def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep:
         yield format_lines(fields, sep)
 
 
-def format_values(values: NDArray[np.float64], per_line: int = 1) -> str:
+def format_values(values: NDArray[np.float64], per_line: int = 1) -> bytes:
     """Floats as text, ``per_line`` to a line (exact round trip, right-aligned tokens)."""
     v = np.asarray(values, dtype=float).ravel()
     if v.size == 0:
-        return ""
+        return b""
     field = float_field(v)
     ends = np.full((1, v.size), ord(" "), dtype=np.uint8)
     last = (np.arange(v.size) % per_line == per_line - 1) | (np.arange(v.size) == v.size - 1)
     ends[0, last] = ord("\n")
     block = np.concatenate([field, ends], axis=0)
-    return np.ascontiguousarray(block.T).tobytes().decode("ascii")
+    return np.ascontiguousarray(block.T).tobytes()

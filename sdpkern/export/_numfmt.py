@@ -26,8 +26,6 @@ _SPACE = ord(" ")
 #: 10^k in extended precision for k in [-_P, _P] (a table: powl on arrays is slow).
 _P = 360
 _POW10 = np.power(np.longdouble(10), np.arange(-_P, _P + 1).astype(np.longdouble))
-with np.errstate(over="ignore", under="ignore"):
-    _POW10_F = _POW10.astype(np.float64)  # only 10^-340..10^292 are used
 _POW10_I = 10 ** np.arange(18, dtype=np.int64)
 
 #: A field is a (width, k) block of character codes: one column of text, one row per entry.
@@ -105,67 +103,64 @@ def float_field(values: NDArray[np.floating]) -> Field:
         return _repr_field(v)
     a = np.abs(v)
     nz = a != 0.0
-    M = np.zeros(k, dtype=np.int64)  # the significant digits as an integer (17 places)
-    e = np.zeros(k, dtype=np.int64)
-    idx = np.flatnonzero(nz)
-    if idx.size:
-        an = a[idx]
-        ld = an.astype(np.longdouble)
-        ex = np.floor(np.log10(an)).astype(np.int64)
-        scaled = ld * _POW10[16 - ex + _P]
-        # log10 can be off by one next to powers of ten: fix the exponent where it was.
-        off = (scaled >= np.longdouble(1e17)) | (scaled < np.longdouble(1e16))
-        if off.any():
-            ex[off] += np.where(scaled[off] >= np.longdouble(1e17), 1, -1)
-            scaled[off] = ld[off] * _POW10[16 - ex[off] + _P]
-        M17l = np.rint(scaled)
-        # Rounding up may reach 10^17 (9.99…95 -> 10.0…): renormalise to 17 places.
-        top = M17l >= np.longdouble(1e17)
-        if top.any():
-            ex[top] += 1
-            scaled[top] = ld[top] * _POW10[16 - ex[top] + _P]
-            M17l[top] = np.rint(scaled[top])
-        M17 = M17l.astype(np.int64)
+    # Decimal exponent (zeros get 0) and the value scaled to 17 digits, in extended precision.
+    ex = np.floor(np.log10(np.where(nz, a, 1.0))).astype(np.int64)
+    ld = a.astype(np.longdouble)
+    scaled = ld * _POW10[16 - ex + _P]
+    # log10 can be off by one next to powers of ten: fix the exponent where it was.
+    off = nz & ((scaled >= np.longdouble(1e17)) | (scaled < np.longdouble(1e16)))
+    if off.any():
+        ex[off] += np.where(scaled[off] >= np.longdouble(1e17), 1, -1)
+        scaled[off] = ld[off] * _POW10[16 - ex[off] + _P]
+    Ml = np.rint(scaled)
+    # Rounding up may reach 10^17 (9.99…95 -> 10.0…): renormalise to 17 places.
+    top = Ml >= np.longdouble(1e17)
+    if top.any():
+        ex[top] += 1
+        scaled[top] = ld[top] * _POW10[16 - ex[top] + _P]
+        Ml[top] = np.rint(scaled[top])
+    M = Ml.astype(np.int64)
+    e = ex
+    d = _digits(M, 17)  # (17, k) digit characters of the 17-digit rounding
+    # A 15-digit rounding can only pass the test below if the last two digits are 99, 00 or 01.
+    last2 = (d[15].astype(np.int16) - _ZERO) * 10 + (d[16].astype(np.int16) - _ZERO)
+    near = np.flatnonzero(nz & ((last2 <= 1) | (last2 == 99)))
+    use15 = np.zeros(k, dtype=bool)
+    if near.size:
+        M17 = M[near]
         M15 = (M17 + 50) // 100
-        # Only a 15-digit candidate within one unit of the 17 digits can pass the test below.
-        near = np.abs(M15 * 100 - M17) <= 1
-        use15 = np.zeros(idx.size, dtype=bool)
-        if near.any():
-            r = (scaled[near] - M17l[near]).astype(np.float64)  # value − decimal, 17th-digit units
-            dist = np.abs((M15[near] * 100 - M17[near]).astype(np.float64) - r) + 0.03
-            # the gap to the next double below is the smaller one (they differ at powers of 2)
-            gap = np.spacing(np.nextafter(an[near], 0.0))
-            use15[near] = dist * _POW10_F[ex[near] - 16 + _P] <= 0.45 * gap
-        Mi = np.where(use15, M15 * 100, M17)
-        carry = Mi >= 10**17  # the 15-digit rounding carried into an 18th place
-        Mi[carry] //= 10
-        ex[carry] += 1
-        M[idx] = Mi
-        e[idx] = ex
+        r = (scaled[near] - Ml[near]).astype(np.float64)  # value − decimal, in 17th-digit units
+        dist = np.abs((M15 * 100 - M17).astype(np.float64) - r) + 0.03
+        # the gap to the next double below is the smaller one (they differ at powers of 2)
+        gap = np.spacing(np.nextafter(a[near], 0.0))
+        # dist is in units of 10^(e−16); compare in those units (extended range: subnormals)
+        ok = dist <= 0.45 * (gap.astype(np.longdouble) * _POW10[16 - e[near] + _P]).astype(np.float64)
+        use15[near] = ok
+        Mn = np.where(ok, M15 * 100, M17)
+        carry = Mn >= 10**17  # the 15-digit rounding carried into an 18th place
+        Mn[carry] //= 10
+        en = e[near]
+        en[carry] += 1
+        M[near] = Mn
+        e[near] = en
     ae = np.abs(e)
     ew = 3 if (ae >= 100).any() else 2
     out = np.empty((21 + ew, k), dtype=np.uint8)
     # Mantissa area: 19 columns = sign, d0, '.', 16 digits. Values whose 17 digits end in a
-    # nonzero digit (most data) fill it completely; the others ("nice" values and zero) are
-    # shortened and right-aligned separately.
+    # nonzero digit (most data) fill it completely; the others ("nice" values, the ones
+    # shortened to 15 digits, and zero) are rebuilt right-aligned.
     neg = v < 0
-    nice = (M % 10 == 0) | ~nz
-    full = np.flatnonzero(~nice)
-    lead = 19
-    if full.size:
-        d = _digits(M[full], 17)
-        blk = np.empty((19, full.size), dtype=np.uint8)
-        blk[0] = np.where(neg[full], ord("-"), _SPACE)
-        blk[1] = d[0]
-        blk[2] = ord(".")
-        blk[3:] = d[1:]
-        out[:19, full] = blk
-        lead = 0 if neg[full].any() else 1
+    out[0] = np.where(neg, ord("-"), _SPACE)
+    out[1] = d[0]
+    out[2] = ord(".")
+    out[3:19] = d[1:]
+    nice = ~nz | use15 | (d[16] == _ZERO)
+    lead = 0 if (neg & ~nice).any() else 1
     part = np.flatnonzero(nice)
     if part.size:
         mant, start = _short_mantissas(M[part], neg[part] & nz[part])
         out[:19, part] = mant
-        lead = min(lead, int(start.min()))
+        lead = min(lead, int(start.min())) if part.size < k else int(start.min())
     out[19] = ord("e")
     out[20] = np.where(e < 0, ord("-"), ord("+"))
     out[21:] = _digits(ae, ew)
@@ -212,10 +207,10 @@ def _repr_field(v: NDArray[np.float64]) -> Field:
     return np.frombuffer("".join(t.rjust(W) for t in strs).encode("ascii"), dtype=np.uint8).reshape(-1, W).T.copy()
 
 
-def format_lines(fields: list[Field], sep: str = " ") -> str:
-    """Stack fields side by side with ``sep`` between them and a newline after each row."""
+def format_lines(fields: list[Field], sep: str = " ") -> bytes:
+    """Stack fields side by side with ``sep`` between them and a newline after each row (ASCII)."""
     if not fields or fields[0].shape[1] == 0:
-        return ""
+        return b""
     k = fields[0].shape[1]
     s = np.full((1, k), ord(sep), dtype=np.uint8)
     parts: list[NDArray[np.uint8]] = []
@@ -225,4 +220,4 @@ def format_lines(fields: list[Field], sep: str = " ") -> str:
         parts.append(f)
     parts.append(np.full((1, k), ord("\n"), dtype=np.uint8))
     block = np.concatenate(parts, axis=0)
-    return np.ascontiguousarray(block.T).tobytes().decode("ascii")
+    return np.ascontiguousarray(block.T).tobytes()

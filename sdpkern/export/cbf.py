@@ -91,7 +91,7 @@ def write_cbf(data: ConicData, path: str | os.PathLike[str]) -> Exported:
     A = sp.csr_matrix(data.A)
     A.sum_duplicates()
 
-    def pieces() -> Iterator[str]:
+    def pieces() -> Iterator[str | bytes]:
         yield "".join(head)
         jc = np.flatnonzero(cobj)
         if jc.size:

@@ -34,7 +34,8 @@ from numpy.typing import NDArray
 from ..errors import ExportError, FormatError
 from ._conic import Cones, ConicData, Elimination, Exported, _lower_indices
 from ._eliminate import eliminate_equalities
-from ._io import format_rows, format_values, write_atomic
+from ._io import _CHUNK, format_values, write_atomic
+from ._numfmt import float_field, format_lines, int_field
 
 __all__ = ["write_sdpa", "read_sdpa", "parse_sdpa"]
 
@@ -174,7 +175,6 @@ def write_sdpa(
     mat = np.repeat(np.arange(F.shape[1], dtype=np.int64), np.diff(F.indptr))
     own = F.indices
     val = F.data
-    blk, ii, jj = pblk[own], pi[own], pj[own]
 
     header = [
         '" sdpkern SDPA sparse file: minimise c^T x s.t. sum_i F_i x_i - F_0 >= 0\n',
@@ -186,12 +186,20 @@ def write_sdpa(
         " ".join(str(s) for s in sizes) + "\n",
     ]
 
-    def pieces() -> Iterator[str]:
+    # "block i j" depends only on the placement: format it once per placement, gather per entry.
+    where = format_lines([int_field(pblk), int_field(pi), int_field(pj)])
+    where_block = np.frombuffer(where, dtype=np.uint8).reshape(pblk.size, -1)[:, :-1].T
+
+    def pieces() -> Iterator[str | bytes]:
         yield "".join(header)
         # The costs must share one line: DSDP counts header lines to find the entries again and
         # CSDP reads the line as a whole.
         yield format_values(data.c, per_line=max(data.n, 1))
-        yield from format_rows([mat, blk, ii, jj], val)
+        for start in range(0, val.size, _CHUNK):
+            stop = min(val.size, start + _CHUNK)
+            yield format_lines(
+                [int_field(mat[start:stop]), where_block[:, own[start:stop]], float_field(val[start:stop])]
+            )
 
     out = write_atomic(path, pieces())
     data.meta["block_sizes"] = sizes
