@@ -154,6 +154,9 @@ _KEYWORDS = {
 }
 
 
+#: Size cap (variables or rows) beyond which a file is refused rather than allocated.
+_MAX_SIZE = 50_000_000
+
 _Table = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]
 
 
@@ -275,6 +278,7 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     hcoord = (np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64))
     dcoord = (np.zeros((0, 3), np.int64), np.zeros(0), np.zeros(0, np.int64))
     objb = 0.0
+    size_line = 1  # the last line that declared sizes (for the size-cap message)
 
     def cone_list(count_line: tuple[int, list[int]], what: str) -> tuple[int, list[tuple[str, int, int]]]:
         no, (total, k) = count_line
@@ -329,8 +333,10 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
                 raise L.fail(pno, "POWCONES: the weights do not add up to the stated total")
         elif key == "VAR":
             n_var, var_cones = cone_list(L.ints(2, "VAR sizes"), "VAR")
+            size_line = max(size_line, no)
         elif key == "CON":
             n_con, con_cones = cone_list(L.ints(2, "CON sizes"), "CON")
+            size_line = max(size_line, no)
         elif key in ("PSDVAR", "PSDCON"):
             kno, (k,) = L.ints(1, f"the number of {key} entries")
             if k < 0:
@@ -341,6 +347,7 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
                 if d < 1 or d > 10**4:
                     raise L.fail(dno, f"{key}: dimension must be in 1..10^4, got {d}")
                 dims.append(d)
+            size_line = max(size_line, no)
             if key == "PSDVAR":
                 psdvar = dims
             else:
@@ -416,6 +423,10 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     for d in psdvar:
         pv_start.append(pv_start[-1] + d * (d + 1) // 2)
     n_total = pv_start[-1]
+    n_psd_rows = sum(d * (d + 1) // 2 for d in psdcon)
+    if max(n_total, n_con + n_psd_rows) > _MAX_SIZE:
+        raise L.fail(size_line, f"the problem is implausibly large ({n_total} variables, {n_con + n_psd_rows} rows; "
+                        f"this reader stops at {_MAX_SIZE})")
 
     def tri_index(d: NDArray[np.int64], k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.int64]:
         kk, ll = np.maximum(k, l), np.minimum(k, l)
@@ -498,14 +509,17 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     for kind, dim, lineno in con_cones:
         add_cone(kind, dim, G[row : row + dim], g0[row : row + dim], lineno)
         row += dim
-    I = sp.identity(n_total, format="csr")
+    def identity_rows(start: int, count: int) -> sp.csr_matrix:
+        return sp.csr_matrix((np.ones(count), (np.arange(count), start + np.arange(count))), shape=(count, n_total))
+
     row = 0
     for kind, dim, lineno in var_cones:
-        add_cone(kind, dim, I[row : row + dim], np.zeros(dim), lineno)
+        if kind != "F":
+            add_cone(kind, dim, identity_rows(row, dim), np.zeros(dim), lineno)
         row += dim
     for jv, d in enumerate(psdvar):
         size = d * (d + 1) // 2
-        groups["psd"].append((I[pv_start[jv] : pv_start[jv] + size], np.zeros(size), d))
+        groups["psd"].append((identity_rows(pv_start[jv], size), np.zeros(size), d))
     if psdcon:
         hi, hj, hk, hl = hcoord[0].T
         pdims = np.asarray(psdcon, dtype=np.int64)

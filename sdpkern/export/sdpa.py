@@ -209,6 +209,8 @@ def write_sdpa(
 # ---------------------------------------------------------------------------------- reading
 
 _PUNCT = re.compile(r"[{}(),]")
+#: Size cap (variables, or entries of all blocks) beyond which a file is refused, not allocated.
+_MAX_ROWS = 50_000_000
 
 
 def read_sdpa(path: str | os.PathLike[str]) -> ConicData:
@@ -315,10 +317,12 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     for size, t in zip(sizes, size_toks):
         if size == 0:
             raise fail(t[1], "a block size must be nonzero")
-    if sum(abs(s) for s in sizes) > 10**6:
-        raise fail(size_toks[-1][1], "block sizes are implausibly large (over 10^6 in total)")
+    rows_needed = sum(-s if s < 0 else s * (s + 1) // 2 for s in sizes)
+    if rows_needed > _MAX_ROWS:
+        raise fail(size_toks[-1][1], f"the blocks are implausibly large ({rows_needed} matrix entries; "
+                                      f"this reader stops at {_MAX_ROWS})")
     toks.clear()
-    if m > 10**8:
+    if m > _MAX_ROWS:
         raise fail(tm[1], f"the number of variables ({m}) is implausibly large")
     c = np.array([as_float(t, "a cost") for t in need(m, "the cost vector")])
     if toks:
