@@ -232,16 +232,19 @@ class ThinPlate(CPDKernel):
             D2 = 0.5 * (D2 + D2.T)
             np.fill_diagonal(D2, 0.0)
         p = 2 * m - d
-        out = np.zeros_like(D2)
-        pos = D2 > 0.0
-        r2 = D2[pos]
         if d % 2 == 0:
             sign = (-1.0) ** (m - (d - 2) // 2)
-            # r^p log r = ½ r^p log r²; r^p = (r²)^(p/2) with p even
-            out[pos] = sign * 0.5 * r2 ** (p // 2) * np.log(r2)
-        else:
-            sign = (-1.0) ** (m - (d - 1) // 2)
-            out[pos] = sign * r2 ** (0.5 * p)
+            # r^p log r = ½ (r²)^{p/2} log r², with log taken as 0 where r = 0 (φ(x, x) = 0)
+            L = np.log(np.where(D2 > 0.0, D2, 1.0))
+            L *= 0.5 * sign
+            if p // 2 == 1:
+                L *= D2
+            else:
+                L *= D2 ** (p // 2)
+            return L
+        sign = (-1.0) ** (m - (d - 1) // 2)
+        out = np.sqrt(D2) if p == 1 else D2 ** (0.5 * p)
+        out *= sign
         return out
 
     def diag(self, X: ArrayLike) -> Array:

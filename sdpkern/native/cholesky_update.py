@@ -51,14 +51,17 @@ def _product_form(R: Array, x: Array, sign: float) -> Array:
         )
     delta = np.sqrt(d)
     w = p / (b[:-1] * delta)
-    PR = p[:, None] * R
-    # S[j] = Σ_{i>j} p_i R_i  (reversed cumulative sum, shifted by one)
-    S = np.zeros_like(R)
+    # T[j] = Σ_{i≥j} p_i R_i (an in-place reversed cumulative sum); row j of R' is
+    # δ_j R_j + w_j T[j+1]. T[j+1] vanishes left of column j+1 (R is upper triangular), so R'
+    # is exactly upper triangular without masking.
+    T = p[:, None] * R
+    rev = T[::-1]
+    np.cumsum(rev, axis=0, out=rev)
+    Rn = R * delta[:, None]
     if n > 1:
-        S[:-1] = np.cumsum(PR[::-1], axis=0)[::-1][1:]
-    Rn = delta[:, None] * R + w[:, None] * S
-    # exact zeros below the diagonal (round-off would leave ~1e-17 there)
-    return np.triu(Rn)
+        T[1:] *= w[:-1, None]
+        Rn[:-1] += T[1:]
+    return Rn
 
 
 def chol_update(R: Array, x: Array) -> Array:
@@ -120,8 +123,10 @@ def chol_delete(R: Array, i: int) -> Array:
     n = R.shape[0]
     if not 0 <= i < n:
         raise DataError(f"i={i} is out of range for a factor of order {n}")
-    keep = np.r_[0:i, i + 1 : n]
-    out = R[np.ix_(keep, keep)].copy()
+    out = np.empty((n - 1, n - 1))
+    out[:i, :i] = R[:i, :i]
+    out[:i, i:] = R[:i, i + 1 :]
+    out[i:, :i] = 0.0
     if i < n - 1:
         out[i:, i:] = chol_update(R[i + 1 :, i + 1 :], R[i, i + 1 :])
     return out

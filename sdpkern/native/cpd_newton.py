@@ -260,9 +260,11 @@ class _WorkingSetSolver:
         N = np.array([i for i in S.tolist() if i not in Bset], dtype=np.int64)
         C = piv.coef(self.Q, N)
         B = piv.B
-        PBB = Phi[np.ix_(B, B)] + lam * np.eye(B.size)
-        PNB = Phi[np.ix_(N, B)]
-        K = Phi[np.ix_(N, N)] + lam * np.eye(N.size)
+        PN = Phi[N]  # contiguous row gather, then columns
+        PBB = Phi[B][:, B] + lam * np.eye(B.size)
+        PNB = PN[:, B]
+        K = PN[:, N]
+        K[np.diag_indices_from(K)] += lam
         if B.size:
             CtPBN = C.T @ PNB.T
             K = K - PNB @ C - CtPBN + C.T @ PBB @ C
@@ -336,7 +338,7 @@ class _WorkingSetSolver:
             Sidx = np.concatenate([B, N])
             for _ in range(1):
                 a_S = np.concatenate([-C @ z, z]) if B.size else z
-                res = y[Sidx] - self.Phi[np.ix_(Sidx, Sidx)] @ a_S - self.lam * a_S
+                res = y[Sidx] - self.Phi[Sidx][:, Sidx] @ a_S - self.lam * a_S
                 gres = res[B.size :] - C.T @ res[: B.size] if B.size else res
                 z = z + cho_solve((self.R, False), gres, check_finite=False)
             alpha[N] = z
@@ -434,7 +436,7 @@ def cpd_primal_svm(
     update: Update = "rank_one",
     max_iter: int = 100,
     recursive_threshold: int = 500,
-    refactor_fraction: float = 0.25,
+    refactor_fraction: float = 0.01,
     _counters: dict[str, int] | None = None,
 ) -> NewtonResult:
     """Algorithm 1 ``CPDPrimalSVM(Φ, Q, R, y, λ, b_β)`` of 000 Appendix B.
@@ -495,18 +497,17 @@ def cpd_primal_svm(
     else:
         ws = _WorkingSetSolver(Phi, Q, y, lam, update, refactor_fraction)
 
-    def evaluate(alpha: Array, beta_bar: Array) -> Array:
+    def kernel_part(alpha: Array) -> Array:
+        """Φα, reading only the rows of Φ where α ≠ 0 (Φ is symmetric; rows are contiguous)."""
         if isinstance(ws, _BetaZeroSolver):
             return ws.decision(alpha)
         nz = np.flatnonzero(alpha)
-        f = Phi[:, nz] @ alpha[nz]
-        if k:
-            f = f + Q @ beta_bar
-        return f
+        return Phi[nz].T @ alpha[nz] if nz.size else np.zeros(n)
 
     o_old = np.inf
     alpha_old = np.zeros(n)
     bbar_old = np.zeros(k)
+    Ka_old = np.zeros(n)  # Φ α_old
     converged = False
     it = 0
     step = 0
@@ -519,30 +520,34 @@ def cpd_primal_svm(
             alpha, bbar = ws.solve(S), np.zeros(k)
         else:
             alpha, bbar = ws.solve(S, bbar_old)
+        Ka = kernel_part(alpha)
         S_old = S
         accepted = False
-        for t in range(60):  # lines 22-28: step halving
+        for t in range(60):  # lines 22-28: step halving (f is affine in the step, so no new products)
             c = 2.0**-t
             alpha_new = c * alpha + (1.0 - c) * alpha_old
             bbar_new = c * bbar + (1.0 - c) * bbar_old
-            f_new = evaluate(alpha_new, bbar_new)
+            Ka_new = c * Ka + (1.0 - c) * Ka_old
+            f_new = Ka_new + Q @ bbar_new if k else Ka_new
             S = np.flatnonzero(y * f_new < 1.0)
             r = f_new[S] - y[S]
-            nz = np.flatnonzero(alpha_new)
-            quad = float(alpha_new[nz] @ (Phi[np.ix_(nz, nz)] @ alpha_new[nz])) if nz.size else 0.0
-            o_new = lam * quad + float(r @ r)
+            o_new = lam * float(alpha_new @ Ka_new) + float(r @ r)  # line 26, αᵀΦα = αᵀ(Φα)
             if o_new <= o_old * (1.0 + 1e-13) + 1e-300:
                 accepted = True
                 break
         if not accepted:  # no decrease even for a tiny step: we are at the optimum up to round-off
             alpha_new, bbar_new, S = alpha_old, bbar_old, S_old
-            f_new = evaluate(alpha_new, bbar_new)
+            f_new = Ka_old + Q @ bbar_old if k else Ka_old
             converged = True
             break
-        alpha_old, bbar_old, o_old = alpha_new, bbar_new, o_new
+        # a Newton step on the violators of the current iterate that gains nothing means the
+        # iterate already minimises the local model, hence (convexity) eq. (14): stop. This also
+        # ends round-off cycling of s when the loss is 0 (e.g. 𝒫 interpolates every point).
+        stalled = bool(np.isfinite(o_old)) and o_old - o_new <= 1e-13 * o_old
+        alpha_old, bbar_old, o_old, Ka_old = alpha_new, bbar_new, o_new, Ka_new
         # line 32, with one correction: after a *damped* step (t > 0) an unchanged s does not
         # mean the iterate minimises the quadratic model on s, so only a full step can stop.
-        if t == 0 and np.array_equal(S, S_old):
+        if (t == 0 and np.array_equal(S, S_old)) or stalled:
             converged = True
             break
     counters["n_refactor"] += ws.n_refactor
@@ -597,9 +602,17 @@ class CPDPrimalSVM:
     """
 
     def __init__(
-        self, kernel: Kernel, lam: float, *, beta_zero: bool = False, update: Update = "rank_one", max_iter: int = 100
+        self,
+        kernel: Kernel,
+        lam: float,
+        *,
+        beta_zero: bool = False,
+        update: Update = "rank_one",
+        max_iter: int = 100,
+        refactor_fraction: float = 0.01,
     ) -> None:
         self.kernel = kernel
+        self.refactor_fraction = refactor_fraction
         self.lam = lam
         self.beta_zero = beta_zero
         self.update = update
@@ -615,7 +628,8 @@ class CPDPrimalSVM:
         Phi = self.kernel(Xa)
         t1 = time.perf_counter()
         res = cpd_primal_svm(
-            Phi, self.factor_.Q, ya, self.lam, beta_zero=self.beta_zero, update=self.update, max_iter=self.max_iter
+            Phi, self.factor_.Q, ya, self.lam, beta_zero=self.beta_zero, update=self.update, max_iter=self.max_iter,
+            refactor_fraction=self.refactor_fraction,
         )
         res.times = {"kernel": t1 - t0, "newton": time.perf_counter() - t1}
         self.result_ = res
