@@ -308,6 +308,7 @@ BAD_SDPA = [
     ("2\n1\n2\n1 2\n0 1 1 1 nan\n", 5, "finite"),
     ("2\n1\n2\n1 2\n0 1 1.5 1 1.0\n", 5, "integers"),
     ("2\n1\n2\ninf 2\n", 4, "finite"),
+    ("1\n1\n1000000\n1\n", 3, "implausibly large"),
 ]
 
 
@@ -385,6 +386,7 @@ BAD_CBF = [
     ("VER\n3\nVAR\n1 1\nF 1\nPSDCON\n1\n2\nHCOORD\n1\n0 0 2 0 1.0\n", 11, "outside the matrix"),
     ("VER\n3\nVAR\n2 1\nEXP 2\n", 5, "EXP cone has dimension 3"),
     ("VER\n3\nVAR\n3 1\n@0:POW 3\n", 5, "undefined"),
+    ("VER\n3\nVAR\n1000000000 1\nF 1000000000\n", 3, "implausibly large"),
 ]
 
 
