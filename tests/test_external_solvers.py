@@ -99,3 +99,15 @@ def test_missing_binary_message(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not available("csdp")
     with pytest.raises(BackendNotInstalledError, match="coinor-csdp"):
         run("csdp", "nowhere.dat-s")
+
+
+@pytest.mark.parametrize("solver", ["csdp", "dsdp"])
+def test_long_paths_are_fine(solver: str, tmp_path: Path) -> None:
+    """dsdp5 truncates its input path at 90 characters and -save at 40; run() must not care."""
+    _require(solver)
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    prob = PROBLEMS["sdp_var"]()
+    res = solve_external(prob, solver, path=deep / "a_rather_long_file_name_for_the_problem.dat-s", timeout=60)
+    assert res.status == "optimal"
+    assert rel_err(res.objective, reference_value(prob)) <= EXTERNAL_RTOL

@@ -13,7 +13,9 @@ Sign conventions (measured on CSDP 6.2 and DSDP 5.8):
   problem unbounded), 2 its dual infeasible (our problem infeasible), 3 partial success,
   4 iteration limit, higher = numerical trouble.
 * DSDP prints ``DSDP Solution: −cᵀx`` (the negated value) and status words such as
-  ``DSDP Converged`` or ``Dual Infeasible``; its exit code is 0 even on failure.
+  ``DSDP Converged`` or ``Dual Infeasible``; its exit code is 0 even on failure. ``dsdp5``
+  truncates the input path at 90 characters and the ``-save`` path at 40, so both solvers
+  are run on short names in a private directory.
 """
 
 from __future__ import annotations
@@ -153,17 +155,25 @@ def run(
         data = read_sdpa(path)
         expand = None
     opts = dict(options or {})
+    if not path.is_file():
+        raise FileNotFoundError(f"no such SDPA file: {path}")
     with tempfile.TemporaryDirectory(prefix="sdpkern-") as work:
+        # Both solvers run in a private directory on short relative names: dsdp5 truncates
+        # the input path at 90 characters and the -save path at 40, and appends a results
+        # table to its working directory; CSDP reads param.csdp from there.
+        local = Path(work) / "problem.dat-s"
+        try:
+            local.symlink_to(path.resolve())
+        except OSError:
+            shutil.copyfile(path, local)
         sol = Path(work) / "solution.sol"
         if name == "csdp":
-            # CSDP reads param.csdp from the working directory; a private one keeps a stray
-            # file elsewhere from changing the run.
             if opts:
                 Path(work, "param.csdp").write_text("".join(f"{k}={v}\n" for k, v in opts.items()))
-            cmd = [exe, str(path.resolve()), str(sol)]
+            cmd = [exe, local.name, sol.name]
         else:
             opts.setdefault("gaptol", 1e-8)  # default 1e-6 is too loose for a 1e-5 comparison
-            cmd = [exe, str(path.resolve()), "-save", str(sol)]
+            cmd = [exe, local.name, "-save", sol.name]
             for k, v in opts.items():
                 cmd += [f"-{k}", str(v)]
         t0 = time.perf_counter()
