@@ -20,7 +20,7 @@ Examples
 >>> path = os.path.join(tempfile.mkdtemp(), "p.dat-s")
 >>> info = export.write(prob, path)
 >>> rebuilt, _ = export.to_cvxpy(export.read(path))
->>> round(rebuilt.solve(solver="CLARABEL"), 6)
+>>> round(float(rebuilt.solve(solver="CLARABEL")), 6)
 -1.414214
 """
 
