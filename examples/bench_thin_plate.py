@@ -90,8 +90,9 @@ def section_rank_one() -> None:
     for lam in (1e-2, 1e-1):
         t_r1, r1 = best_of(lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="rank_one",
                                                           refactor_fraction=0.5), repeats=2)
-        t_rf, rf = best_of(lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="refactor"),
-                           repeats=2)
+        t_rf, rf = best_of(
+            lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="refactor"), repeats=2
+        )
         print(f"  beta = 0 (eq. 18), n=1000, lam={lam:.0e}: rank-one {t_r1:.3f} s ({r1.n_refactor} factorisations + "
               f"{r1.n_updates} updates) vs refactor {t_rf:.3f} s ({rf.n_refactor}) -> speed-up {t_rf / t_r1:.2f}x; "
               f"objective gap {abs(r1.objective - rf.objective) / rf.objective:.1e}")
@@ -106,7 +107,8 @@ def section_cvxpy() -> None:
         t_build = time.perf_counter() - t0
         sol = kp.solve()
         t_nat, nat = best_of(lambda bz=bz: CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=bz).fit(X, y), repeats=1)
-        print(f"  {name:>8}: build {t_build:.2f} s, compile+solve {sol.total_time:.2f} s (solver {sol.solve_time:.2f} s), "
+        print(f"  {name:>8}: build {t_build:.2f} s, compile+solve {sol.total_time:.2f} s "
+              f"(solver {sol.solve_time:.2f} s), "
               f"total {t_build + sol.total_time:.2f} s; native {t_nat:.3f} s; "
               f"objective gap {abs(nat.objective_ - sol.objective) / sol.objective:.1e}")
 
@@ -142,8 +144,9 @@ def section_closed_forms() -> None:
         n, r = P.shape
         K = np.block([[lam * np.eye(n) + ThinPlate(m)(X), P], [P.T, np.zeros((r, r))]])
         sol = np.linalg.solve(K, np.r_[y, np.zeros(r)])
-        print(f"  order {m}: violators {model.result_.violators.size}/{n}; max|alpha - eq.17| "
-              f"{np.abs(model.alpha_ - sol[:n]).max():.1e}, max|beta - eq.17| {np.abs(model.beta_ - sol[n:]).max():.1e}")
+        da, db = np.abs(model.alpha_ - sol[:n]).max(), np.abs(model.beta_ - sol[n:]).max()
+        print(f"  order {m}: violators {model.result_.violators.size}/{n}; max|alpha - eq.17| {da:.1e}, "
+              f"max|beta - eq.17| {db:.1e}")
     model = CPDPrimalSVM(ThinPlate(2), lam).fit(X, y)
     rbf = RBFInterpolator(X, y, kernel="thin_plate_spline", degree=1, smoothing=lam)
     Xt = np.random.default_rng(3).uniform(-1.5, 1.5, size=(500, 2))
