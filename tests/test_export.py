@@ -183,6 +183,13 @@ def test_unknown_suffix_is_refused(tmp_path: Path) -> None:
         export.write(PROBLEMS["socp"](), tmp_path / "p.txt")
 
 
+def test_unset_parameter_is_refused(tmp_path: Path) -> None:
+    lam = cp.Parameter(nonneg=True, name="lam")
+    x = cp.Variable()
+    with pytest.raises(ExportError, match="lam"):
+        export.write(cp.Problem(cp.Minimize(lam * x), [x >= 1]), tmp_path / "u.cbf")
+
+
 def test_integer_problems_are_refused(tmp_path: Path) -> None:
     x = cp.Variable(2, integer=True)
     with pytest.raises(ExportError, match="integer"):

@@ -230,6 +230,9 @@ def from_cvxpy(problem: cp.Problem) -> ConicData:
     ExportError
         If the problem has a quadratic objective CVXPY kept as ``P`` or is mixed-integer.
     """
+    unset = sorted(p.name() for p in problem.parameters() if p.value is None)
+    if unset:
+        raise ExportError(f"parameters without a value cannot be exported: {unset}; set them first")
     if problem.is_mixed_integer():
         raise ExportError("integer or boolean variables cannot be exported (conic formats here are continuous)")
     data, offset = compiled_data(problem)
