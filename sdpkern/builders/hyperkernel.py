@@ -1,0 +1,282 @@
+"""Hyperkernel learning problems (002 §3.1.2) as SDPs and as equivalent SOCPs.
+
+C-SVM (002 eq. 3.8)
+-------------------
+With base kernels K_l (PSD, from :class:`~sdpkern.kernels.lowrank.HyperkernelBasis`),
+K(β) = Σ_l β_l K_l, G(β) = Y K(β) Y and K̲_SS = L Lᵀ the hyperkernel Gram matrix of the basis,
+002 eq. (3.8) reads
+
+    min  ½ t₁ + (C/m) 1ᵀξ + (λ_Q/2) t₂
+    s.t. η ≥ 0, ξ ≥ 0, β ≥ 0, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1,
+         [[G(β), z], [zᵀ, t₁]] ⪰ 0,   z = γy + 1 + η − ξ.
+
+By the Schur complement and Lagrange duality in (γ, η, ξ), this is
+min_β max_α 1ᵀα − ½ αᵀG(β)α + (λ_Q/2)‖Lᵀβ‖ over 0 ≤ α ≤ C/m, yᵀα = 0, with α = G(β)†z and
+the offset b = γ: the decision function is f(x) = Σ_j α_j y_j k(x, x_j) − b.
+
+SOCP form (see SPEC "Hyperkernel builders"; Tsang & Kwok 2006 made the same move). The
+objective is convex in β (on the compact simplex) and concave in α, so min and max exchange
+(Sion). Writing μ = λ_Q/2 and μ‖Lᵀβ‖ = max_{‖u‖≤1} μ uᵀLᵀβ, the inner problem over the simplex
+is min_{β∈Δ} Σ_l β_l (μ(Lu)_l − ½ αᵀYK_lYα) = min_l (μ(Lu)_l − ½ αᵀYK_lYα), hence
+
+    max_{α, u, τ}  1ᵀα + τ
+    s.t. 0 ≤ α ≤ C/m, yᵀα = 0, ‖u‖ ≤ 1,
+         ½ ‖R_lᵀ Zᵀ(y∘α)‖² ≤ μ (L u)_l − τ      for every basis term l,
+
+where K_l = Z R_l R_lᵀ Zᵀ. β comes back as the multipliers of the p cone constraints: the
+stationarity condition in τ makes them sum to 1, and they are non-negative.
+
+Shared factor: every K_l is PSD, so its range lies in the range of K_Σ = Σ_l K_l. One factor
+K_Σ ≈ Z Zᵀ (r columns, eigenvalues below ``factor_tol``·λ_max dropped) serves all terms:
+v = Zᵀ(y∘α) ∈ R^r is computed once, and term l needs only the r×r_l factor R_l of
+M_l = Z⁺K_lZ⁺ᵀ. Each cone then acts on an r-vector instead of an m-vector.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import as_matrix, binary_labels, check_positive
+from ..errors import DataError, ParameterError
+from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ..kernels.lowrank import HyperkernelBasis, hyperkernel_basis
+from ..problem import KernelProblem, Model
+
+__all__ = ["csvm", "make_basis", "SharedFactor", "shared_factor"]
+
+Array = NDArray[np.float64]
+Form = Literal["sdp", "socp"]
+
+
+# ----------------------------------------------------------------------------- shared pieces
+def make_basis(
+    X: Array, hyperkernel: Hyperkernel, basis: HyperkernelBasis | str | None, eta: float, max_terms: int | None
+) -> HyperkernelBasis:
+    """Resolve the ``basis`` argument of a builder: an existing basis, ``"full"``, or low rank."""
+    if isinstance(hyperkernel, HarmonicARD) and isinstance(hyperkernel.widths, str):
+        hyperkernel = hyperkernel.fitted(X)
+    if basis is None or basis == "lowrank":
+        return hyperkernel_basis(hyperkernel, X, eta=eta, max_terms=max_terms)
+    if isinstance(basis, str):
+        if basis != "full":
+            raise ParameterError(f"basis must be None, 'lowrank', 'full' or a HyperkernelBasis, got {basis!r}")
+        return hyperkernel_basis(hyperkernel, X, full=True)
+    if not isinstance(basis, HyperkernelBasis):
+        raise ParameterError(f"basis must be None, 'lowrank', 'full' or a HyperkernelBasis, got {type(basis).__name__}")
+    if basis.X.shape != X.shape or not np.array_equal(basis.X, X):
+        raise DataError("basis was built on other training inputs than X")
+    return basis
+
+
+@dataclass(frozen=True)
+class SharedFactor:
+    """K_Σ ≈ Z Zᵀ and, per basis term, R_l with K_l ≈ Z R_l R_lᵀ Zᵀ (see module docstring)."""
+
+    Z: Array
+    R: list[Array]
+
+
+def shared_factor(kernels: Array, factor_tol: float = 1e-10) -> SharedFactor:
+    """Factor a stack of PSD matrices (p, m, m) through one common basis of their ranges."""
+    K_sum = kernels.sum(axis=0)
+    lam, V = np.linalg.eigh((K_sum + K_sum.T) / 2)
+    keep = lam > factor_tol * lam[-1]
+    Z = V[:, keep] * np.sqrt(lam[keep])
+    Zpinv = V[:, keep].T / np.sqrt(lam[keep])[:, None]  # Z⁺ (rows orthonormal directions, rescaled)
+    R: list[Array] = []
+    for K in kernels:
+        M = Zpinv @ K @ Zpinv.T
+        mu, W = np.linalg.eigh((M + M.T) / 2)
+        k = mu > factor_tol * max(mu[-1], 1e-300)
+        R.append(W[:, k] * np.sqrt(mu[k]))
+    return SharedFactor(Z=Z, R=R)
+
+
+def _check_C(value: Any) -> float:
+    return check_positive(value, "C")
+
+
+def _check_lambda_Q(value: Any) -> float:
+    return check_positive(value, "lambda_Q", allow_zero=True)
+
+
+def _validate_xy(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    Xa = as_matrix(X, "X", min_samples=2)
+    y_arr = np.asarray(y)
+    if y_arr.ndim != 1 or y_arr.shape[0] != Xa.shape[0]:
+        raise DataError(f"y must be 1-D with one label per row of X ({Xa.shape[0]}), got shape {y_arr.shape}")
+    y_pm, _ = binary_labels(y_arr)
+    return Xa, y_pm
+
+
+def _socp_kernel_cones(
+    v: cp.Expression, factor: SharedFactor, L: Array, mu: cp.Parameter, tau: cp.Variable, u: cp.Variable
+) -> tuple[list[cp.Constraint], cp.Variable]:
+    """The p cones ½‖R_lᵀ w‖² ≤ μ(Lu)_l − τ with w = Zᵀv, shared by every SOCP form."""
+    w = cp.Variable(factor.Z.shape[1], name="w")
+    cons: list[cp.Constraint] = [w == factor.Z.T @ v]
+    Lu = L @ u
+    for l, R_l in enumerate(factor.R):
+        cons.append(0.5 * cp.sum_squares(R_l.T @ w) <= mu * Lu[l] - tau)
+    return cons, w
+
+
+def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
+    """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack."""
+    p, m, _ = G_stack.shape
+    G = cp.reshape(G_stack.reshape(p, m * m).T @ beta, (m, m), order="C")
+    return cp.bmat([[G, cp.reshape(z, (m, 1), order="C")], [cp.reshape(z, (1, m), order="C"), cp.reshape(t1, (1, 1), order="C")]]) >> 0
+
+
+def _decision(basis: HyperkernelBasis, beta: Array, coef: Array, offset: float) -> Any:
+    def decision(X_new: ArrayLike) -> Array:
+        Xn = as_matrix(X_new, "X")
+        if Xn.shape[1] != basis.X.shape[1]:
+            raise DataError(f"X has {Xn.shape[1]} features but the model was trained on {basis.X.shape[1]}")
+        return basis.learned_kernel(beta, Xn, basis.X) @ coef - offset
+
+    return decision
+
+
+# ----------------------------------------------------------------------------- C-SVM
+def csvm(
+    X: ArrayLike,
+    y: ArrayLike,
+    hyperkernel: Hyperkernel | None = None,
+    *,
+    C: float = 100.0,
+    lambda_Q: float = 1.0,
+    form: Form = "socp",
+    basis: HyperkernelBasis | str | None = None,
+    eta: float = 1e-6,
+    max_terms: int | None = None,
+    factor_tol: float = 1e-10,
+) -> KernelProblem:
+    """Hyperkernel C-SVM: learn the kernel and the classifier together (002 eq. 3.8).
+
+    Parameters
+    ----------
+    X : array (m, d)
+    y : array (m,)
+        Two classes, any labels (the larger is +1).
+    hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
+    C : float > 0
+        Vapnik-style C (the thesis' λ with 1/(λm) = C). A ``cvxpy.Parameter``.
+    lambda_Q : float ≥ 0
+        Hyperkernel regularisation. A ``cvxpy.Parameter``.
+    form : "socp" or "sdp"
+        ``"sdp"`` is (3.8) as written; ``"socp"`` the equivalent cone program of the module
+        docstring (same optimum, far faster).
+    basis : HyperkernelBasis, "full", "lowrank" or None
+        The expansion terms; by default pivoted incomplete Cholesky with tolerance ``eta``
+        and at most ``max_terms`` terms (002 §3.2.1).
+    factor_tol : float
+        Relative eigenvalue cut-off of the SOCP's shared factor.
+
+    Returns
+    -------
+    KernelProblem
+        ``solve()`` gives a Solution with α, offset b, β, the learned kernel matrix and the
+        decision function f(x) = Σ_j α_j y_j k(x, x_j) − b through the expansion (002 eq. 2.15).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sol = csvm(X[:40], y[:40], eta=1e-4).solve()
+    >>> sol.status, round(float(sol.beta.sum()), 6)
+    ('optimal', 1.0)
+    """
+    Xa, y_pm = _validate_xy(X, y)
+    if form not in ("sdp", "socp"):
+        raise ParameterError(f"form must be 'sdp' or 'socp', got {form!r}")
+    C_val, lq_val = _check_C(C), _check_lambda_Q(lambda_Q)
+    hk = hyperkernel if hyperkernel is not None else HarmonicARD(lambda_h=0.6, widths="auto")
+    B = make_basis(Xa, hk, basis, eta, max_terms)
+    m, p = Xa.shape[0], B.size
+    C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
+    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
+    kernels = B.kernels()
+    data: dict[str, Any] = {
+        "X": Xa, "y": y_pm, "basis": B, "parameter_checks": {"C": _check_C, "lambda_Q": _check_lambda_Q}
+    }
+    if form == "sdp":
+        beta = cp.Variable(p, nonneg=True, name="beta")
+        gamma = cp.Variable(name="gamma")
+        eta_v = cp.Variable(m, nonneg=True, name="eta")
+        xi = cp.Variable(m, nonneg=True, name="xi")
+        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+        z = gamma * y_pm + 1.0 + eta_v - xi
+        G_stack = kernels * np.outer(y_pm, y_pm)
+        lmi = _lmi(G_stack, z, t1, beta)
+        cons = {"lmi": lmi, "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2, "scale": cp.sum(beta) == 1}
+        obj = 0.5 * t1 + C_par * cp.sum(xi) / m + lq_par / 2 * t2
+        prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
+        variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+        recover = _recover_csvm_sdp
+    else:
+        alpha = cp.Variable(m, nonneg=True, name="alpha")
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        factor = shared_factor(kernels, factor_tol)
+        cone_cons, w = _socp_kernel_cones(cp.multiply(y_pm, alpha), factor, B.L, lq_par / 2, tau, u)
+        cons = {
+            "box": alpha <= C_par / m,
+            "balance": y_pm @ alpha == 0,
+            "ball": cp.norm(u, 2) <= 1,
+            "link": cone_cons[0],
+            "kernel_cones": cone_cons[1:],
+        }
+        prob = cp.Problem(
+            cp.Maximize(cp.sum(alpha) + tau),
+            [cons["box"], cons["balance"], cons["ball"], *cone_cons],
+        )
+        variables = {"alpha": alpha, "u": u, "tau": tau, "w": w}
+        data["factor_rank"] = factor.Z.shape[1]
+        recover = _recover_csvm_socp
+    return KernelProblem(
+        cvxpy=prob,
+        formulation="hyperkernel C-SVM",
+        source="002 eq. (3.8)",
+        form=form,
+        variables=variables,
+        parameters={"C": C_par, "lambda_Q": lq_par},
+        constraints=cons,
+        recover=recover,
+        data=data,
+    )
+
+
+def _recover_csvm_sdp(problem: KernelProblem) -> Model:
+    """α from the LMI's dual Λ = ½[α; −1][α; −1]ᵀ (complementary slackness), b = γ."""
+    B: HyperkernelBasis = problem.data["basis"]
+    y = problem.data["y"]
+    m = y.shape[0]
+    beta = np.clip(problem.variables["beta"].value, 0.0, None)
+    Lam = problem.constraints["lmi"].dual_value
+    alpha = -Lam[:m, m] / Lam[m, m]
+    offset = float(problem.variables["gamma"].value)
+    K = B.learned_kernel(beta)
+    coef = alpha * y
+    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=_decision(B, beta, coef, offset))
+
+
+def _recover_csvm_socp(problem: KernelProblem) -> Model:
+    """β from the cone constraints' multipliers; b from the balance constraint's multiplier."""
+    B: HyperkernelBasis = problem.data["basis"]
+    y = problem.data["y"]
+    alpha = np.asarray(problem.variables["alpha"].value, dtype=float)
+    beta = np.array([np.ravel(c.dual_value)[0] for c in problem.constraints["kernel_cones"]], dtype=float)
+    beta = np.clip(beta, 0.0, None)
+    # CVXPY's multiplier ν of yᵀα = 0 enters the Lagrangian of max 1ᵀα + τ as −ν·yᵀα; the SDP's
+    # γ satisfies Gα = 1 + γy + η − ξ; matching the two stationarity conditions gives b = γ = −ν
+    # (checked against the SDP form in the tests).
+    offset = -float(problem.constraints["balance"].dual_value)
+    K = B.learned_kernel(beta)
+    coef = alpha * y
+    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=_decision(B, beta, coef, offset))

@@ -1,0 +1,341 @@
+"""Hyperkernels: kernels on pairs of inputs, k̲((x, x'), (x'', x''')) (002 §2.5).
+
+Every hyperkernel here factors through a *pair feature*: a vector φ(x, x') computed from one
+pair, with k̲ = combine(φ(x, x'), φ(x'', x''')). This makes three things cheap and vectorised:
+
+* the base kernel matrix K_(ij) = k̲((x_i, x_j), (·, ·)) on any point set: one feature vector
+  against the feature array of all pairs of that set;
+* columns and the diagonal of the m²×m² hyperkernel Gram matrix, without forming it;
+* the learned kernel k(x, x') = Σ β_ij k̲((x_i, x_j), (x, x')) on new points (002 eq. 2.15).
+
+Pair features are:
+
+=========================  =====================================  ==============================
+hyperkernel                φ(x, x')                               combine(a, b)
+=========================  =====================================  ==============================
+PowerSeriesHyperkernel     k(x, x') (one number)                  g(scale · a · b)      (2.19)
+HarmonicHyperkernel        k(x, x') = exp(−γ‖x − x'‖²)            (1−λ_h)/(1 − λ_h a b)  (2.20-2.21)
+HarmonicARD                ((x_d − x'_d)²/w_d²)_d                 Π_d (1−λ_h)/(1 − λ_h e^{−(a_d+b_d)})  (2.22)
+ExplicitHyperkernel        (k_1(x, x'), …, k_n(x, x'))            Σ_i c_i a_i b_i        (2.23)
+=========================  =====================================  ==============================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import as_matrix, check_open_interval, check_positive
+from ..errors import DataError, ParameterError
+from .base import Gaussian, Kernel
+
+__all__ = [
+    "Hyperkernel",
+    "PowerSeriesHyperkernel",
+    "HarmonicHyperkernel",
+    "HarmonicARD",
+    "ExplicitHyperkernel",
+    "POWER_SERIES",
+    "auto_widths",
+]
+
+Array = NDArray[np.float64]
+
+
+def _neg_log1m(xi: Array) -> Array:
+    return -np.log1p(-xi)
+
+
+#: Table 2.2 of 002: name -> (g, radius of convergence R). Every g has non-negative Taylor
+#: coefficients, the condition of the power-series construction (2.19).
+POWER_SERIES: dict[str, tuple[Callable[[Array], Array], float]] = {
+    "exp": (np.exp, math.inf),
+    "sinh": (np.sinh, math.inf),
+    "cosh": (np.cosh, math.inf),
+    "arctanh": (np.arctanh, 1.0),
+    "neglog": (_neg_log1m, 1.0),  # −ln(1 − ξ)
+    "geometric": (lambda xi: 1.0 / (1.0 - xi), 1.0),  # Σ ξ^i, the harmonic series of (2.20)
+}
+
+
+class Hyperkernel:
+    """Base class: a kernel on pairs defined through pair features (see module docstring).
+
+    Subclasses implement :meth:`pair_features` and :meth:`combine`, and :meth:`check` for
+    their validity conditions.
+    """
+
+    def check(self) -> None:
+        """Raise :class:`~sdpkern.errors.ParameterError` when the hyperkernel's conditions fail."""
+
+    # --- the two primitives -------------------------------------------------------------
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        """Features of the pairs (X1[k], X2[k]), shape (n, f)."""
+        raise NotImplementedError
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """Features of all pairs (X[a], Y[b]), shape (n_X, n_Y, f)."""
+        raise NotImplementedError
+
+    def combine(self, a: Array, b: Array) -> Array:
+        """k̲ from two broadcastable feature arrays (..., f) -> (...)."""
+        raise NotImplementedError
+
+    # --- what builders and estimators use ----------------------------------------------
+    def base_kernel(self, x: ArrayLike, x_prime: ArrayLike, X: ArrayLike, Y: ArrayLike | None = None) -> Array:
+        """The base kernel matrix K_(x,x')[a, b] = k̲((x, x'), (X[a], Y[b])) (002 eq. 2.15)."""
+        self.check()
+        Xa = as_matrix(X, "X")
+        Ya = None if Y is None else as_matrix(Y, "Y")
+        xv = np.atleast_2d(np.asarray(x, dtype=float))
+        xpv = np.atleast_2d(np.asarray(x_prime, dtype=float))
+        phi = self.pair_features(xv, xpv)[0]
+        return self.combine(phi, self.gram_features(Xa, Ya))
+
+    def base_kernels(self, pairs: Array, X: Array, Y: Array | None = None) -> Array:
+        """Stack of base kernel matrices for the given pair features, shape (p, n_X, n_Y)."""
+        G = self.gram_features(X, Y)
+        return np.stack([self.combine(phi, G) for phi in pairs])
+
+    def learned_kernel(self, pairs: Array, weights: Array, X: Array, Y: Array | None = None) -> Array:
+        """k(X, Y) = Σ_l β_l k̲(pair_l, (X, Y)) without stacking the p matrices (002 eq. 2.15)."""
+        G = self.gram_features(X, Y)
+        K = np.zeros(G.shape[:2])
+        for phi, w in zip(pairs, weights):
+            if w != 0.0:
+                K += w * self.combine(phi, G)
+        return K
+
+    def hyper_column(self, pairs: Array, j: int) -> Array:
+        """Column j of the hyperkernel Gram matrix over the pair features ``pairs``."""
+        return self.combine(pairs, pairs[j])
+
+    def hyper_diagonal(self, pairs: Array) -> Array:
+        """Diagonal k̲(p, p) over the pair features ``pairs``."""
+        return self.combine(pairs, pairs)
+
+    def hyper_gram(self, pairs: Array) -> Array:
+        """The full hyperkernel Gram matrix over ``pairs`` (only for small sets)."""
+        return self.combine(pairs[:, None, :], pairs[None, :, :])
+
+
+@dataclass
+class PowerSeriesHyperkernel(Hyperkernel):
+    """k̲(x̲, x̲') = g(scale · k(x̲) k(x̲')) for g with non-negative Taylor coefficients (002 eq. 2.19).
+
+    Parameters
+    ----------
+    g : str or callable
+        A name from Table 2.2 of 002 (``"exp"``, ``"sinh"``, ``"cosh"``, ``"arctanh"``,
+        ``"neglog"`` for −ln(1 − ξ), ``"geometric"`` for 1/(1 − ξ)) or a callable; a callable
+        needs ``radius``.
+    base : Kernel
+        A pointwise non-negative kernel (default Gaussian).
+    scale : float
+        Multiplies ξ = k(x̲) k(x̲'); must keep ξ inside the radius of convergence.
+    radius : float, optional
+        Radius of convergence R for a callable ``g``.
+    bound : float
+        An upper bound on the base kernel's values (1 for the Gaussian): the validity check is
+        ``scale · bound² < R``.
+    """
+
+    g: str | Callable[[Array], Array] = "exp"
+    base: Kernel = field(default_factory=Gaussian)
+    scale: float = 1.0
+    radius: float | None = None
+    bound: float = 1.0
+
+    def _g(self) -> tuple[Callable[[Array], Array], float]:
+        if callable(self.g):
+            if self.radius is None:
+                raise ParameterError("radius must be given with a callable g (its radius of convergence)")
+            return self.g, float(self.radius)
+        if self.g not in POWER_SERIES:
+            raise ParameterError(f"g={self.g!r} is not in Table 2.2; choose one of {sorted(POWER_SERIES)} or a callable")
+        return POWER_SERIES[self.g]
+
+    def check(self) -> None:
+        _, R = self._g()
+        check_positive(self.scale, "scale")
+        check_positive(self.bound, "bound")
+        if not self.scale * self.bound**2 < R:
+            raise ParameterError(
+                f"scale·bound² = {self.scale * self.bound ** 2:g} must be below the radius of convergence "
+                f"R = {R:g} of g={self.g!r} (002 eq. 2.19); lower scale"
+            )
+
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        vals = np.array([self.base(X1[k : k + 1], X2[k : k + 1])[0, 0] for k in range(X1.shape[0])])
+        self._check_range(vals)
+        return vals[:, None]  # one base-kernel call per pair: only used for a few given pairs
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        K = self.base(X, Y)
+        self._check_range(K)
+        return K[:, :, None]
+
+    def _check_range(self, vals: Array) -> None:
+        if vals.size and (vals.min() < -1e-12 or vals.max() > self.bound + 1e-12):
+            raise ParameterError(
+                f"the base kernel takes values in [{vals.min():.3g}, {vals.max():.3g}], outside [0, bound={self.bound}]:"
+                " the power-series construction needs a pointwise non-negative, bounded kernel (002 §2.5.1)"
+            )
+
+    def combine(self, a: Array, b: Array) -> Array:
+        g, _ = self._g()
+        return g(self.scale * a[..., 0] * b[..., 0])
+
+
+@dataclass
+class HarmonicHyperkernel(Hyperkernel):
+    """Harmonic hyperkernel with a Gaussian base kernel (002 eqs. 2.20-2.21).
+
+    k̲((x, x'), (x'', x''')) = (1 − λ_h) / (1 − λ_h exp(−γ(‖x − x'‖² + ‖x'' − x'''‖²))),
+    with γ = σ² in the thesis' notation.
+    """
+
+    lambda_h: float = 0.6
+    gamma: float = 1.0
+
+    def check(self) -> None:
+        check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+        check_positive(self.gamma, "gamma")
+
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        return np.exp(-self.gamma * np.sum((X1 - X2) ** 2, axis=1))[:, None]
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        return Gaussian(gamma=self.gamma)(X, Y)[:, :, None]
+
+    def combine(self, a: Array, b: Array) -> Array:
+        lam = self.lambda_h
+        return (1.0 - lam) / (1.0 - lam * a[..., 0] * b[..., 0])
+
+
+def auto_widths(
+    X: ArrayLike, *, factor: float = 50.0, quantile: float = 0.9, n_sample: int = 200, random_state: int | None = 0
+) -> Array:
+    """The thesis' width rule: ``factor`` × the ``quantile`` of |x_i − x_j| per dimension (002 §3.2).
+
+    The quantile is estimated on a random sample of at most ``n_sample`` points. Dimensions
+    where the quantile is 0 (constant or nearly constant features) fall back to the largest
+    |x_i − x_j|, then to 1.
+    """
+    Xa = as_matrix(X, "X", min_samples=2)
+    rng = np.random.default_rng(random_state)
+    idx = rng.choice(Xa.shape[0], size=min(n_sample, Xa.shape[0]), replace=False)
+    S = Xa[idx]
+    diffs = np.abs(S[:, None, :] - S[None, :, :])
+    iu = np.triu_indices(S.shape[0], k=1)
+    D = diffs[iu]  # (pairs, d)
+    q = np.quantile(D, quantile, axis=0)
+    fallback = D.max(axis=0)
+    q = np.where(q > 0, q, np.where(fallback > 0, fallback, 1.0))
+    return factor * q
+
+
+@dataclass
+class HarmonicARD(Hyperkernel):
+    """Harmonic hyperkernel for automatic relevance determination (002 eq. 2.22).
+
+    k̲((x, x'), (x'', x''')) = Π_d (1 − λ_h) / (1 − λ_h exp(−((x_d − x'_d)² + (x''_d − x'''_d)²)/w_d²)).
+
+    The thesis writes the exponent as σ_d((x_d − x'_d)² + …) and sets "the kernel width σ_d"
+    to 50× the 90% quantile of |x_i − x_j| (002 §3.2). We read the width as a length scale
+    w_d, i.e. σ_d = 1/w_d², which is what makes the rule scale-free per dimension.
+
+    Parameters
+    ----------
+    lambda_h : float in (0, 1)
+    widths : "auto" or array of shape (d,)
+        Per-dimension length scales w_d > 0. ``"auto"`` must be resolved against data with
+        :meth:`fitted` (the estimators do this) using :func:`auto_widths`.
+    """
+
+    lambda_h: float = 0.6
+    widths: Any = "auto"
+
+    def check(self) -> None:
+        check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+        if isinstance(self.widths, str):
+            if self.widths != "auto":
+                raise ParameterError(f"widths must be 'auto' or an array of positive numbers, got {self.widths!r}")
+            raise ParameterError("widths='auto' must be resolved on data first: use HarmonicARD.fitted(X)")
+        w = np.asarray(self.widths, dtype=float)
+        if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise ParameterError(f"widths must be a 1-D array of positive finite numbers, got {self.widths!r}")
+
+    def fitted(self, X: ArrayLike, *, random_state: int | None = 0) -> HarmonicARD:
+        """A copy with ``widths="auto"`` resolved on ``X`` by the thesis' rule; others are checked."""
+        Xa = as_matrix(X, "X")
+        if isinstance(self.widths, str) and self.widths == "auto":
+            out = HarmonicARD(lambda_h=self.lambda_h, widths=auto_widths(Xa, random_state=random_state))
+        else:
+            out = HarmonicARD(lambda_h=self.lambda_h, widths=np.asarray(self.widths, dtype=float))
+        out.check()
+        if out.widths.shape[0] != Xa.shape[1]:
+            raise DataError(f"widths has {out.widths.shape[0]} entries but X has {Xa.shape[1]} features")
+        return out
+
+    def _inv_w2(self) -> Array:
+        return 1.0 / np.asarray(self.widths, dtype=float) ** 2
+
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        return (X1 - X2) ** 2 * self._inv_w2()
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        Y = X if Y is None else Y
+        return (X[:, None, :] - Y[None, :, :]) ** 2 * self._inv_w2()
+
+    def combine(self, a: Array, b: Array) -> Array:
+        lam = self.lambda_h
+        # log-sum over dimensions: the product of d factors in [1, 1/(1−λ)]·(1−λ) is stable in logs
+        return np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-(a + b))), axis=-1))
+
+
+@dataclass
+class ExplicitHyperkernel(Hyperkernel):
+    """A finite expansion k̲(x̲, x̲') = Σ_i c_i k_i(x̲) k_i(x̲'), c_i ≥ 0 (002 eq. 2.23).
+
+    Example 9 of 002 (eq. 2.24) is ``ExplicitHyperkernel([Polynomial(2, coef0=b), Gaussian(g)], [c1, c2])``.
+    """
+
+    kernels: Sequence[Kernel] = ()
+    weights: Sequence[float] | None = None
+
+    def _c(self) -> Array:
+        c = np.ones(len(self.kernels)) if self.weights is None else np.asarray(self.weights, dtype=float)
+        return c
+
+    def check(self) -> None:
+        if len(self.kernels) == 0:
+            raise ParameterError("kernels must hold at least one base kernel")
+        c = self._c()
+        if c.shape != (len(self.kernels),) or np.any(c < 0) or not np.all(np.isfinite(c)):
+            raise ParameterError(f"weights must be {len(self.kernels)} non-negative numbers, got {self.weights!r}")
+
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        feats = np.array([[k(X1[i : i + 1], X2[i : i + 1])[0, 0] for k in self.kernels] for i in range(X1.shape[0])])
+        self._check_nonneg(feats)
+        return feats
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        feats = np.stack([k(X, Y) for k in self.kernels], axis=-1)
+        self._check_nonneg(feats)
+        return feats
+
+    def _check_nonneg(self, feats: Array) -> None:
+        if feats.size and feats.min() < -1e-12:
+            raise ParameterError(
+                f"a base kernel takes the negative value {feats.min():.3g}: 002 eq. (2.23) needs k_i(x̲) ≥ 0 "
+                "(use an even polynomial degree or a non-negative kernel)"
+            )
+
+    def combine(self, a: Array, b: Array) -> Array:
+        return np.sum(self._c() * a * b, axis=-1)
