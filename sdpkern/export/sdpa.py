@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -239,6 +240,38 @@ def text_line_of_offset(path: Path, offset: int) -> int:
         return fh.read(offset).count(b"\n") + 1
 
 
+_ENTRY_LINE = re.compile(r"[ \t\r]*(?:\S+[ \t\r]+){4}\S+[ \t\r]*|[ \t\r]*")
+
+
+def _entries_fast(body: list[str]) -> tuple[NDArray[np.float64] | None, list[int]]:
+    """All entry lines at once when every line has five numeric fields (the common case)."""
+    if not all(_ENTRY_LINE.fullmatch(line) for line in body):
+        return None, []
+    tokens = "\n".join(body).split()
+    try:
+        arr = np.array(tokens, dtype=float).reshape(-1, 5)
+    except ValueError:
+        return None, []
+    nonempty = [i for i, line in enumerate(body) if line.strip()]
+    return arr, nonempty
+
+
+def _entries_slow(body: list[str], first_line: int, fail: Any) -> tuple[NDArray[np.float64], list[int]]:
+    """Line by line, raising a FormatError that names the first bad line."""
+    fields = [ln.split() for ln in body]
+    nonempty = [idx for idx, f in enumerate(fields) if f]
+    arr = np.zeros((len(nonempty), 5))
+    for r, idx in enumerate(nonempty):
+        f = fields[idx]
+        if len(f) != 5:
+            raise fail(first_line + idx, f"an entry needs 5 fields (matrix block i j value), got {len(f)}")
+        try:
+            arr[r] = [float(v) for v in f]
+        except ValueError:
+            raise fail(first_line + idx, f"an entry has a non-numeric field: {body[idx].strip()!r}") from None
+    return arr, nonempty
+
+
 def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     """Parse the text of an SDPA sparse file (see :func:`read_sdpa`)."""
     lines = text.splitlines()
@@ -332,17 +365,9 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     # Entries: "matno block i j value", one per line.
     body = lines[k:]
     first_line = k + 1
-    fields = [ln.split() for ln in body]
-    nonempty = [idx for idx, f in enumerate(fields) if f]
-    arr = np.zeros((len(nonempty), 5))
-    for r, idx in enumerate(nonempty):
-        f = fields[idx]
-        if len(f) != 5:
-            raise fail(first_line + idx, f"an entry needs 5 fields (matrix block i j value), got {len(f)}")
-        try:
-            arr[r] = [float(v) for v in f]
-        except ValueError:
-            raise fail(first_line + idx, f"an entry has a non-numeric field: {body[idx].strip()!r}") from None
+    arr, nonempty = _entries_fast(body)
+    if arr is None:  # something is off: the line-by-line pass finds and names it
+        arr, nonempty = _entries_slow(body, first_line, fail)
     linenos = first_line + np.asarray(nonempty, dtype=np.int64)
     if arr.size:
         bad = ~np.isfinite(arr).all(axis=1) | (arr[:, :4] != np.round(arr[:, :4])).any(axis=1)
