@@ -7,6 +7,9 @@ Formats (chosen by the file suffix):
 ``.cbf``    Conic Benchmark Format v3, read by MOSEK and the CBLIB tools
             (:mod:`sdpkern.export.cbf`). LP, SOC, PSD, exponential and power cones.
 
+:func:`solve_external` runs CSDP or DSDP on an exported SDPA file and maps the answer back
+(:mod:`sdpkern.export.solvers`).
+
 Both start from the solver-ready data CVXPY compiles (its SCS form), so whatever CVXPY can
 canonicalise can be exported, and :func:`read` returns the standard-form data, from which
 :func:`to_cvxpy` rebuilds a problem with the same optimal value.
@@ -36,6 +39,7 @@ from ..errors import ExportError
 from ._conic import Cones, ConicData, Elimination, Exported, from_cvxpy, to_cvxpy
 from .cbf import read_cbf, write_cbf
 from .sdpa import read_sdpa, write_sdpa
+from .solvers import ExternalResult, solve_external
 
 __all__ = [
     "write",
@@ -52,6 +56,8 @@ __all__ = [
     "read_sdpa",
     "write_cbf",
     "read_cbf",
+    "solve_external",
+    "ExternalResult",
 ]
 
 #: Suffix -> format name.
