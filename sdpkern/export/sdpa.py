@@ -22,6 +22,7 @@ honours, so the optimal value read back is the original model's.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
@@ -203,7 +204,7 @@ def write_sdpa(
             )
 
     out = write_atomic(path, pieces())
-    data.meta["block_sizes"] = sizes
+    data = dataclasses.replace(data, meta={**data.meta, "block_sizes": sizes})
     return Exported(path=out, format="sdpa", data=data, elimination=elim, original=original)
 
 
