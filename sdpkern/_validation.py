@@ -46,10 +46,13 @@ def binary_labels(y: ArrayLike, name: str = "y") -> tuple[NDArray[np.float64], N
     if y_arr.ndim != 1:
         raise DataError(f"{name} must be 1-D, got shape {y_arr.shape}")
     classes = np.unique(y_arr)
-    if classes.shape[0] != 2:
+    k = classes.shape[0]
+    if k != 2:
+        shown = classes[:5].tolist()
         raise LabelError(
-            f"{name} must contain exactly two classes for this binary method, got {classes.shape[0]}"
-            f" ({classes[:5].tolist()}{'...' if classes.shape[0] > 5 else ''})"
+            f"{name} has {k} class{'' if k == 1 else 'es'} {shown}{'...' if k > 5 else ''}: "
+            "Only binary classification is supported by this method, which needs exactly two classes"
+            + (" (use a one-vs-rest or one-vs-one wrapper for more)" if k > 2 else "")
         )
     return np.where(y_arr == classes[1], 1.0, -1.0), classes
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import ConvergenceWarning
 
 from .backends import DEFAULT_BACKEND, get_backend, map_status
 from .errors import (
@@ -269,7 +270,11 @@ class KernelProblem:
         if status == "optimal":
             return
         if status == "optimal_inaccurate" and allow_inaccurate:
-            warnings.warn(f"{backend} returned an inaccurate optimum for {self.formulation}", stacklevel=3)
+            warnings.warn(
+                f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw})",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
             return
         hint = {
             "infeasible": "check the data and constraints (a hard-margin problem on non-separable data is infeasible: use a soft margin)",

@@ -17,3 +17,6 @@ from .native import (  # noqa: E402
 )
 
 __all__ += ["PrimalSVC", "KrylovRegressor", "KrylovFisherDiscriminant", "IndefiniteKernelPCA", "IndefiniteSVC"]
+from .hyperkernel import HyperkernelSVC  # noqa: E402
+
+__all__ += ["HyperkernelSVC"]

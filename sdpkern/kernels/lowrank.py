@@ -36,11 +36,14 @@ class IncompleteCholesky:
         Chosen indices, in the order chosen.
     residual_trace : float
         trace(A − G Gᵀ), an upper bound on ‖A − G Gᵀ‖_F for PSD A.
+    residual_max : float
+        The largest remaining residual diagonal entry (≤ eta unless the rank cap stopped it).
     """
 
     G: Array
     pivots: NDArray[np.intp]
     residual_trace: float
+    residual_max: float
 
 
 def incomplete_cholesky(
@@ -52,8 +55,11 @@ def incomplete_cholesky(
 ) -> IncompleteCholesky:
     """Pivoted incomplete Cholesky of a PSD matrix given by its diagonal and a column oracle.
 
-    Stops when trace(A − GGᵀ) ≤ ``eta`` (which bounds the Frobenius error of 002 §3.2.1) or
-    after ``max_rank`` columns. ``column(j)`` returns column j of A; it is called once per pivot.
+    Stops when the largest remaining residual diagonal entry is ≤ ``eta`` (the usual pivoted
+    Cholesky rule) or after ``max_rank`` columns. 002 §3.2.1 states the tolerance for
+    ‖A − GGᵀ‖_F, which would need the whole residual; for the PSD residual R,
+    max diag R ≤ ‖R‖_F ≤ trace R, and the result reports trace R so a caller can check the
+    Frobenius bound. ``column(j)`` returns column j of A; it is called once per pivot.
 
     Examples
     --------
@@ -80,11 +86,9 @@ def incomplete_cholesky(
     for k in range(cap):
         if k == G.shape[1]:
             G = np.concatenate([G, np.zeros((n, min(cap, 2 * k) - k))], axis=1)
-        if d.sum() <= eta:
-            break
         j = int(np.argmax(d))
         pivot = d[j]
-        if pivot <= 0.0:
+        if pivot <= eta or pivot <= 0.0:
             break
         col = np.asarray(column(j), dtype=float) - G[:, :k] @ G[j, :k]
         G[:, k] = col / np.sqrt(pivot)
@@ -93,7 +97,7 @@ def incomplete_cholesky(
         np.maximum(d, 0.0, out=d)  # round-off can push residuals slightly negative
         pivots.append(j)
     p = len(pivots)
-    return IncompleteCholesky(G=G[:, :p].copy(), pivots=np.array(pivots, dtype=np.intp), residual_trace=float(d.sum()))
+    return IncompleteCholesky(G=G[:, :p].copy(), pivots=np.array(pivots, dtype=np.intp), residual_trace=float(d.sum()), residual_max=float(d.max(initial=0.0)))
 
 
 @dataclass
