@@ -19,7 +19,7 @@ Details that the paper leaves open and that we chose:
   loader's ordinal codes 1..K the thin-plate error on splice was 23% instead of 7-9%;
 * data: the KEEL copies in ``sdpkern/datasets`` (not the Rätsch benchmark files the paper
   used; sizes differ slightly, e.g. breast 277 vs 263, splice 3190 vs 2844);
-* grids: λ ∈ 10^{-4..5} (10 values); σ ∈ median distance × {1/4, ..., 16}, C ∈ 10^{-1..3}.
+* grids: λ ∈ 10^{-6..5} (12 values); σ ∈ median distance × {1/4, ..., 16}, C ∈ 10^{-1..3}.
   A chosen value on the edge of its grid is flagged with ``*``.
 
 Usage::
@@ -60,7 +60,7 @@ PAPER = {
     "thyroid": ((4.199, 1.087), (3.247, 1.211), 5, "215"),
     "twonorm": ((1.833, 0.194), (1.867, 0.254), 20, "3000*"),
 }
-LAMBDAS = 10.0 ** np.arange(-4, 6)
+LAMBDAS = 10.0 ** np.arange(-6, 6)
 SIGMA_FACTORS = np.array([0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0])
 CS = 10.0 ** np.arange(-1, 4)
 KERNEL = ThinPlate(2, formula_dimension=2)
