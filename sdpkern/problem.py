@@ -235,7 +235,10 @@ class KernelProblem:
         opts = b.solver_options(options)
         t0 = time.perf_counter()
         try:
-            self.cvxpy.solve(solver=b.cvxpy_name, warm_start=warm_start, verbose=verbose, **opts)
+            with warnings.catch_warnings():
+                # CVXPY's generic "may be inaccurate" warning: the status is reported below instead
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+                self.cvxpy.solve(solver=b.cvxpy_name, warm_start=warm_start, verbose=verbose, **opts)
         except cp.error.SolverError as exc:
             raise SolverError(
                 f"{b.name} failed on {self.formulation}: {exc}. Try another backend "

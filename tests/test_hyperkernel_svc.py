@@ -1,0 +1,117 @@
+"""HyperkernelSVC: scikit-learn contract, model selection, pickling, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sdpkern.errors import BackendNotInstalledError, DataError, LabelError, ParameterError, UnknownBackendError
+from sdpkern.estimators import HyperkernelSVC
+from sdpkern.kernels.hyperkernels import HarmonicHyperkernel
+
+
+@parametrize_with_checks([HyperkernelSVC()])
+def test_sklearn_contract(estimator, check):
+    # no expected failures: every applicable check passes; scikit-learn itself skips the
+    # array-API check (SCIPY_ARRAY_API unset) and the pandas ones (pandas not installed)
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(X.shape[0])
+    labels = np.array(["benign", "malignant"])[1 - y]  # any two labels, strings included
+    return X[idx[:80]], labels[idx[:80]], X[idx[200:320]], labels[idx[200:320]]
+
+
+def test_fit_predict_any_labels(data):
+    X, y, Xt, yt = data
+    clf = HyperkernelSVC().fit(X, y)
+    assert set(clf.classes_) == {"benign", "malignant"}
+    assert clf.score(Xt, yt) > 0.85
+    assert clf.beta_.sum() == pytest.approx(1.0, abs=1e-6) and clf.beta_.min() >= 0
+    d = clf.decision_function(Xt)
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[(d > 0).astype(int)])
+    # learned kernel between test and training points drives the decision function
+    K = clf.learned_kernel(Xt, X)
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    np.testing.assert_allclose(d, K @ (clf.alpha_ * y_pm) - clf.offset_, rtol=1e-8, atol=1e-8)
+
+
+def test_pickle_round_trip(data):
+    X, y, Xt, _ = data
+    clf = HyperkernelSVC(max_terms=40).fit(X, y)
+    clone = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(clone.decision_function(Xt), clf.decision_function(Xt))
+
+
+def test_gridsearch_and_pipeline(data):
+    X, y, Xt, yt = data
+    pipe = make_pipeline(StandardScaler(), HyperkernelSVC(max_terms=40))
+    grid = GridSearchCV(pipe, {"hyperkernelsvc__C": [1.0, 100.0]}, cv=3).fit(X, y)
+    assert grid.best_params_["hyperkernelsvc__C"] in (1.0, 100.0)
+    assert grid.score(Xt, yt) > 0.8
+
+
+def test_custom_hyperkernel_and_sdp_form(data):
+    X, y, Xt, yt = data
+    socp = HyperkernelSVC(hyperkernel=HarmonicHyperkernel(0.6, gamma=1e-6), max_terms=30).fit(X[:40], y[:40])
+    sdp = HyperkernelSVC(hyperkernel=HarmonicHyperkernel(0.6, gamma=1e-6), max_terms=30, form="sdp").fit(
+        X[:40], y[:40]
+    )
+    assert abs(socp.objective_ - sdp.objective_) <= 1e-6 * max(1.0, abs(sdp.objective_))
+
+
+@pytest.mark.parametrize(
+    "params,err,match",
+    [
+        ({"C": 0}, ParameterError, "C"),
+        ({"C": -1.0}, ParameterError, "C"),
+        ({"lambda_Q": -0.1}, ParameterError, "lambda_Q"),
+        ({"lambda_h": 1.0}, ParameterError, "lambda_h"),
+        ({"lambda_h": 0.0}, ParameterError, "lambda_h"),
+        ({"widths": -2.0}, ParameterError, "widths"),
+        ({"widths": [1.0] * 29 + [0.0]}, ParameterError, "widths"),
+        ({"form": "qp"}, ParameterError, "form"),
+        ({"max_terms": 0}, ParameterError, "max_terms"),
+        ({"backend": "gurobi-magic"}, UnknownBackendError, "backend"),
+    ],
+)
+def test_bad_parameters(data, params, err, match):
+    X, y, _, _ = data
+    with pytest.raises(err, match=match):
+        HyperkernelSVC(**params).fit(X[:30], y[:30])
+
+
+def test_backend_not_installed(data, monkeypatch):
+    from sdpkern import backends
+
+    monkeypatch.setattr(backends.Backend, "installed", property(lambda self: self.name != "scs"))
+    X, y, _, _ = data
+    with pytest.raises(BackendNotInstalledError, match="pip install scs"):
+        HyperkernelSVC(backend="scs").fit(X[:30], y[:30])
+
+
+def test_bad_data(data):
+    X, y, _, _ = data
+    Xn = X[:30].copy()
+    Xn[1, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        HyperkernelSVC().fit(Xn, y[:30])
+    with pytest.raises(ValueError):
+        HyperkernelSVC().fit(X[:30], y[:29])
+    with pytest.raises(LabelError, match="1 class"):
+        HyperkernelSVC().fit(X[:30], np.repeat("a", 30))
+    with pytest.raises(LabelError, match="Only binary"):
+        HyperkernelSVC().fit(X[:30], np.arange(30) % 3)
+    clf = HyperkernelSVC(max_terms=20).fit(X[:30], y[:30])
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:5, :10])
+    assert issubclass(DataError, ValueError)
