@@ -294,3 +294,17 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
     K = B.learned_kernel(beta)
     coef = alpha * y
     return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=ExpansionDecision(B, beta, coef, offset))
+
+
+# ----------------------------------------------------------------------------- the other five (3.9-3.13)
+# Defined in a sibling module (it imports the helpers above, hence the import at the end).
+from ._hyperkernel_formulations import (  # noqa: E402
+    SingularKernelError,
+    alignment,
+    l2svm,
+    nu_regression,
+    nusvm,
+    one_class,
+)
+
+__all__ += ["nusvm", "l2svm", "one_class", "nu_regression", "alignment", "SingularKernelError"]
