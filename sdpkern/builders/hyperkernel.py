@@ -35,7 +35,7 @@ M_l = Z⁺K_lZ⁺ᵀ. Each cone then acts on an r-vector instead of an m-vector.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import cvxpy as cp
 import numpy as np
@@ -297,14 +297,25 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
 
 
 # ----------------------------------------------------------------------------- the other five (3.9-3.13)
-# Defined in a sibling module (it imports the helpers above, hence the import at the end).
-from ._hyperkernel_formulations import (  # noqa: E402
-    SingularKernelError,
-    alignment,
-    l2svm,
-    nu_regression,
-    nusvm,
-    one_class,
-)
+# Defined in a sibling module that imports the helpers above; resolved lazily (PEP 562) so
+# that importing either module first works.
+_FORMULATIONS = ("nusvm", "l2svm", "one_class", "nu_regression", "alignment", "SingularKernelError")
+__all__ += list(_FORMULATIONS)
 
-__all__ += ["nusvm", "l2svm", "one_class", "nu_regression", "alignment", "SingularKernelError"]
+if TYPE_CHECKING:
+    from ._hyperkernel_formulations import (  # noqa: F401
+        SingularKernelError,
+        alignment,
+        l2svm,
+        nu_regression,
+        nusvm,
+        one_class,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FORMULATIONS:
+        from . import _hyperkernel_formulations
+
+        return getattr(_hyperkernel_formulations, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
