@@ -6,6 +6,7 @@ so every message names the argument and what was expected.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -59,7 +60,7 @@ def binary_labels(y: ArrayLike, name: str = "y") -> tuple[NDArray[np.float64], N
 
 def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     """Check a real scalar is > 0 (or >= 0 with ``allow_zero``) and return it as float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise ParameterError(f"{name} must be a finite real number, got {value!r}")
     if value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
@@ -69,9 +70,10 @@ def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
 
 def check_open_interval(value: Any, name: str, low: float, high: float, *, closed_high: bool = False) -> float:
     """Check ``low < value < high`` (or ``<= high`` with ``closed_high``) and return it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise ParameterError(f"{name} must be a finite real number, got {value!r}")
-    ok = low < value <= high if closed_high else low < value < high
+    v = float(value)
+    ok = low < v <= high if closed_high else low < v < high
     if not ok:
         right = "]" if closed_high else ")"
         raise ParameterError(f"{name} must lie in ({low}, {high}{right}, got {value!r}")

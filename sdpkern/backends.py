@@ -15,8 +15,9 @@ Status vocabulary (``Solution.status``):
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import cvxpy as cp
 
@@ -115,14 +116,12 @@ def get_backend(name: str) -> Backend:
     """Return the backend called ``name`` or raise a typed error saying what is available."""
     if not isinstance(name, str) or name.lower() not in BACKENDS:
         raise UnknownBackendError(
-            f"backend={name!r} is not known; choose one of {sorted(BACKENDS)} "
-            f"(installed here: {available_backends()})"
+            f"backend={name!r} is not known; choose one of {sorted(BACKENDS)} (installed here: {available_backends()})"
         )
     backend = BACKENDS[name.lower()]
     if not backend.installed:
         raise BackendNotInstalledError(
-            f"backend={name!r} is not installed; `pip install {backend.module}` or use one of "
-            f"{available_backends()}"
+            f"backend={name!r} is not installed; `pip install {backend.module}` or use one of {available_backends()}"
         )
     return backend
 

@@ -12,8 +12,9 @@ import os
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -149,7 +150,7 @@ class KernelProblem:
     data: dict[str, Any] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ parameters
-    def set(self, **values: float) -> "KernelProblem":
+    def set(self, **values: float) -> KernelProblem:
         """Set parameter values (e.g. ``C=10, lambda_Q=0.5``); a re-solve reuses the compilation."""
         for name, value in values.items():
             if name not in self.parameters:
@@ -187,11 +188,11 @@ class KernelProblem:
         lines.append("compiled cones (solver form):")
         lines.append(f"  zero={dims.zero}  nonneg={dims.nonneg}")
         lines.append(
-            f"  soc: {len(soc)} cone(s)"
-            + (f", sizes {min(soc)}..{max(soc)} (total {sum(soc)})" if soc else "")
+            f"  soc: {len(soc)} cone(s)" + (f", sizes {min(soc)}..{max(soc)} (total {sum(soc)})" if soc else "")
         )
         lines.append(f"  psd: {len(psd)} cone(s)" + (f", orders {sorted(set(psd))}" if psd else ""))
-        lines.append(f"  A: {A.shape[0]} x {A.shape[1]}, nonzeros={A.nnz}, DPP={prob.is_dcp(dpp=True)}")
+        dpp = prob.is_dcp(dpp=True)  # type: ignore[call-arg]
+        lines.append(f"  A: {A.shape[0]} x {A.shape[1]}, nonzeros={A.nnz}, DPP={dpp}")
         return "\n".join(lines)
 
     def compiled_data(self, backend: str = "scs") -> dict[str, Any]:
@@ -280,13 +281,16 @@ class KernelProblem:
             )
             return
         hint = {
-            "infeasible": "check the data and constraints (a hard-margin problem on non-separable data is infeasible: use a soft margin)",
+            "infeasible": "check the data and constraints (a hard-margin problem on non-separable data "
+            "is infeasible: use a soft margin)",
             "unbounded": "check the parameters; the problem has no finite optimum",
             "optimal_inaccurate": "tighten or loosen tolerances, raise max_iters, try another backend, "
             "or pass allow_inaccurate=True to accept it",
             "iteration_limit": "raise max_iters or time_limit",
-        }.get(status.replace("_inaccurate", "") if status.startswith(("infeasible", "unbounded")) else status,
-              "try another backend or rescale the data")
+        }.get(
+            status.replace("_inaccurate", "") if status.startswith(("infeasible", "unbounded")) else status,
+            "try another backend or rescale the data",
+        )
         msg = f"{backend} returned status {status!r} ({raw}) for {self.formulation}: {hint}"
         if status.startswith("infeasible"):
             raise InfeasibleError(msg, status=status, solver_status=raw)

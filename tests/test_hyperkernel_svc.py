@@ -63,9 +63,7 @@ def test_gridsearch_and_pipeline(data):
 def test_custom_hyperkernel_and_sdp_form(data):
     X, y, Xt, yt = data
     socp = HyperkernelSVC(hyperkernel=HarmonicHyperkernel(0.6, gamma=1e-6), max_terms=30).fit(X[:40], y[:40])
-    sdp = HyperkernelSVC(hyperkernel=HarmonicHyperkernel(0.6, gamma=1e-6), max_terms=30, form="sdp").fit(
-        X[:40], y[:40]
-    )
+    sdp = HyperkernelSVC(hyperkernel=HarmonicHyperkernel(0.6, gamma=1e-6), max_terms=30, form="sdp").fit(X[:40], y[:40])
     assert abs(socp.objective_ - sdp.objective_) <= 1e-6 * max(1.0, abs(sdp.objective_))
 
 

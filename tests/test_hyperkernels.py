@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sdpkern.errors import DataError, ParameterError
-from sdpkern.kernels import Gaussian, Linear, Polynomial
+from sdpkern.kernels import Gaussian, Polynomial
 from sdpkern.kernels.hyperkernels import (
     ExplicitHyperkernel,
     HarmonicARD,

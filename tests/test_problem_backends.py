@@ -23,8 +23,14 @@ def toy(constraints_fn, objective="min"):
     obj = cp.Minimize(c * cp.sum(x)) if objective == "min" else cp.Maximize(cp.sum(x))
     prob = cp.Problem(obj, constraints_fn(x))
     return KernelProblem(
-        cvxpy=prob, formulation="toy LP", source="none", form="qp", variables={"x": x}, parameters={"c": c},
-        constraints={}, recover=lambda p: Model(alpha=p.variables["x"].value),
+        cvxpy=prob,
+        formulation="toy LP",
+        source="none",
+        form="qp",
+        variables={"x": x},
+        parameters={"c": c},
+        constraints={},
+        recover=lambda p: Model(alpha=p.variables["x"].value),
     )
 
 

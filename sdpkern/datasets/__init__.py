@@ -37,8 +37,14 @@ KEEL_SETS: dict[str, tuple[str, str | None]] = {
     "twonorm": ("twonorm.dat", "1"),
     "splice": ("splice.dat", "N"),
 }
-_ALIASES = {"diabetes": "pima", "credit": "crx", "new-thyroid": "thyroid", "ring": "ringnorm",
-            "ionosph": "ionosphere", "breast_cancer": "wdbc"}
+_ALIASES = {
+    "diabetes": "pima",
+    "credit": "crx",
+    "new-thyroid": "thyroid",
+    "ring": "ringnorm",
+    "ionosph": "ionosphere",
+    "breast_cancer": "wdbc",
+}
 
 #: name -> (file, target column, columns to drop)
 REGRESSION_SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -59,7 +65,7 @@ class Dataset:
 
 
 def _read_text(filename: str) -> str:
-    with resources.files(__package__).joinpath("data", filename + ".gz").open("rb") as fh:
+    with resources.files(__package__).joinpath("data").joinpath(filename + ".gz").open("rb") as fh:
         return gzip.decompress(fh.read()).decode("utf-8")
 
 

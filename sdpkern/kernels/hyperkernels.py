@@ -157,7 +157,9 @@ class PowerSeriesHyperkernel(Hyperkernel):
                 raise ParameterError("radius must be given with a callable g (its radius of convergence)")
             return self.g, float(self.radius)
         if self.g not in POWER_SERIES:
-            raise ParameterError(f"g={self.g!r} is not in Table 2.2; choose one of {sorted(POWER_SERIES)} or a callable")
+            raise ParameterError(
+                f"g={self.g!r} is not in Table 2.2; choose one of {sorted(POWER_SERIES)} or a callable"
+            )
         return POWER_SERIES[self.g]
 
     def check(self) -> None:
@@ -166,7 +168,7 @@ class PowerSeriesHyperkernel(Hyperkernel):
         check_positive(self.bound, "bound")
         if not self.scale * self.bound**2 < R:
             raise ParameterError(
-                f"scale·bound² = {self.scale * self.bound ** 2:g} must be below the radius of convergence "
+                f"scale·bound² = {self.scale * self.bound**2:g} must be below the radius of convergence "
                 f"R = {R:g} of g={self.g!r} (002 eq. 2.19); lower scale"
             )
 
@@ -183,7 +185,8 @@ class PowerSeriesHyperkernel(Hyperkernel):
     def _check_range(self, vals: Array) -> None:
         if vals.size and (vals.min() < -1e-12 or vals.max() > self.bound + 1e-12):
             raise ParameterError(
-                f"the base kernel takes values in [{vals.min():.3g}, {vals.max():.3g}], outside [0, bound={self.bound}]:"
+                f"the base kernel takes values in [{vals.min():.3g}, {vals.max():.3g}], "
+                f"outside [0, bound={self.bound}]:"
                 " the power-series construction needs a pointwise non-negative, bounded kernel (002 §2.5.1)"
             )
 

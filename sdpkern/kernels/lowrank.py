@@ -97,7 +97,12 @@ def incomplete_cholesky(
         np.maximum(d, 0.0, out=d)  # round-off can push residuals slightly negative
         pivots.append(j)
     p = len(pivots)
-    return IncompleteCholesky(G=G[:, :p].copy(), pivots=np.array(pivots, dtype=np.intp), residual_trace=float(d.sum()), residual_max=float(d.max(initial=0.0)))
+    return IncompleteCholesky(
+        G=G[:, :p].copy(),
+        pivots=np.array(pivots, dtype=np.intp),
+        residual_trace=float(d.sum()),
+        residual_max=float(d.max(initial=0.0)),
+    )
 
 
 @dataclass
@@ -171,7 +176,9 @@ def hyperkernel_basis(
     F = hyperkernel.gram_features(Xa)  # (m, m, f): features of every pair of training points
     if full:
         if m > 60:
-            raise ParameterError(f"the full m² basis is for small problems (m ≤ 60), got m = {m}; use the low-rank basis")
+            raise ParameterError(
+                f"the full m² basis is for small problems (m ≤ 60), got m = {m}; use the low-rank basis"
+            )
         I, J = np.meshgrid(np.arange(m), np.arange(m), indexing="ij")
         pairs = np.column_stack([I.ravel(), J.ravel()])
         feats = F[pairs[:, 0], pairs[:, 1]]
