@@ -20,9 +20,21 @@ from sdpkern.kernels.base import Gaussian
 from sdpkern.trajectories import ImageTransformation
 
 
-def swell(theta: float, X: np.ndarray) -> np.ndarray:
-    """A user trajectory for plain vectors: x(1 + 0.1θ²) + 0.05θ (module level so it pickles)."""
-    return X * (1.0 + 0.1 * theta**2) + 0.05 * theta
+class _Swell:
+    """A user trajectory for plain vectors: x(1 + 0.1θ²) + 0.05θ (module level so it pickles).
+
+    A callable object rather than a function so that its repr, and so the test ids, are the
+    same in every pytest-xdist worker (a function's repr carries its memory address).
+    """
+
+    def __call__(self, theta: float, X: np.ndarray) -> np.ndarray:
+        return X * (1.0 + 0.1 * theta**2) + 0.05 * theta
+
+    def __repr__(self) -> str:
+        return "swell"
+
+
+swell = _Swell()
 
 
 # On the whole line a soft margin only relaxes the constant coefficient: the leading
