@@ -202,23 +202,61 @@ def test_solver_iteration_limit_is_solver_error():
     assert str(info.value.status) in str(info.value) or info.value.status
 
 
-def test_keyboard_interrupt_during_export_leaves_no_file(tmp_path, monkeypatch):
+class _InterruptingFile:
+    """A file object whose second ``write`` raises KeyboardInterrupt: an interruption mid-write."""
+
+    def __init__(self, fh):
+        self._fh, self._writes = fh, 0
+
+    def write(self, data):
+        self._writes += 1
+        if self._writes == 2:
+            raise KeyboardInterrupt
+        return self._fh.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self._fh.__exit__(*exc)
+
+
+@pytest.mark.parametrize("suffix", [".dat-s", ".cbf"])
+@pytest.mark.parametrize("where", ["mid-write", "at-rename"])
+def test_keyboard_interrupt_during_export_leaves_no_file(tmp_path, monkeypatch, suffix, where):
     import os
 
     from sdpkern.builders.cpd_svm import squared_hinge
     from sdpkern.export import write
 
     problem = squared_hinge(X[:, :2], Y, lam=1.0)
-    real_replace = os.replace
+    target = tmp_path / f"p{suffix}"
+    old = tmp_path / f"old{suffix}"
+    write(problem, old)  # an existing file must survive an interrupted overwrite unchanged
+    old_bytes = old.read_bytes()
+    writes = {"n": 0}
+    real_fdopen = os.fdopen
 
-    def interrupted(*args, **kwargs):
+    def fdopen(*args, **kwargs):
+        writes["n"] += 1
+        return _InterruptingFile(real_fdopen(*args, **kwargs))
+
+    def interrupted_replace(*args, **kwargs):
         raise KeyboardInterrupt
 
-    for suffix in (".dat-s", ".cbf"):
-        target = tmp_path / f"p{suffix}"
-        monkeypatch.setattr(os, "replace", interrupted)
+    if where == "mid-write":
+        monkeypatch.setattr(os, "fdopen", fdopen)
+    else:
+        monkeypatch.setattr(os, "replace", interrupted_replace)
+    for path in (target, old):
         with pytest.raises(KeyboardInterrupt):
-            write(problem, target)
-        monkeypatch.setattr(os, "replace", real_replace)
-        assert not target.exists()
-        assert list(tmp_path.iterdir()) == [], f"partial files left: {list(tmp_path.iterdir())}"
+            write(problem, path)
+    monkeypatch.undo()
+    if where == "mid-write":
+        assert writes["n"] == 2, "the writer went through os.fdopen, so the interruption hit mid-write"
+    assert not target.exists()
+    assert old.read_bytes() == old_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == [old.name], "a partial temporary file was left"
