@@ -260,3 +260,17 @@ def test_keyboard_interrupt_during_export_leaves_no_file(tmp_path, monkeypatch, 
     assert not target.exists()
     assert old.read_bytes() == old_bytes
     assert sorted(p.name for p in tmp_path.iterdir()) == [old.name], "a partial temporary file was left"
+
+
+def test_every_estimator_has_a_check_estimator_suite():
+    """check_estimator runs in each family's own test module; none may be left out."""
+    import re
+    from pathlib import Path
+
+    covered = set()
+    for path in Path(__file__).parent.glob("test_*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "parametrize_with_checks" in text:
+            covered |= set(re.findall(r"\b([A-Z][A-Za-z0-9]+)\(", text))
+    missing = sorted(set(E.__all__) - covered)
+    assert not missing, f"estimators without a parametrize_with_checks suite: {missing}"
