@@ -37,15 +37,17 @@ def test_decision_boundary(tmp_path):
 
 
 def test_kernel_weights(tmp_path):
-    beta = np.array([0.5, 0.3, 0.2, 0.0])
+    from sdpkern.estimators import HyperkernelSVC
 
-    class Fitted:
-        beta_ = beta
-
-    fig = plotting.plot_kernel_weights(Fitted(), labels=list("abcd"), path=tmp_path / "beta.png")
+    X, y = make_classification(n_samples=20, n_features=3, n_redundant=0, random_state=0)
+    est = HyperkernelSVC().fit(X, y)
+    beta = np.asarray(est.beta_).reshape(-1)
+    fig = plotting.plot_kernel_weights(est, path=tmp_path / "beta.png")
     _check_png(tmp_path / "beta.png")
     heights = [p.get_height() for p in fig.axes[0].patches]
     np.testing.assert_allclose(heights, beta)
+    fig = plotting.plot_kernel_weights(beta[:4], labels=list("abcd"))
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == list("abcd")
     with pytest.raises(DataError, match="labels"):
         plotting.plot_kernel_weights(beta, labels=["a"])
 
