@@ -452,7 +452,8 @@ def one_class(
     Xa = as_matrix(X, "X")
     if Xa.shape[0] < 2:
         raise DataError(
-            f"one-class data needs at least 2 points to describe a support, got {Xa.shape[0]}; collect more samples"
+            f"one-class data needs at least 2 samples to describe a support, got {Xa.shape[0]} sample; "
+            "collect more points"
         )
     _check_form(form)
     nu_val, lq_val = _check_nu(nu), _check_lambda_Q(lambda_Q)
@@ -698,7 +699,8 @@ def alignment(
     Parameters
     ----------
     y : array (m,)
-        Two classes (mapped to ±1).
+        Two classes (mapped to ±1), or real targets (more than two distinct numbers), which
+        are centred and scaled to unit standard deviation.
     lambda_Q : float ≥ 0, default 1
         A ``cvxpy.Parameter``.
     ridge : float ≥ 0, default 0
@@ -726,7 +728,7 @@ def alignment(
     >>> sol.status, sol.kernel_matrix.shape
     ('optimal', (30, 30))
     """
-    Xa, y_pm = _validate_xy(X, y)
+    Xa, y_pm = _alignment_target(X, y)
     _check_form(form)
     lq_val = _check_lambda_Q(lambda_Q)
     ridge_val = check_positive(ridge, "ridge", allow_zero=True)
@@ -788,6 +790,19 @@ def alignment(
         data["range_basis"] = Q
         recover = _recover_alignment_socp
     return _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
+
+
+def _alignment_target(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    Xa = as_matrix(X, "X", min_samples=2)
+    y_arr = np.asarray(y)
+    if y_arr.ndim != 1 or y_arr.shape[0] != Xa.shape[0]:
+        raise DataError(f"y must be 1-D with one target per row of X ({Xa.shape[0]}), got shape {y_arr.shape}")
+    if np.unique(y_arr).shape[0] <= 2:
+        return _validate_xy(Xa, y_arr)
+    if not np.issubdtype(y_arr.dtype, np.number):
+        raise LabelError("y has more than two classes: alignment needs two classes or real-valued targets")
+    t = as_vector(y_arr, "y")
+    return Xa, (t - t.mean()) / t.std()
 
 
 def _recover_alignment_sdp(problem: KernelProblem) -> Model:

@@ -20,3 +20,18 @@ __all__ += ["PrimalSVC", "KrylovRegressor", "KrylovFisherDiscriminant", "Indefin
 from .hyperkernel import HyperkernelSVC  # noqa: E402
 
 __all__ += ["HyperkernelSVC"]
+from .hyperkernel import (  # noqa: E402
+    HyperkernelAlignment,
+    HyperkernelL2SVC,
+    HyperkernelNuSVC,
+    HyperkernelNuSVR,
+    HyperkernelOneClassSVM,
+)
+
+__all__ += [
+    "HyperkernelNuSVC",
+    "HyperkernelL2SVC",
+    "HyperkernelOneClassSVM",
+    "HyperkernelNuSVR",
+    "HyperkernelAlignment",
+]
