@@ -146,13 +146,13 @@ def load_data(spec: Mapping[str, Any]) -> tuple[Array, Array]:
 def _hyperkernel_csvm(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
     from .builders.hyperkernel import csvm
 
-    return csvm(X, y, form=form or "socp", **params)
+    return csvm(X, y, form=form or "socp", **params)  # type: ignore[arg-type]
 
 
 def _sdpm(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
     from .builders.sdpm import sdpm
 
-    return sdpm(X, y, form=form or "auto", **params)
+    return sdpm(X, y, form=form or "auto", **params)  # type: ignore[arg-type]
 
 
 def _cpd_kernel(spec: Any) -> Any:
