@@ -241,7 +241,15 @@ class PrimalSVC(_BinaryClassifierBase):
             self.objective_, self.n_iter_ = res.objective, res.iterations
             return self
         if self.solver == "exact":
-            K = self._fit_kernel(Xa)
+            kern = self._resolve_kernel(Xa)
+            self._kernel_ = kern
+            if kern is None:
+                K: Any = self._fit_kernel(Xa)
+            else:
+                kf: Callable[..., Any] = kern
+
+                def K(idx: NDArray[np.intp]) -> NDArray[np.float64]:  # columns on demand, never n × n
+                    return np.asarray(kf(Xa, Xa[idx]), dtype=np.float64)
             res = primal_svm_kernel(K, y_pm, C, max_iter=max_iter, random_state=self.random_state)
             nz = np.nonzero(res.coef)[0]
             self.support_ = nz

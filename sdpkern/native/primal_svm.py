@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_matrix, as_vector, check_positive
@@ -144,70 +144,222 @@ def _settled(sv: NDArray[np.intp], sv_new: NDArray[np.intp], slack: NDArray[np.f
     return bool(np.all(np.abs(slack[changed]) <= 1e-8))
 
 
-def _newton_point_kernel(K: NDArray[np.float64], y: NDArray[np.float64], sv: NDArray[np.intp],
-                         lam: float) -> tuple[NDArray[np.float64], float]:
-    """Solve the bordered system on the support-vector block by Cholesky."""
-    M = K[np.ix_(sv, sv)].copy()
-    M[np.diag_indices_from(M)] += lam
-    try:
-        factor = cho_factor(M, lower=True, check_finite=False)
-    except LinAlgError:
-        lam_min = float(np.linalg.eigvalsh(K[np.ix_(sv, sv)])[0])
-        raise NotPSDError(
-            f"K is not positive semidefinite on the support-vector block (smallest eigenvalue {lam_min:.3g} "
-            f"< -1/(2C) = {-lam:.3g}), so the primal Newton SVM has no minimiser; repair it with "
-            "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
-            min_eigenvalue=lam_min,
-        ) from None
-    rhs = np.column_stack([y[sv], np.ones(sv.shape[0])])
-    z = cho_solve(factor, rhs, check_finite=False)
-    b = float(z[:, 0].sum() / z[:, 1].sum())
-    beta_sv = z[:, 0] - b * z[:, 1]
-    beta = np.zeros(K.shape[0])
-    beta[sv] = beta_sv
-    return beta, b
+class _KernelColumns:
+    """Columns ``K[:, j]`` computed once, on demand, and kept (a column cache over all ``n`` rows).
+
+    The Newton method only ever needs ``K[:, I]`` for the support vectors ``I`` it has visited,
+    never the whole ``n × n`` kernel. Columns are kept in the blocks the oracle returned them in
+    (no copying into a growing array): ``K β`` is one matrix-vector product per block and
+    ``K[I, J]`` a gather per block.
+    """
+
+    def __init__(self, n: int, columns: Callable[[NDArray[np.intp]], NDArray[np.float64]]) -> None:
+        self.n = n
+        self._columns = columns
+        self.blocks: list[NDArray[np.float64]] = []
+        self.block_points: list[NDArray[np.intp]] = []
+        self.where = np.full(n, -1, dtype=np.intp)  # block holding column j
+        self.local = np.full(n, -1, dtype=np.intp)  # its position in that block
+
+    @property
+    def size(self) -> int:
+        return sum(p.shape[0] for p in self.block_points)
+
+    def ensure(self, idx: NDArray[np.intp]) -> None:
+        new = idx[self.where[idx] < 0]
+        if new.size == 0:
+            return
+        block = np.ascontiguousarray(self._columns(new), dtype=np.float64)
+        if block.shape != (self.n, new.shape[0]):
+            raise DataError(f"the kernel column oracle returned shape {block.shape}, "
+                            f"expected ({self.n}, {new.shape[0]})")
+        self.where[new] = len(self.blocks)
+        self.local[new] = np.arange(new.shape[0])
+        self.blocks.append(block)
+        self.block_points.append(new.copy())
+
+    def matvec(self, beta: NDArray[np.float64], rows: int) -> NDArray[np.float64]:
+        """``(K β)[:rows]`` for ``β`` supported on cached points (a prefix of rows: no copies)."""
+        out = np.zeros(rows)
+        for block, pts in zip(self.blocks, self.block_points):
+            bp = beta[pts]
+            if bp.any():
+                out += block[:rows] @ bp
+        return out
+
+    def block(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
+        """``K[rows, cols]`` (``cols`` cached) as a fresh array."""
+        out = np.empty((rows.shape[0], cols.shape[0]))
+        w = self.where[cols]
+        for k in np.unique(w):
+            sel = np.nonzero(w == k)[0]
+            out[:, sel] = self.blocks[k][rows][:, self.local[cols[sel]]]
+        return out
 
 
-def _solve_kernel(K: NDArray[np.float64], y: NDArray[np.float64], C: float, beta: NDArray[np.float64], b: float,
-                  max_iter: int) -> PrimalSVMResult:
+def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
+    lam_min = float(np.linalg.eigvalsh(K_II)[0])
+    return NotPSDError(
+        f"K is not positive semidefinite on the support-vector block (smallest eigenvalue {lam_min:.3g} "
+        f"< -1/(2C) = {-lam:.3g}), so the primal Newton SVM has no minimiser; repair it with "
+        "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
+        min_eigenvalue=lam_min,
+    )
+
+
+class _SupportFactor:
+    """Cholesky factor ``RᵀR = λI + K_FF`` kept across Newton steps, ``F`` a superset of the SV set.
+
+    Each Newton step needs the bordered system on the current set ``I`` (module docstring).
+    Points entering ``I`` are appended to ``F`` as a block (``R₁₂ = R⁻ᵀK_FA``, ``R₂₂ = chol(λI +
+    K_AA − R₁₂ᵀR₁₂)``: one triangular solve with ``|A|`` right-hand sides); points that left
+    (``D = F \\ I``) stay in the factor and ``β_D = 0`` is imposed by Lagrange multipliers, a
+    ``(|D| + 1)``-dimensional system from ``R⁻¹R⁻ᵀ[y, 1, E_D]``. So a step costs ``O(m²(|A| +
+    |D|))`` instead of the ``m³/3`` of refactorising; when that is cheaper, or ``D`` has grown,
+    ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cholesky_update.
+    chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
+    more than a refactorisation, so they are not used here.)
+    """
+
+    def __init__(self, cache: _KernelColumns, y: NDArray[np.float64], lam: float) -> None:
+        self.cache, self.y, self.lam = cache, y, lam
+        self.R = np.empty((0, 0))
+        self.F = np.empty(0, dtype=np.intp)
+        self.refactorisations = 0
+
+    def _factorise(self, idx: NDArray[np.intp]) -> None:
+        M = self.cache.block(idx, idx)
+        M[np.diag_indices_from(M)] += self.lam
+        try:
+            self.R = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
+        except LinAlgError:
+            raise _not_psd(self.cache.block(idx, idx), self.lam) from None
+        self.F = idx.copy()
+        self.refactorisations += 1
+
+    def _append(self, new: NDArray[np.intp]) -> None:
+        m, k = self.F.shape[0], new.shape[0]
+        R12 = solve_triangular(self.R, self.cache.block(self.F, new), trans="T", lower=False, check_finite=False)
+        S = self.cache.block(new, new)
+        S[np.diag_indices_from(S)] += self.lam
+        S -= R12.T @ R12
+        try:
+            R22 = cholesky(S, lower=False, overwrite_a=True, check_finite=False)
+        except LinAlgError:
+            allp = np.concatenate([self.F, new])
+            raise _not_psd(self.cache.block(allp, allp), self.lam) from None
+        R = np.zeros((m + k, m + k))
+        R[:m, :m] = self.R
+        R[:m, m:] = R12
+        R[m:, m:] = R22
+        self.R = R
+        self.F = np.concatenate([self.F, new])
+
+    def newton_point(self, sv: NDArray[np.intp]) -> tuple[NDArray[np.float64], float]:
+        """``(β_I, b)`` solving the bordered system on ``sv`` (returned in the order of ``sv``)."""
+        self.cache.ensure(sv)
+        in_sv = np.zeros(self.y.shape[0], dtype=bool)
+        in_sv[sv] = True
+        in_f = np.zeros_like(in_sv)
+        in_f[self.F] = True
+        new = sv[~in_f[sv]]
+        n_drop = int(np.count_nonzero(~in_sv[self.F]))
+        m = self.F.shape[0] + new.shape[0]
+        # flop counts: refactorise m'³/3; update: append + solve with |D| + 2 right-hand sides
+        update = 2.0 * m * m * (n_drop + 2) + self.F.shape[0] ** 2 * new.shape[0] + new.shape[0] ** 3 / 3
+        if self.F.shape[0] == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
+            self._factorise(sv)
+        elif new.size:
+            self._append(new)
+        F, R = self.F, self.R
+        drop = np.nonzero(~in_sv[F])[0]  # positions in F of points outside the SV set
+        rhs = np.zeros((F.shape[0], 2 + drop.shape[0]))
+        rhs[:, 0] = self.y[F]
+        rhs[:, 1] = 1.0
+        rhs[drop, 2 + np.arange(drop.shape[0])] = 1.0
+        Z = solve_triangular(R, solve_triangular(R, rhs, trans="T", lower=False, check_finite=False,
+                                                 overwrite_b=True), lower=False, check_finite=False, overwrite_b=True)
+        # β = Z_y − b Z_1 − Z_D μ with β_D = 0 and Σβ = 0: a (|D| + 1) system in (μ, b)
+        k = drop.shape[0]
+        S = np.empty((k + 1, k + 1))
+        S[:k, :k] = Z[drop][:, 2:]
+        S[:k, k] = Z[drop, 1]
+        S[k, :k] = Z[:, 2:].sum(axis=0)
+        S[k, k] = Z[:, 1].sum()
+        r = np.concatenate([Z[drop, 0], [Z[:, 0].sum()]])
+        mu_b = np.linalg.solve(S, r)
+        beta_f = Z[:, 0] - Z[:, 1:] @ np.concatenate([[mu_b[k]], mu_b[:k]])
+        beta = np.zeros(self.y.shape[0])
+        beta[F] = beta_f
+        beta[F[drop]] = 0.0
+        return beta[sv], float(mu_b[k])
+
+
+@dataclass
+class _KernelState:
+    beta: NDArray[np.float64]  # over all n points, zero outside the subproblem
+    b: float
+    Kbeta: NDArray[np.float64]  # over the points of the subproblem
+    sv: NDArray[np.intp]
+    iterations: int
+    converged: bool
+
+
+def _solve_kernel(cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int,
+                  beta: NDArray[np.float64], b: float, max_iter: int) -> _KernelState:
+    """Finite Newton method on the first ``p`` points from ``(β, b)`` (``β`` supported on cached points)."""
     lam = 1.0 / (2.0 * C)
-    Kbeta = K @ beta
+    P = np.arange(p)
+    yP = y[:p]
+    factor = _SupportFactor(cache, y, lam)
+    Kbeta = cache.matvec(beta, p)
+    beta_P = beta[:p]
     out = Kbeta + b
-    sv = np.nonzero(y * out < 1)[0]
-    if sv.size == 0:
-        sv = np.arange(y.shape[0])
+    sv_mask = yP * out < 1
+    if not sv_mask.any():
+        sv_mask[:] = True
     for it in range(1, max_iter + 1):
-        beta_new, b_new = _newton_point_kernel(K, y, sv, lam)
-        d_beta, d_b = beta_new - beta, b_new - b
-        # A dense product beats gathering the support columns (which copies n × n_sv entries).
-        Kbeta_new = K @ beta_new
-        d_Kbeta = Kbeta_new - Kbeta
-        d_out = d_Kbeta + d_b
+        sv = P[sv_mask]
+        beta_sv, b_new = factor.newton_point(sv)
+        beta_new = np.zeros(y.shape[0])
+        beta_new[sv] = beta_sv
+        Kbeta_new = cache.matvec(beta_new, p)
+        beta_new_P = beta_new[:p]
         out_new = Kbeta_new + b_new
-        if _settled(sv, np.nonzero(y * out_new < 1)[0], 1 - y * out_new):
+        slack_new = 1 - yP * out_new
+        if _settled(np.nonzero(sv_mask)[0], np.nonzero(slack_new > 0)[0], slack_new):
             # The Newton point's violators are the set it was solved on: it is the minimiser.
-            return _kernel_result(beta_new, b_new, Kbeta_new, y, C, np.nonzero(y * out_new < 1)[0], it, True)
-        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), 1 - y * out, y * d_out, C)
-        beta, b, Kbeta = beta + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
+            return _KernelState(beta_new, b_new, Kbeta_new, P[slack_new > 0], it, True)
+        d_beta, d_Kbeta, d_b = beta_new_P - beta_P, Kbeta_new - Kbeta, b_new - b
+        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), 1 - yP * out, yP * (d_Kbeta + d_b), C)
+        beta_P, b, Kbeta = beta_P + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
         out = Kbeta + b
-        sv_new = np.nonzero(y * out < 1)[0]
-        logger.debug("primal newton step %d: t=%.3g, %d support vectors", it, t, sv_new.size)
-        if sv_new.size == 0:  # cannot happen at an optimum with C > 0; keep the set
-            sv_new = sv
-        sv = sv_new
+        mask_new = yP * out < 1
+        logger.debug("primal newton step %d: t=%.3g, %d support vectors", it, t, int(mask_new.sum()))
+        if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
+            sv_mask = mask_new
     warnings.warn(f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
-                  ConvergenceWarning, stacklevel=3)
-    return _kernel_result(beta, b, Kbeta, y, C, sv, max_iter, False)
+                  ConvergenceWarning, stacklevel=4)
+    beta_full = np.zeros(y.shape[0])
+    beta_full[:p] = beta_P
+    return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False)
 
 
-def _kernel_result(beta: NDArray[np.float64], b: float, Kbeta: NDArray[np.float64], y: NDArray[np.float64], C: float,
-                   sv: NDArray[np.intp], it: int, ok: bool) -> PrimalSVMResult:
-    obj = squared_hinge_objective(0.5 * float(beta @ Kbeta), Kbeta + b, y, C)
-    return PrimalSVMResult(coef=beta, intercept=b, objective=obj, support=sv, iterations=it, converged=ok)
+def _solve_recursive(cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, max_iter: int,
+                     warm_start_size: int) -> _KernelState:
+    """Solve on the first ``p`` points, warm-started by the first ``p // 2`` (the data are shuffled)."""
+    beta, b = np.zeros(y.shape[0]), 0.0
+    half = p // 2
+    if p > max(warm_start_size, 2) and np.unique(y[:half]).shape[0] == 2:
+        # C scaled with the data (C p / half): the half problem then estimates the same function,
+        # so its support vectors are close to the final set
+        sub = _solve_recursive(cache, y, C * p / half, half, max_iter, warm_start_size)
+        beta, b = sub.beta, sub.b
+    return _solve_kernel(cache, y, C, p, beta, b, max_iter)
 
 
 def primal_svm_kernel(
-    K: ArrayLike,
+    K: ArrayLike | Callable[[NDArray[np.intp]], NDArray[np.float64]],
     y: ArrayLike,
     C: float = 1.0,
     *,
@@ -219,8 +371,10 @@ def primal_svm_kernel(
 
     Parameters
     ----------
-    K : array of shape (n, n)
-        Positive semidefinite kernel matrix.
+    K : array of shape (n, n), or callable
+        Positive semidefinite kernel matrix, or a column oracle ``K(idx)`` returning ``K[:, idx]``
+        (shape ``(n, len(idx))``). Only the columns of points that are ever support vectors are
+        used (and, with an oracle, computed), each once.
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -250,22 +404,32 @@ def primal_svm_kernel(
     >>> bool(np.all(np.sign(X @ X.T @ res.coef + res.intercept) == y))
     True
     """
-    Ka = as_matrix(K, "K")
-    n = Ka.shape[0]
-    if Ka.shape != (n, n):
-        raise DataError(f"K must be square, got shape {Ka.shape}")
+    if callable(K):
+        ya0 = as_vector(y, "y")
+        n = ya0.shape[0]
+        columns = K
+    else:
+        Ka = as_matrix(K, "K")
+        n = Ka.shape[0]
+        if Ka.shape != (n, n):
+            raise DataError(f"K must be square, got shape {Ka.shape}")
+
+        def columns(idx: NDArray[np.intp]) -> NDArray[np.float64]:
+            return Ka[:, idx]
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
-    rng = np.random.default_rng(random_state)
-    beta, b = np.zeros(n), 0.0
-    if n > max(warm_start_size, 2):
-        half = np.sort(rng.permutation(n)[: n // 2])
-        if np.unique(ya[half]).shape[0] == 2:
-            sub = primal_svm_kernel(Ka[np.ix_(half, half)], ya[half], C, max_iter=max_iter,
-                                    warm_start_size=warm_start_size, random_state=int(rng.integers(2**31)))
-            beta[half] = sub.coef
-            b = sub.intercept
-    return _solve_kernel(Ka, ya, float(C), beta, b, max_iter)
+    # one shuffle: the nested warm-start halves are then prefixes, and so are their kernel rows
+    perm = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
+
+    def shuffled(idx: NDArray[np.intp]) -> NDArray[np.float64]:
+        return np.asarray(columns(perm[idx]), dtype=np.float64)[perm]
+
+    st = _solve_recursive(_KernelColumns(n, shuffled), ya[perm], float(C), n, max_iter, warm_start_size)
+    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), st.Kbeta + st.b, ya[perm], float(C))
+    beta = np.empty(n)
+    beta[perm] = st.beta
+    return PrimalSVMResult(coef=beta, intercept=st.b, objective=obj, support=np.sort(perm[st.sv]),
+                           iterations=st.iterations, converged=st.converged)
 
 
 def primal_svm_linear(
