@@ -248,8 +248,8 @@ class PrimalSVC(_BinaryClassifierBase):
             else:
                 kf: Callable[..., Any] = kern
 
-                def K(idx: NDArray[np.intp]) -> NDArray[np.float64]:  # columns on demand, never n × n
-                    return np.asarray(kf(Xa, Xa[idx]), dtype=np.float64)
+                def K(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:  # on demand
+                    return np.asarray(kf(Xa[rows], Xa[cols]), dtype=np.float64)
             res = primal_svm_kernel(K, y_pm, C, max_iter=max_iter, random_state=self.random_state)
             nz = np.nonzero(res.coef)[0]
             self.support_ = nz
