@@ -158,6 +158,34 @@ class _BinaryClassifierBase(ClassifierMixin, _NativeKernelBase):
         return tags
 
 
+def _kernel_entries(kern: Callable[..., Any], X: NDArray[np.float64]) -> Callable[..., NDArray[np.float64]]:
+    """``K(rows, cols)`` on the training data, for solvers that ask for kernel blocks or columns.
+
+    The Gaussian kernel is evaluated from squared norms computed once (the same formula as
+    :func:`~sdpkern.kernels.base.squared_distances`, clipped at 0), skipping the input checks of a
+    kernel call, which dominate when a pivoted Cholesky asks for one column at a time.
+    """
+    if type(kern) is Gaussian:
+        sq = np.einsum("ij,ij->i", X, X)
+        gamma = float(kern.gamma)
+
+        def gaussian(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
+            D = X[rows] @ X[cols].T
+            D *= -2.0
+            D += sq[rows][:, None]
+            D += sq[cols][None, :]
+            np.maximum(D, 0.0, out=D)
+            D *= -gamma
+            return np.exp(D, out=D)
+
+        return gaussian
+
+    def generic(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
+        return np.asarray(kern(X[rows], X[cols]), dtype=np.float64)
+
+    return generic
+
+
 class PrimalSVC(_BinaryClassifierBase):
     """Primal Newton SVM with the squared hinge loss (004; Chapelle 2007).
 
@@ -173,12 +201,16 @@ class PrimalSVC(_BinaryClassifierBase):
     gamma : "scale" or float, default="scale"
     degree : int, default=3
     coef0 : float, default=0.0
-    solver : {"exact", "lowrank"}, default="exact"
-        ``"lowrank"``: 004's "data preprocessing", a pivoted incomplete Cholesky ``K ≈ GGᵀ``
-        (at most ``max_rank`` kernel columns) followed by the linear primal SVM on ``G``.
+    solver : {"auto", "exact", "lowrank"}, default="auto"
+        ``"exact"``: Newton steps on the support-vector block, with kernel columns computed only
+        for points that are support vectors at some stage. ``"lowrank"``: 004's "data
+        preprocessing", a pivoted incomplete Cholesky ``K ≈ GGᵀ`` (at most ``max_rank`` kernel
+        columns) followed by the linear primal SVM on ``G`` — an approximation of the kernel.
+        ``"auto"``: ``"exact"`` up to ``n = 2000`` training points (and always for the linear
+        or a precomputed kernel), ``"lowrank"`` above; ``solver_`` says which ran.
     max_rank : int, default=500
     eta : float, default=1e-3
-        Incomplete Cholesky stops when ``trace(K − GGᵀ) ≤ eta·n``.
+        Incomplete Cholesky stops when every residual diagonal entry of ``K − GGᵀ`` is ``≤ eta``.
     max_iter : int, default=50
         Newton steps.
     random_state : int or None, default=0
@@ -197,6 +229,8 @@ class PrimalSVC(_BinaryClassifierBase):
         Only for the linear kernel with ``solver="exact"``.
     objective_ : float
     n_iter_ : int
+    solver_ : str
+        The solver that ran (``"exact"`` or ``"lowrank"``).
 
     Examples
     --------
@@ -207,8 +241,10 @@ class PrimalSVC(_BinaryClassifierBase):
     ['a', 'b']
     """
 
+    _AUTO_EXACT_MAX_N = 2000
+
     def __init__(self, *, kernel: Any = "rbf", C: float = 1.0, gamma: Any = "scale", degree: int = 3,
-                 coef0: float = 0.0, solver: str = "exact", max_rank: int = 500, eta: float = 1e-3,
+                 coef0: float = 0.0, solver: str = "auto", max_rank: int = 500, eta: float = 1e-3,
                  max_iter: int = 50, random_state: int | None = 0) -> None:
         self.kernel = kernel
         self.C = C
@@ -226,11 +262,17 @@ class PrimalSVC(_BinaryClassifierBase):
         Xa, y_pm = self._validate_fit(X, y)
         C = _check_real(self.C, "C", low=0.0)
         max_iter = _check_int(self.max_iter, "max_iter", 1)
-        if self.solver not in ("exact", "lowrank"):
-            raise ParameterError(f"solver must be 'exact' or 'lowrank', got {self.solver!r}")
+        if self.solver not in ("auto", "exact", "lowrank"):
+            raise ParameterError(f"solver must be 'auto', 'exact' or 'lowrank', got {self.solver!r}")
         self.coef_: NDArray[np.float64] | None = None
         self.support_vectors_: NDArray[np.float64] | None = None
-        if self.solver == "exact" and isinstance(self.kernel, str) and self.kernel == "linear":
+        kern = self._resolve_kernel(Xa)
+        solver = self.solver
+        if solver == "auto":
+            linear = isinstance(self.kernel, str) and self.kernel == "linear"
+            solver = "exact" if linear or kern is None or Xa.shape[0] <= self._AUTO_EXACT_MAX_N else "lowrank"
+        self.solver_ = solver
+        if solver == "exact" and isinstance(self.kernel, str) and self.kernel == "linear":
             self._kernel_ = Linear()
             res = primal_svm_linear(Xa, y_pm, C, max_iter=max_iter)
             self.coef_ = res.coef[None, :]
@@ -240,16 +282,10 @@ class PrimalSVC(_BinaryClassifierBase):
             self.dual_coef_ = np.empty(0)
             self.objective_, self.n_iter_ = res.objective, res.iterations
             return self
-        if self.solver == "exact":
-            kern = self._resolve_kernel(Xa)
+        if solver == "exact":
             self._kernel_ = kern
-            if kern is None:
-                K: Any = self._fit_kernel(Xa)
-            else:
-                kf: Callable[..., Any] = kern
-
-                def K(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:  # on demand
-                    return np.asarray(kf(Xa[rows], Xa[cols]), dtype=np.float64)
+            # kernel blocks on demand: only the columns of support vectors, never n × n
+            K: Any = self._fit_kernel(Xa) if kern is None else _kernel_entries(kern, Xa)
             res = primal_svm_kernel(K, y_pm, C, max_iter=max_iter, random_state=self.random_state)
             nz = np.nonzero(res.coef)[0]
             self.support_ = nz
@@ -257,14 +293,15 @@ class PrimalSVC(_BinaryClassifierBase):
             self.intercept_ = res.intercept
             self.objective_, self.n_iter_ = res.objective, res.iterations
         else:
-            kern = self._resolve_kernel(Xa)
             if kern is None:
                 raise ParameterError("solver='lowrank' needs a kernel function, not kernel='precomputed'")
             self._kernel_ = kern
             max_rank = _check_int(self.max_rank, "max_rank", 1)
             diag = np.array([float(np.asarray(kern(Xa[i:i + 1]))[0, 0]) for i in range(Xa.shape[0])]) \
                 if not hasattr(kern, "diag") else np.asarray(kern.diag(Xa), dtype=np.float64)
-            lr = primal_svm_lowrank(diag, lambda j: np.asarray(kern(Xa, Xa[j:j + 1]), dtype=np.float64).ravel(),
+            entries = _kernel_entries(kern, Xa)
+            every = np.arange(Xa.shape[0])
+            lr = primal_svm_lowrank(diag, lambda j: entries(every, np.array([j])).ravel(),
                                     y_pm, C, max_rank=max_rank, eta=_check_real(self.eta, "eta", low=0.0,
                                                                                strict=False), max_iter=max_iter)
             self.support_ = lr.pivots

@@ -545,7 +545,8 @@ def primal_svm_lowrank(
     max_rank : int
         Largest number of pivots.
     eta : float
-        Stop pivoting when ``trace(K − GGᵀ) ≤ eta · n``.
+        Stop pivoting when the largest residual diagonal entry of ``K − GGᵀ`` is ``≤ eta`` (so
+        ``trace(K − GGᵀ) ≤ eta · n``).
     max_iter : int
         Newton steps.
     """
@@ -555,7 +556,7 @@ def primal_svm_lowrank(
     check_positive(eta, "eta", allow_zero=True)
     if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
         raise ParameterError(f"max_rank must be an integer >= 1, got {max_rank!r}")
-    chol = incomplete_cholesky(d, column, eta=eta * d.shape[0], max_rank=max_rank)
+    chol = incomplete_cholesky(d, column, eta=eta, max_rank=max_rank)
     lin = primal_svm_linear(chol.G, y, C, max_iter=max_iter)
     L = chol.G[chol.pivots]
     coef = solve_triangular(L, lin.coef, lower=True, trans="T")
