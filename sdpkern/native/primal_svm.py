@@ -193,12 +193,19 @@ class _KernelColumns:
 
     def block(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
         """``K[rows, cols]`` (``cols`` cached) as a fresh array."""
-        out = np.empty((rows.shape[0], cols.shape[0]))
         w = self.where[cols]
-        for k in np.unique(w):
-            sel = np.nonzero(w == k)[0]
-            out[:, sel] = self.blocks[k][rows][:, self.local[cols[sel]]]
+        order = np.argsort(w, kind="stable")
+        bounds = np.searchsorted(w[order], np.arange(len(self.blocks) + 1))
+        parts = [self.blocks[k].take(rows, axis=0).take(self.local[cols[order[lo:hi]]], axis=1)
+                 for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo]
+        out = parts[0] if len(parts) == 1 else np.hstack(parts)
+        if np.any(order[1:] < order[:-1]):
+            out = out.take(np.argsort(order), axis=1)
         return out
+
+    def grouped(self, idx: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``idx`` reordered block by block (so :meth:`block` needs no column shuffle)."""
+        return idx[np.lexsort((self.local[idx], self.where[idx]))]
 
 
 def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
@@ -230,8 +237,11 @@ class _SupportFactor:
         self.R = np.empty((0, 0))
         self.F = np.empty(0, dtype=np.intp)
         self.refactorisations = 0
+        self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, 1, e_j ...] for the current factor
+        self._zcol = np.empty(0, dtype=np.intp)
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
+        idx = self.cache.grouped(idx)
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam
         try:
@@ -240,6 +250,7 @@ class _SupportFactor:
             raise _not_psd(self.cache.block(idx, idx), self.lam) from None
         self.F = idx.copy()
         self.refactorisations += 1
+        self._Z = None
 
     def _append(self, new: NDArray[np.intp]) -> None:
         m, k = self.F.shape[0], new.shape[0]
@@ -258,6 +269,25 @@ class _SupportFactor:
         R[m:, m:] = R22
         self.R = R
         self.F = np.concatenate([self.F, new])
+        self._Z = None
+
+    def _solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
+        z = solve_triangular(self.R, rhs, trans="T", lower=False, check_finite=False, overwrite_b=True)
+        return solve_triangular(self.R, z, lower=False, check_finite=False, overwrite_b=True)
+
+    def _columns(self, drop: NDArray[np.intp]) -> NDArray[np.float64]:
+        """``M⁻¹[y_F, 1, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""
+        m = self.F.shape[0]
+        if self._Z is None or self._Z.shape[0] != m:
+            self._Z = self._solve(np.column_stack([self.y[self.F], np.ones(m)]))
+            self._zcol = np.full(m, -1, dtype=np.intp)
+        missing = drop[self._zcol[drop] < 0]
+        if missing.size:
+            E = np.zeros((m, missing.shape[0]))
+            E[missing, np.arange(missing.shape[0])] = 1.0
+            self._zcol[missing] = self._Z.shape[1] + np.arange(missing.shape[0])
+            self._Z = np.hstack([self._Z, self._solve(E)])
+        return self._Z[:, np.concatenate([[0, 1], self._zcol[drop]])]
 
     def newton_point(self, sv: NDArray[np.intp]) -> tuple[NDArray[np.float64], float]:
         """``(β_I, b)`` solving the bordered system on ``sv`` (returned in the order of ``sv``)."""
@@ -267,36 +297,36 @@ class _SupportFactor:
         in_f = np.zeros_like(in_sv)
         in_f[self.F] = True
         new = sv[~in_f[sv]]
-        n_drop = int(np.count_nonzero(~in_sv[self.F]))
-        m = self.F.shape[0] + new.shape[0]
-        # flop counts: refactorise m'³/3; update: append + solve with |D| + 2 right-hand sides
-        update = 2.0 * m * m * (n_drop + 2) + self.F.shape[0] ** 2 * new.shape[0] + new.shape[0] ** 3 / 3
-        if self.F.shape[0] == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
+        drop = np.nonzero(~in_sv[self.F])[0]
+        m, mf, k = self.F.shape[0] + new.shape[0], self.F.shape[0], new.shape[0]
+        # flop counts: refactorising costs m'³/3; updating costs the append and the solves for
+        # the right-hand sides not solved before (all of them after an append)
+        if k:
+            update = mf * mf * k + k * k * mf + k ** 3 / 3 + 2.0 * m * m * (drop.shape[0] + 2)
+        else:
+            solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 2
+            update = 2.0 * m * m * (drop.shape[0] + 2 - solved)
+        if mf == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
             self._factorise(sv)
-        elif new.size:
-            self._append(new)
-        F, R = self.F, self.R
+        elif k:
+            self._append(self.cache.grouped(new))
+        F = self.F
         drop = np.nonzero(~in_sv[F])[0]  # positions in F of points outside the SV set
-        rhs = np.zeros((F.shape[0], 2 + drop.shape[0]))
-        rhs[:, 0] = self.y[F]
-        rhs[:, 1] = 1.0
-        rhs[drop, 2 + np.arange(drop.shape[0])] = 1.0
-        Z = solve_triangular(R, solve_triangular(R, rhs, trans="T", lower=False, check_finite=False,
-                                                 overwrite_b=True), lower=False, check_finite=False, overwrite_b=True)
+        Z = self._columns(drop)
         # β = Z_y − b Z_1 − Z_D μ with β_D = 0 and Σβ = 0: a (|D| + 1) system in (μ, b)
-        k = drop.shape[0]
-        S = np.empty((k + 1, k + 1))
-        S[:k, :k] = Z[drop][:, 2:]
-        S[:k, k] = Z[drop, 1]
-        S[k, :k] = Z[:, 2:].sum(axis=0)
-        S[k, k] = Z[:, 1].sum()
+        nd = drop.shape[0]
+        S = np.empty((nd + 1, nd + 1))
+        S[:nd, :nd] = Z[drop][:, 2:]
+        S[:nd, nd] = Z[drop, 1]
+        S[nd, :nd] = Z[:, 2:].sum(axis=0)
+        S[nd, nd] = Z[:, 1].sum()
         r = np.concatenate([Z[drop, 0], [Z[:, 0].sum()]])
         mu_b = np.linalg.solve(S, r)
-        beta_f = Z[:, 0] - Z[:, 1:] @ np.concatenate([[mu_b[k]], mu_b[:k]])
+        beta_f = Z[:, 0] - Z[:, 1:] @ np.concatenate([[mu_b[nd]], mu_b[:nd]])
         beta = np.zeros(self.y.shape[0])
         beta[F] = beta_f
         beta[F[drop]] = 0.0
-        return beta[sv], float(mu_b[k])
+        return beta[sv], float(mu_b[nd])
 
 
 @dataclass
