@@ -208,7 +208,9 @@ class PrimalSVC(_BinaryClassifierBase):
         columns) followed by the linear primal SVM on ``G`` — an approximation of the kernel.
         ``"auto"``: ``"exact"`` up to ``n = 2000`` training points (and always for the linear
         or a precomputed kernel), ``"lowrank"`` above; ``solver_`` says which ran.
-    max_rank : int, default=500
+    max_rank : int or "auto", default="auto"
+        Pivot cap of ``"lowrank"``; ``"auto"`` is ``⌈2√n⌉``, so the factorisation costs
+        ``O(n r²) = O(n²)`` flops, the order of one pass over the kernel matrix.
     eta : float, default=1e-3
         Incomplete Cholesky stops when every residual diagonal entry of ``K − GGᵀ`` is ``≤ eta``.
     max_iter : int, default=50
@@ -244,7 +246,7 @@ class PrimalSVC(_BinaryClassifierBase):
     _AUTO_EXACT_MAX_N = 2000
 
     def __init__(self, *, kernel: Any = "rbf", C: float = 1.0, gamma: Any = "scale", degree: int = 3,
-                 coef0: float = 0.0, solver: str = "auto", max_rank: int = 500, eta: float = 1e-3,
+                 coef0: float = 0.0, solver: str = "auto", max_rank: int | str = "auto", eta: float = 1e-3,
                  max_iter: int = 50, random_state: int | None = 0) -> None:
         self.kernel = kernel
         self.C = C
@@ -296,7 +298,10 @@ class PrimalSVC(_BinaryClassifierBase):
             if kern is None:
                 raise ParameterError("solver='lowrank' needs a kernel function, not kernel='precomputed'")
             self._kernel_ = kern
-            max_rank = _check_int(self.max_rank, "max_rank", 1)
+            if isinstance(self.max_rank, str) and self.max_rank == "auto":
+                max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0])))
+            else:
+                max_rank = _check_int(self.max_rank, "max_rank", 1)
             diag = np.array([float(np.asarray(kern(Xa[i:i + 1]))[0, 0]) for i in range(Xa.shape[0])]) \
                 if not hasattr(kern, "diag") else np.asarray(kern.diag(Xa), dtype=np.float64)
             entries = _kernel_entries(kern, Xa)
