@@ -85,6 +85,32 @@ def test_primal_svc_close_to_libsvm() -> None:
     assert abs(ours - svc) < 0.06 and abs(lowrank - svc) < 0.06
 
 
+def test_primal_svc_auto_solver_and_lazy_gaussian_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sdpkern.estimators.native import _kernel_entries
+
+    X, y = _binary("pima", 400)
+    Xtr, ytr, Xte, yte = X[:300], y[:300], X[300:], y[300:]
+    small = PrimalSVC(C=1.0, gamma=0.1).fit(Xtr, ytr)
+    assert small.solver_ == "exact"
+    exact = PrimalSVC(C=1.0, gamma=0.1, solver="exact").fit(Xtr, ytr)
+    assert small.objective_ == exact.objective_
+    monkeypatch.setattr(PrimalSVC, "_AUTO_EXACT_MAX_N", 100)
+    big = PrimalSVC(C=1.0, gamma=0.1).fit(Xtr, ytr)
+    assert big.solver_ == "lowrank"
+    assert 0 < big.support_.shape[0] <= int(np.ceil(2 * np.sqrt(300)))  # max_rank="auto"
+    assert big.objective_ >= exact.objective_ * (1 - 1e-9)  # a restriction of the exact problem
+    assert abs(big.score(Xte, yte) - exact.score(Xte, yte)) < 0.06
+    assert PrimalSVC(kernel="linear").fit(Xtr, ytr).solver_ == "exact"
+    # the Gaussian blocks from cached norms are the kernel's own entries
+    rows, cols = np.array([3, 0, 299, 17]), np.array([5, 5, 120])
+    np.testing.assert_allclose(_kernel_entries(Gaussian(gamma=0.1), Xtr)(rows, cols),
+                               Gaussian(gamma=0.1)(Xtr[rows], Xtr[cols]), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ParameterError, match="solver must be 'auto', 'exact' or 'lowrank'"):
+        PrimalSVC(solver="fast").fit(Xtr, ytr)
+    with pytest.raises(ParameterError, match="max_rank must be an integer >= 1"):
+        PrimalSVC(solver="lowrank", max_rank="many").fit(Xtr, ytr)
+
+
 def test_fisher_discriminant_accuracy_and_iterations() -> None:
     X, y = _binary("wdbc", 400)
     clf = KrylovFisherDiscriminant(gamma=0.02, max_iter=20).fit(X[:300], y[:300])

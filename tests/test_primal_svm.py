@@ -155,3 +155,79 @@ def test_max_iter_warns() -> None:
         warnings.simplefilter("always")
         primal_svm_kernel(Gaussian(gamma=0.1)(X), y, 100.0, max_iter=1)
     assert any("did not settle" in str(w.message) for w in rec)
+
+
+# --- lazy kernel columns, kept factor, warm start ----------------------------------------------
+
+
+def test_warm_started_solver_reaches_cvxpy_objective() -> None:
+    """The recursive warm start (C scaled per level) and the kept factor still give the optimum."""
+    X, y = _data(n=400, seed=4)
+    K = Gaussian(gamma=0.1)(X)
+    res = primal_svm_kernel(K, y, 3.0, warm_start_size=100)
+    assert res.converged
+    ref = _cvxpy_kernel(K, y, 3.0)
+    assert abs(res.objective - ref) <= 1e-6 * ref
+
+
+def test_factor_updates_match_a_fresh_solve() -> None:
+    """Appending entering points and pinning leaving ones by multipliers solves the same system."""
+    from sdpkern.native.primal_svm import _KernelColumns, _SupportFactor
+
+    X, y = _data(n=150, seed=5)
+    K = Gaussian(gamma=0.1)(X)
+    lam = 0.25
+    factor = _SupportFactor(_KernelColumns(150, lambda r, c: K[np.ix_(r, c)]), y, lam)
+    rng = np.random.default_rng(0)
+    sv = np.sort(rng.choice(150, 90, replace=False))
+    sets = [sv]
+    for _ in range(4):  # a few leave, a few enter
+        out = np.setdiff1d(np.arange(150), sv)
+        sv = np.union1d(np.delete(sv, rng.choice(sv.shape[0], 6, replace=False)), rng.choice(out, 3, replace=False))
+        sets.append(sv)
+    sets.append(sv[5:])  # only leaving points: reuses the solved right-hand sides
+    for sv in sets:
+        beta, b = factor.newton_point(sv)
+        m = sv.shape[0]
+        A = np.zeros((m + 1, m + 1))
+        A[:m, :m] = K[np.ix_(sv, sv)] + lam * np.eye(m)
+        A[:m, m] = A[m, :m] = 1.0
+        ref = np.linalg.solve(A, np.append(y[sv], 0.0))
+        np.testing.assert_allclose(beta, ref[:m], atol=1e-9)
+        assert b == pytest.approx(ref[m], abs=1e-9)
+    assert factor.refactorisations < len(sets)  # the updates were used, not only refactorisations
+
+
+def test_column_oracle_is_lazy_and_matches_the_dense_solve() -> None:
+    ds = load_keel("banana")
+    X, y = ds.X[:1500], ds.y[:1500]
+    kern = Gaussian(gamma=0.5)
+    K = kern(X)
+    asked: list[np.ndarray] = []
+
+    def entries(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        asked.append(cols.copy())
+        return kern(X[rows], X[cols])
+
+    lazy = primal_svm_kernel(entries, y, 1.0)
+    dense = primal_svm_kernel(K, y, 1.0)
+    assert lazy.objective == pytest.approx(dense.objective, rel=1e-12)
+    np.testing.assert_allclose(lazy.coef, dense.coef, atol=1e-9)
+    cols = np.concatenate(asked)
+    assert np.unique(cols).shape[0] == cols.shape[0]  # every column computed once
+    assert cols.shape[0] < 1500  # and not the whole kernel
+    assert np.all(np.isin(np.nonzero(lazy.coef)[0], cols))
+
+
+def test_lowrank_stops_on_the_residual_diagonal() -> None:
+    ds = load_keel("banana")
+    X, y = ds.X[:1200], ds.y[:1200]
+    kern = Gaussian(gamma=0.5)
+    lr = primal_svm_lowrank(np.ones(1200), lambda j: kern(X, X[j : j + 1]).ravel(), y, 1.0, eta=1e-3)
+    assert 0 < lr.pivots.shape[0] < 300
+    assert lr.residual_trace <= 1e-3 * 1200
+    exact = primal_svm_kernel(lambda r, c: kern(X[r], X[c]), y, 1.0)
+    f_lr = kern(X, X[lr.pivots]) @ lr.coef + lr.intercept
+    f_ex = kern(X, X[exact.support]) @ exact.coef[exact.support] + exact.intercept
+    assert np.mean(np.sign(f_lr) == np.sign(f_ex)) > 0.99
+    assert lr.objective == pytest.approx(exact.objective, rel=1e-2)
