@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -114,7 +115,7 @@ def test_primal_svc_auto_solver_and_lazy_gaussian_blocks(monkeypatch: pytest.Mon
 def test_fisher_discriminant_accuracy_and_iterations() -> None:
     X, y = _binary("wdbc", 400)
     clf = KrylovFisherDiscriminant(gamma=0.02, max_iter=20).fit(X[:300], y[:300])
-    assert 1 <= clf.n_iter_ <= 20 and clf.cv_loss_.shape == (20,)
+    assert 1 <= clf.n_iter_ <= 20 and clf.cv_loss_ is not None and clf.cv_loss_.shape == (20,)
     assert clf.score(X[300:], y[300:]) > 0.9
     fixed = KrylovFisherDiscriminant(gamma=0.02, n_iter=5).fit(X[:300], y[:300])
     assert fixed.n_iter_ == 5 and fixed.cv_loss_ is None
@@ -147,7 +148,7 @@ def test_indefinite_svc_report_and_warnings() -> None:
     X, y = _binary("wdbc", 200)
     clf = IndefiniteSVC(kernel="sigmoid", gamma=0.01, coef0=-0.5, C=1.0).fit(X, y)
     rep = clf.suitability_
-    assert rep.n_negative > 0 and rep.wMw_sign == np.sign(rep.wMw)
+    assert rep.n_negative > 0 and rep.wMw is not None and rep.wMw_sign == np.sign(rep.wMw)
     np.testing.assert_allclose(clf.decision_function(X), clf.svc_.decision_function(
         np.tanh(0.01 * X @ X.T - 0.5)), atol=1e-8)
     # −k with k p.d.: flagged before training
@@ -162,6 +163,7 @@ def test_pipelines_grid_search_pickle() -> None:
     assert cross_val_score(pipe, X, y, cv=3, n_jobs=2).mean() > 0.6
     gs = GridSearchCV(PrimalSVC(), {"C": [0.1, 1.0]}, cv=3).fit(X, y)
     assert gs.best_params_["C"] in (0.1, 1.0)
+    est: Any
     for est in (PrimalSVC(), KrylovRegressor(), IndefiniteKernelPCA(), IndefiniteSVC(kernel="rbf")):
         target = y if not isinstance(est, IndefiniteKernelPCA) else None
         fitted = est.fit(X, target) if target is not None else est.fit(X)

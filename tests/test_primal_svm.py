@@ -64,7 +64,7 @@ def test_kernel_newton_reaches_cvxpy_objective(C: float) -> None:
     assert abs(res.objective - ref) <= 1e-6 * ref
     # the objective reported is the one of the returned point
     out = K @ res.coef + res.intercept
-    assert res.objective == pytest.approx(squared_hinge_objective(0.5 * res.coef @ K @ res.coef, out, y, C))
+    assert res.objective == pytest.approx(squared_hinge_objective(0.5 * float(res.coef @ K @ res.coef), out, y, C))
     # optimality: β_i = 2C y_i ξ_i on the support vectors, 0 elsewhere (stationarity of F)
     xi = np.maximum(0.0, 1 - y * out)
     np.testing.assert_allclose(res.coef, 2 * C * y * xi, atol=1e-8)
