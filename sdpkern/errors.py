@@ -14,6 +14,7 @@ __all__ = [
     "DataError",
     "LabelError",
     "NotPSDError",
+    "SingularKernelError",
     "BackendError",
     "BackendNotInstalledError",
     "UnknownBackendError",
@@ -37,6 +38,11 @@ class InputError(SdpkernError, ValueError):
 
 class ParameterError(InputError):
     """A parameter outside its admissible range (C <= 0, lambda_h outside (0, 1), ...)."""
+
+
+class SingularKernelError(InputError):
+    """Every kernel a hyperkernel basis can express is singular where the formulation needs it
+    regular (the alignment SDP, 002 eq. (3.13), with ``ridge=0``)."""
 
 
 class DataError(InputError):

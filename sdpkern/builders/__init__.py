@@ -1,2 +1,4 @@
-from . import cpd_svm  # noqa: F401  (c.p.d. SVMs, 000 §6)
-from . import sdpm  # noqa: F401  (semidefinite programming machines, 003)
+from . import (
+    cpd_svm,  # noqa: F401  (c.p.d. SVMs, 000 §6)
+    sdpm,  # noqa: F401  (semidefinite programming machines, 003)
+)

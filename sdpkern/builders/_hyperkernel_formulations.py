@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_matrix, as_vector, check_open_interval, check_positive
-from ..errors import DataError, InputError, LabelError, ParameterError
+from ..errors import DataError, LabelError, ParameterError, SingularKernelError
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
 from ..problem import KernelProblem, Model
@@ -50,13 +50,6 @@ from .hyperkernel import (
 __all__ = ["nusvm", "l2svm", "one_class", "nu_regression", "alignment", "SingularKernelError"]
 
 Array = NDArray[np.float64]
-
-
-class SingularKernelError(InputError):
-    """Every kernel the basis can express is singular where the formulation needs it regular.
-
-    (Kept next to the alignment builder that raises it; a candidate for :mod:`sdpkern.errors`.)
-    """
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -800,7 +793,10 @@ def _alignment_target(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
     if np.unique(y_arr).shape[0] <= 2:
         return _validate_xy(Xa, y_arr)
     if not np.issubdtype(y_arr.dtype, np.number):
-        raise LabelError("y has more than two classes: alignment needs two classes or real-valued targets")
+        raise LabelError(
+            f"Unknown label type for y (dtype {y_arr.dtype}, more than two classes): alignment needs "
+            "two classes or real-valued targets"
+        )
     t = as_vector(y_arr, "y")
     return Xa, (t - t.mean()) / t.std()
 

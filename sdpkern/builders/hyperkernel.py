@@ -136,7 +136,8 @@ def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -
     """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack."""
     p, m, _ = G_stack.shape
     G = cp.reshape(G_stack.reshape(p, m * m).T @ beta, (m, m), order="C")
-    return cp.bmat([[G, cp.reshape(z, (m, 1), order="C")], [cp.reshape(z, (1, m), order="C"), cp.reshape(t1, (1, 1), order="C")]]) >> 0
+    z_col = cp.reshape(z, (m, 1), order="C")
+    return cp.bmat([[G, z_col], [z_col.T, cp.reshape(t1, (1, 1), order="C")]]) >> 0
 
 
 @dataclass(frozen=True)
@@ -271,13 +272,14 @@ def _recover_csvm_sdp(problem: KernelProblem) -> Model:
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
     m = y.shape[0]
-    beta = np.clip(problem.variables["beta"].value, 0.0, None)
+    beta = np.clip(np.asarray(problem.variables["beta"].value, dtype=float), 0.0, None)
     Lam = problem.constraints["lmi"].dual_value
     alpha = -Lam[:m, m] / Lam[m, m]
-    offset = float(problem.variables["gamma"].value)
+    offset = float(np.asarray(problem.variables["gamma"].value, dtype=float).ravel()[0])
     K = B.learned_kernel(beta)
     coef = alpha * y
-    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=ExpansionDecision(B, beta, coef, offset))
+    decision = ExpansionDecision(B, beta, coef, offset)
+    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=decision)
 
 
 def _recover_csvm_socp(problem: KernelProblem) -> Model:
@@ -293,7 +295,8 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
     offset = -float(problem.constraints["balance"].dual_value)
     K = B.learned_kernel(beta)
     coef = alpha * y
-    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=ExpansionDecision(B, beta, coef, offset))
+    decision = ExpansionDecision(B, beta, coef, offset)
+    return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=decision)
 
 
 # ----------------------------------------------------------------------------- the other five (3.9-3.13)

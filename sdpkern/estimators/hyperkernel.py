@@ -7,17 +7,19 @@ are a docstring, an ``__init__`` and the name of their builder (STYLE.md, item 2
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import binary_labels, check_open_interval, check_positive
 from ..builders import hyperkernel as hk_builders
-from ..errors import ParameterError
+from ..errors import ParameterError, SolverError
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ..problem import KernelProblem, Solution
 
@@ -29,6 +31,9 @@ __all__ = [
     "HyperkernelNuSVR",
     "HyperkernelAlignment",
 ]
+
+#: Backend retried once when the chosen one breaks down numerically (see ``_solve``).
+_FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
 
 class _HyperkernelBase(BaseEstimator):
@@ -59,7 +64,9 @@ class _HyperkernelBase(BaseEstimator):
                 return HarmonicARD(self.lambda_h, w).fitted(X)
             return HarmonicARD(self.lambda_h, "auto").fitted(X, random_state=self.random_state)
         if not isinstance(self.hyperkernel, Hyperkernel):
-            raise ParameterError(f"hyperkernel must be a sdpkern Hyperkernel or None, got {type(self.hyperkernel).__name__}")
+            raise ParameterError(
+                f"hyperkernel must be a sdpkern Hyperkernel or None, got {type(self.hyperkernel).__name__}"
+            )
         if isinstance(self.hyperkernel, HarmonicARD):
             return self.hyperkernel.fitted(X, random_state=self.random_state)
         self.hyperkernel.check()
@@ -76,7 +83,19 @@ class _HyperkernelBase(BaseEstimator):
     def _solve(self, problem: KernelProblem) -> Solution:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
         # ConvergenceWarning and a status attribute; infeasible or failed solves still raise
-        return problem.solve(backend=self.backend, allow_inaccurate=True, **(self.solver_options or {}))
+        # A numerical breakdown of one interior-point method (e.g. Clarabel's NumericalError on
+        # data with duplicated points of opposite labels) is retried once on the other default
+        # backend, with a warning; user-pinned solver options are never overridden.
+        try:
+            return problem.solve(backend=self.backend, allow_inaccurate=True, **(self.solver_options or {}))
+        except SolverError as exc:
+            fallback = _FALLBACK_BACKEND.get(str(self.backend).lower())
+            if exc.status != "error" or fallback is None or self.solver_options:
+                raise
+            warnings.warn(
+                f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3
+            )
+            return problem.solve(backend=fallback, allow_inaccurate=True)
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
         self.basis_ = problem.data["basis"]
@@ -194,7 +213,14 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         y_pm, self.classes_ = binary_labels(y_arr)
         hk = self._resolve_hyperkernel(X_arr)
         problem = hk_builders.csvm(
-            X_arr, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q, form=self.form, eta=self.eta, max_terms=self.max_terms
+            X_arr,
+            y_pm,
+            hk,
+            C=self.C,
+            lambda_Q=self.lambda_Q,
+            form=cast(Literal["sdp", "socp"], self.form),
+            eta=self.eta,
+            max_terms=self.max_terms,
         )
         solution = self._solve(problem)
         self._store(problem, solution, time.perf_counter() - t0)
