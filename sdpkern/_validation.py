@@ -13,8 +13,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_array
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
-from .errors import DataError, LabelError, NotPSDError, ParameterError
+from .errors import DataError, LabelError, NotPSDError, ParameterError, SdpkernError
+
+
+def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validation", **kwargs: Any) -> Any:
+    """:func:`sklearn.utils.validation.validate_data` with its ``ValueError`` raised as
+    :class:`DataError`.
+
+    ``DataError`` subclasses ``ValueError`` and the message is scikit-learn's own ("Input X
+    contains NaN", "X has 3 features, but ... is expecting 4"), so scikit-learn's estimator
+    checks and users catching ``ValueError`` see no change; sdpkern users get one error type
+    for bad data across the package.
+    """
+    try:
+        return _sklearn_validate_data(estimator, X, y, **kwargs)
+    except SdpkernError:
+        raise
+    except ValueError as exc:
+        raise DataError(str(exc)) from exc
 
 
 def as_matrix(X: ArrayLike, name: str = "X", *, min_samples: int = 1) -> NDArray[np.float64]:

@@ -91,8 +91,9 @@ class Cell:
     @property
     def key(self) -> str:
         """A stable identifier (file name stem) of the cell, independent of the run order."""
-        text = json.dumps([self.estimator, self.dataset, self.split, [[k, _jsonable(v)] for k, v in self.params]],
-                          sort_keys=True)
+        text = json.dumps(
+            [self.estimator, self.dataset, self.split, [[k, _jsonable(v)] for k, v in self.params]], sort_keys=True
+        )
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
 
 
@@ -204,8 +205,9 @@ def write_csv(records: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]
     writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
     writer.writeheader()
     for r in records:
-        writer.writerow({k: ("" if r.get(k) is None else repr(r[k]) if isinstance(r.get(k), float) else r.get(k))
-                         for k in cols})
+        writer.writerow(
+            {k: ("" if r.get(k) is None else repr(r[k]) if isinstance(r.get(k), float) else r.get(k)) for k in cols}
+        )
     atomic_write_text(path, buf.getvalue())
 
 
@@ -243,8 +245,10 @@ def _resolve_datasets(datasets: Mapping[str, DataSpec] | Sequence[str]) -> dict[
             raise DataError(f"datasets[{name!r}] must be a pair (X, y)") from exc
         X, y = np.asarray(X), np.asarray(y)
         if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-            raise DataError(f"datasets[{name!r}]: X must be 2-D and y 1-D with as many rows, got X.shape={X.shape}, "
-                            f"y.shape={y.shape}")
+            raise DataError(
+                f"datasets[{name!r}]: X must be 2-D and y 1-D with as many rows, got X.shape={X.shape}, "
+                f"y.shape={y.shape}"
+            )
         out[str(name)] = (X, y)
     if not out:
         raise ParameterError("datasets is empty")
@@ -285,8 +289,9 @@ def make_cells(
         for ds in dataset_names:
             for params in _grid_list(grids.get(est)):
                 for split in range(n_splits):
-                    cells.append(Cell(est, ds, split, tuple(sorted(params.items())),
-                                      _dataset_seed(random_state, ds, split)))
+                    cells.append(
+                        Cell(est, ds, split, tuple(sorted(params.items())), _dataset_seed(random_state, ds, split))
+                    )
     return cells
 
 
@@ -473,8 +478,12 @@ def run_grid(
         raise ParameterError(f"test_size must be a fraction in (0, 1), got {test_size!r}")
     ests = _resolve_estimators(estimators)
     data = _resolve_datasets(datasets)
-    if isinstance(estimators, Mapping) and isinstance(param_grid, Mapping) and set(param_grid) <= set(ests) \
-            and param_grid:
+    if (
+        isinstance(estimators, Mapping)
+        and isinstance(param_grid, Mapping)
+        and set(param_grid) <= set(ests)
+        and param_grid
+    ):
         grids = dict(param_grid)
     else:
         grids = {name: param_grid for name in ests}
@@ -505,8 +514,14 @@ def run_grid(
         try:
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             jobs = (
-                delayed(_run_indexed)(i, cells[i], ests[cells[i].estimator], *data[cells[i].dataset],
-                                      test_size=float(test_size), scoring=scoring)
+                delayed(_run_indexed)(
+                    i,
+                    cells[i],
+                    ests[cells[i].estimator],
+                    *data[cells[i].dataset],
+                    test_size=float(test_size),
+                    scoring=scoring,
+                )
                 for i in todo
             )
             # Unordered: each result is saved the moment it arrives, so an interruption loses
@@ -519,5 +534,10 @@ def run_grid(
         finally:
             bar.close()
     records = [r for r in results if r is not None]
-    return ExperimentResult(records=records, n_computed=len(todo), n_skipped=n_skipped,
-                            wall_time=time.perf_counter() - start, param_names=tuple(param_names))
+    return ExperimentResult(
+        records=records,
+        n_computed=len(todo),
+        n_skipped=n_skipped,
+        wall_time=time.perf_counter() - start,
+        param_names=tuple(param_names),
+    )

@@ -124,8 +124,9 @@ def plot_decision_boundary(
         raise ParameterError(f"resolution must be >= 2, got {resolution!r}")
     lo, hi = X.min(axis=0), X.max(axis=0)
     pad = margin * np.maximum(hi - lo, 1e-12)
-    gx, gy = np.meshgrid(np.linspace(lo[0] - pad[0], hi[0] + pad[0], resolution),
-                         np.linspace(lo[1] - pad[1], hi[1] + pad[1], resolution))
+    gx, gy = np.meshgrid(
+        np.linspace(lo[0] - pad[0], hi[0] + pad[0], resolution), np.linspace(lo[1] - pad[1], hi[1] + pad[1], resolution)
+    )
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     if hasattr(estimator, "decision_function"):
         z = np.asarray(estimator.decision_function(grid), dtype=np.float64)
@@ -363,8 +364,9 @@ def plot_sdpm_trajectories(
         if len(idx) != len(th):
             raise DataError(f"support has {len(idx)} indices but theta_star has {len(th)} values")
         vsv = np.array([evaluate_trajectories(T[i : i + 1], t)[0] for i, t in zip(idx, th)]).reshape(-1, 2)
-        ax.scatter(vsv[:, 0], vsv[:, 1], marker="*", s=150, facecolors="none", edgecolors="k",
-                   label="virtual support vectors")
+        ax.scatter(
+            vsv[:, 0], vsv[:, 1], marker="*", s=150, facecolors="none", edgecolors="k", label="virtual support vectors"
+        )
     ax.set_xlim(lo[0] - 0.05 * (hi[0] - lo[0] + 1e-12), hi[0] + 0.05 * (hi[0] - lo[0] + 1e-12))
     ax.set_ylim(lo[1] - 0.05 * (hi[1] - lo[1] + 1e-12), hi[1] + 0.05 * (hi[1] - lo[1] + 1e-12))
     ax.legend(loc="best", fontsize="small")

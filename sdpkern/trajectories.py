@@ -158,9 +158,7 @@ def trajectories_from_derivatives(derivatives: Sequence[ArrayLike]) -> Array:
     return np.stack([d / math.factorial(j) for j, d in enumerate(rows)], axis=1)
 
 
-def finite_difference_taylor(
-    transform: TransformFn, X: ArrayLike, degree: int = 2, *, step: float = 0.05
-) -> Array:
+def finite_difference_taylor(transform: TransformFn, X: ArrayLike, degree: int = 2, *, step: float = 0.05) -> Array:
     """Taylor rows of ``transform`` at θ = 0 by central finite differences.
 
     The interpolating polynomial of degree 2s through T(kh, X), k = −s..s, s = ⌊r/2⌋ + 2, gives
@@ -335,13 +333,10 @@ class ImageTransformation:
     def __post_init__(self) -> None:
         kinds = (self.kinds,) if isinstance(self.kinds, str) else tuple(self.kinds)
         if not kinds or any(k not in IMAGE_TRANSFORMATIONS for k in kinds) or len(set(kinds)) != len(kinds):
-            raise ParameterError(
-                f"kinds must be distinct names from {IMAGE_TRANSFORMATIONS}, got {self.kinds!r}"
-            )
+            raise ParameterError(f"kinds must be distinct names from {IMAGE_TRANSFORMATIONS}, got {self.kinds!r}")
         object.__setattr__(self, "kinds", kinds)
-        if (
-            len(self.shape) != 2
-            or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in self.shape)
+        if len(self.shape) != 2 or any(
+            isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in self.shape
         ):
             raise ParameterError(f"shape must be (rows, columns) of positive integers, got {self.shape!r}")
         object.__setattr__(self, "shape", (int(self.shape[0]), int(self.shape[1])))

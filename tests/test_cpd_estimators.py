@@ -88,9 +88,15 @@ def test_strict_thin_plate_in_high_dimension_is_refused():
 
 @pytest.mark.parametrize(
     ("params", "match"),
-    [({"lam": 0.0}, "lam"), ({"lam": -1}, "lam"), ({"solver": "mosek"}, "solver"),
-     ({"beta_zero": "maybe"}, "beta_zero"), ({"update": "x"}, "update"), ({"max_iter": 0}, "max_iter"),
-     ({"kernel": "rbf"}, "kernel")],
+    [
+        ({"lam": 0.0}, "lam"),
+        ({"lam": -1}, "lam"),
+        ({"solver": "mosek"}, "solver"),
+        ({"beta_zero": "maybe"}, "beta_zero"),
+        ({"update": "x"}, "update"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"kernel": "rbf"}, "kernel"),
+    ],
 )
 def test_bad_parameters(params, match):
     X, y = make_moons(20, random_state=0)

@@ -54,8 +54,16 @@ def test_thin_plate_diagonal_zero_and_symmetric():
 
 @pytest.mark.parametrize(
     "kernel,d",
-    [(ThinPlate(2), 2), (ThinPlate(3), 2), (ThinPlate(2), 3), (ThinPlate(3), 5), (ThinPlate(1), 1),
-     (ThinPlate(2, formula_dimension=2), 7), (PowerDistance(0.5), 4), (PowerDistance(1.5), 3)],
+    [
+        (ThinPlate(2), 2),
+        (ThinPlate(3), 2),
+        (ThinPlate(2), 3),
+        (ThinPlate(3), 5),
+        (ThinPlate(1), 1),
+        (ThinPlate(2, formula_dimension=2), 7),
+        (PowerDistance(0.5), 4),
+        (PowerDistance(1.5), 3),
+    ],
 )
 def test_conditionally_positive_definite(kernel, d):
     """P⊥ᵀΦP⊥ ⪰ 0 (000 Definition 4.1) while Φ itself is indefinite."""

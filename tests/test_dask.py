@@ -18,8 +18,9 @@ try:
 except ImportError:  # pragma: no cover - CI installs the test extra
     HAVE_DASK = False
 
-pytestmark = pytest.mark.skipif(not HAVE_DASK and not os.environ.get("CI"),
-                                reason="dask[distributed] not installed (pip install 'sdpkern[dist]')")
+pytestmark = pytest.mark.skipif(
+    not HAVE_DASK and not os.environ.get("CI"), reason="dask[distributed] not installed (pip install 'sdpkern[dist]')"
+)
 
 
 def _grid():
@@ -42,8 +43,10 @@ def test_local_cluster_matches_n_jobs_1():
     t = time.perf_counter()
     loky = run_grid(ests, data, n_jobs=2, **kw)
     t_loky = time.perf_counter() - t
-    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         t = time.perf_counter()
         with joblib.parallel_backend("dask"):
             dist = run_grid(ests, data, **kw)
@@ -51,7 +54,9 @@ def test_local_cluster_matches_n_jobs_1():
         workers = client.scheduler_info()["workers"]
     assert len(workers) == 2
     assert len(ref.records) == 2 * 2 * 2 * 3
-    print(f"\nwall time, {len(ref.records)} cells: n_jobs=1 {t_one:.2f} s, loky 2 workers {t_loky:.2f} s, "
-          f"Dask LocalCluster 2 processes {t_dask:.2f} s")
+    print(
+        f"\nwall time, {len(ref.records)} cells: n_jobs=1 {t_one:.2f} s, loky 2 workers {t_loky:.2f} s, "
+        f"Dask LocalCluster 2 processes {t_dask:.2f} s"
+    )
     assert dist.table(timing=False) == ref.table(timing=False)
     assert loky.table(timing=False) == ref.table(timing=False)

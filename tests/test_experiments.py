@@ -83,8 +83,10 @@ def test_resume_after_interruption(data, tmp_path, monkeypatch):
     monkeypatch.setattr(ex, "run_cell", counting)
     res = run_grid(PrimalSVC(kernel="linear"), data, param_grid=GRID, n_splits=3, results_dir=tmp_path, n_jobs=1)
     n_recomputed_finished = len(set(recomputed) & {p.stem for p in finished})
-    print(f"\ninterrupted run: {len(finished)} cells finished; restart skipped {res.n_skipped}, computed "
-          f"{res.n_computed}, recomputed finished cells: {n_recomputed_finished}")
+    print(
+        f"\ninterrupted run: {len(finished)} cells finished; restart skipped {res.n_skipped}, computed "
+        f"{res.n_computed}, recomputed finished cells: {n_recomputed_finished}"
+    )
     assert n_recomputed_finished == 0
     assert res.n_skipped == 6 and res.n_computed == 6
     assert {p.name: p.stat().st_mtime_ns for p in finished} == mtimes

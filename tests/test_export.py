@@ -152,8 +152,10 @@ def test_elimination_inconsistent_equalities_are_refused() -> None:
 
 def test_elimination_handles_redundant_rows() -> None:
     x = cp.Variable(3)
-    prob = cp.Problem(cp.Minimize(x @ np.array([1.0, 2.0, 3.0])),
-                      [x[0] + x[1] == 1, 2 * x[0] + 2 * x[1] == 2, x[1] + x[2] == 1, x >= 0])
+    prob = cp.Problem(
+        cp.Minimize(x @ np.array([1.0, 2.0, 3.0])),
+        [x[0] + x[1] == 1, 2 * x[0] + 2 * x[1] == 2, x[1] + x[2] == 1, x >= 0],
+    )
     ref = prob.solve(solver=cp.CLARABEL)
     reduced, elim = eliminate_equalities(export.conic_data(prob))
     assert reduced.cones.zero == 0
@@ -242,8 +244,24 @@ def test_float_formatting_reads_back_exactly(values: list[float]) -> None:
 
 
 def test_float_formatting_edge_values() -> None:
-    v = np.array([0.0, -0.0, 1.0, -1.0, 0.1, 1 / 3, 1e23, 5e-324, 2.2250738585072014e-308,
-                  1.7976931348623157e308, 9.999999999999999e22, 123456789012345678.0, -9.5, 0.3])
+    v = np.array(
+        [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1 / 3,
+            1e23,
+            5e-324,
+            2.2250738585072014e-308,
+            1.7976931348623157e308,
+            9.999999999999999e22,
+            123456789012345678.0,
+            -9.5,
+            0.3,
+        ]
+    )
     text = format_values(v, per_line=1).decode().split()
     assert [float(t) for t in text] == v.tolist()
     assert text[2] == "1e+000" or text[2].lstrip() in ("1e+00", "1e+000")
@@ -255,13 +273,15 @@ def test_float_formatting_edge_values() -> None:
 
 def test_float_formatting_wide_ranges_exact() -> None:
     rng = np.random.default_rng(7)
-    v = np.concatenate([
-        rng.standard_normal(5000),
-        np.nextafter(0, 1) * rng.integers(1, 2**52, 3000),  # subnormals
-        10.0 ** rng.uniform(-323, 308, 5000) * rng.choice([-1.0, 1.0], 5000),
-        np.round(rng.standard_normal(3000) * 1e3) / 10.0 ** rng.integers(0, 6, 3000),  # "nice" decimals
-        2.0 ** rng.integers(-1074, 1023, 1000),  # powers of two (uneven gaps)
-    ])
+    v = np.concatenate(
+        [
+            rng.standard_normal(5000),
+            np.nextafter(0, 1) * rng.integers(1, 2**52, 3000),  # subnormals
+            10.0 ** rng.uniform(-323, 308, 5000) * rng.choice([-1.0, 1.0], 5000),
+            np.round(rng.standard_normal(3000) * 1e3) / 10.0 ** rng.integers(0, 6, 3000),  # "nice" decimals
+            2.0 ** rng.integers(-1074, 1023, 1000),  # powers of two (uneven gaps)
+        ]
+    )
     back = np.array([float(t) for t in format_values(v, per_line=9).split()])
     assert np.array_equal(back, v)
 
@@ -423,8 +443,30 @@ def test_binary_file_is_a_format_error(tmp_path: Path) -> None:
 def _mutations() -> st.SearchStrategy[tuple[str, str]]:
     """A valid file of either format with a few random edits (delete/duplicate/replace)."""
     fmt = st.sampled_from(["sdpa", "cbf"])
-    junk = st.sampled_from(["", "0", "-1", "1e999", "nan", "x", "{", "Q", "F 2", "VER", "1 1", "0 0 0 0 1",
-                            "99999999999", "1.5", "=", "*", '"', "#", "@0:POW 3", "PSDCON"])
+    junk = st.sampled_from(
+        [
+            "",
+            "0",
+            "-1",
+            "1e999",
+            "nan",
+            "x",
+            "{",
+            "Q",
+            "F 2",
+            "VER",
+            "1 1",
+            "0 0 0 0 1",
+            "99999999999",
+            "1.5",
+            "=",
+            "*",
+            '"',
+            "#",
+            "@0:POW 3",
+            "PSDCON",
+        ]
+    )
 
     @st.composite
     def build(draw: st.DrawFn) -> tuple[str, str]:

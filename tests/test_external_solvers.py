@@ -26,7 +26,7 @@ EXTERNAL_RTOL = 1e-5
 def _require(solver: str) -> None:
     if available(solver):
         return
-    msg = (f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)")
+    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)"
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but {msg}")
     pytest.skip(msg)

@@ -96,10 +96,12 @@ def test_fixed_filters() -> None:
     K = B @ B.T / 30
     y = rng.standard_normal(30)
     ev, U = np.linalg.eigh(K)
-    np.testing.assert_allclose(filtered_solution(K, y, tikhonov_filter(ev, 0.3)),
-                               np.linalg.solve(K + 0.3 * np.eye(30), y), rtol=1e-9)
-    np.testing.assert_allclose(filtered_solution(K, y, ridge_filter(ev, 0.3)),
-                               np.linalg.solve(K @ K + 0.3 * np.eye(30), K @ y), rtol=1e-8)
+    np.testing.assert_allclose(
+        filtered_solution(K, y, tikhonov_filter(ev, 0.3)), np.linalg.solve(K + 0.3 * np.eye(30), y), rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        filtered_solution(K, y, ridge_filter(ev, 0.3)), np.linalg.solve(K @ K + 0.3 * np.eye(30), K @ y), rtol=1e-8
+    )
     g, a = 0.5 / ev.max(), np.zeros(30)
     for _ in range(7):
         a = a - g * (K @ a - y)  # Landweber on K α = y, symmetric K

@@ -92,8 +92,7 @@ def test_mr_ii_beats_over_shifted_krylov_space() -> None:
 def test_callback_streams_the_iterates(method: str) -> None:
     A, b = _system("spd", seed=5)
     seen: list[np.ndarray] = []
-    res = SOLVERS[method](A, b, maxiter=7, rtol=0.0, callback=lambda xk: seen.append(xk.copy()),
-                          return_iterates=True)
+    res = SOLVERS[method](A, b, maxiter=7, rtol=0.0, callback=lambda xk: seen.append(xk.copy()), return_iterates=True)
     assert isinstance(res, KrylovResult)
     assert res.iterations == 7 == len(seen)
     assert res.info == 7  # not converged: iteration count

@@ -104,8 +104,12 @@ def test_primal_svc_auto_solver_and_lazy_gaussian_blocks(monkeypatch: pytest.Mon
     assert PrimalSVC(kernel="linear").fit(Xtr, ytr).solver_ == "exact"
     # the Gaussian blocks from cached norms are the kernel's own entries
     rows, cols = np.array([3, 0, 299, 17]), np.array([5, 5, 120])
-    np.testing.assert_allclose(_kernel_entries(Gaussian(gamma=0.1), Xtr)(rows, cols),
-                               Gaussian(gamma=0.1)(Xtr[rows], Xtr[cols]), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        _kernel_entries(Gaussian(gamma=0.1), Xtr)(rows, cols),
+        Gaussian(gamma=0.1)(Xtr[rows], Xtr[cols]),
+        rtol=1e-12,
+        atol=1e-14,
+    )
     with pytest.raises(ParameterError, match="solver must be 'auto', 'exact' or 'lowrank'"):
         PrimalSVC(solver="fast").fit(Xtr, ytr)
     with pytest.raises(ParameterError, match="max_rank must be an integer >= 1"):
@@ -149,8 +153,9 @@ def test_indefinite_svc_report_and_warnings() -> None:
     clf = IndefiniteSVC(kernel="sigmoid", gamma=0.01, coef0=-0.5, C=1.0).fit(X, y)
     rep = clf.suitability_
     assert rep.n_negative > 0 and rep.wMw is not None and rep.wMw_sign == np.sign(rep.wMw)
-    np.testing.assert_allclose(clf.decision_function(X), clf.svc_.decision_function(
-        np.tanh(0.01 * X @ X.T - 0.5)), atol=1e-8)
+    np.testing.assert_allclose(
+        clf.decision_function(X), clf.svc_.decision_function(np.tanh(0.01 * X @ X.T - 0.5)), atol=1e-8
+    )
     # −k with k p.d.: flagged before training
     with pytest.warns(UnsuitableKernelWarning, match="no positive eigenvalue"):
         neg = IndefiniteSVC(kernel="rbf", gamma=0.05, sign=-1).fit(X, y)

@@ -66,8 +66,12 @@ def test_filter_factors(tmp_path):
 
 def test_sensitivity(tmp_path):
     lq = np.logspace(-2, 2, 5)
-    fig = plotting.plot_sensitivity(lq, {"sonar": np.linspace(0.2, 0.3, 5), "heart": np.linspace(0.1, 0.2, 5)},
-                                    std={"sonar": np.full(5, 0.01)}, path=tmp_path / "sens.png")
+    fig = plotting.plot_sensitivity(
+        lq,
+        {"sonar": np.linspace(0.2, 0.3, 5), "heart": np.linspace(0.1, 0.2, 5)},
+        std={"sonar": np.full(5, 0.01)},
+        path=tmp_path / "sens.png",
+    )
     _check_png(tmp_path / "sens.png")
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and len(ax.get_legend().get_texts()) == 2
@@ -83,8 +87,9 @@ def test_sdpm_trajectories(tmp_path):
     T[:, 1] = rng.normal(0, 0.3, (m, 2))
     T[:, 2] = rng.normal(0, 0.1, (m, 2))
     y = np.r_[np.ones(3), -np.ones(3)]
-    fig = plotting.plot_sdpm_trajectories(T, y, w=[1.0, 1.0], b=0.0, theta_star={0: 0.5, 4: -0.2},
-                                          path=tmp_path / "sdpm.png")
+    fig = plotting.plot_sdpm_trajectories(
+        T, y, w=[1.0, 1.0], b=0.0, theta_star={0: 0.5, 4: -0.2}, path=tmp_path / "sdpm.png"
+    )
     _check_png(tmp_path / "sdpm.png")
     ax = fig.axes[0]
     stars = [c for c in ax.collections if len(c.get_offsets()) == 2]

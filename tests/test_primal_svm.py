@@ -100,8 +100,7 @@ def test_lowrank_with_full_rank_is_exact() -> None:
     exact = primal_svm_kernel(K, y, 1.0)
     lr = primal_svm_lowrank(np.ones(120), lambda j: K[:, j], y, 1.0, max_rank=120, eta=0.0)
     assert lr.pivots.shape[0] > 100
-    np.testing.assert_allclose(K[:, lr.pivots] @ lr.coef + lr.intercept, K @ exact.coef + exact.intercept,
-                               atol=1e-5)
+    np.testing.assert_allclose(K[:, lr.pivots] @ lr.coef + lr.intercept, K @ exact.coef + exact.intercept, atol=1e-5)
 
 
 def test_exact_line_search_is_the_minimiser() -> None:

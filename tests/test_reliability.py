@@ -58,10 +58,12 @@ def test_pickle_round_trip(name):
 
 # ------------------------------------------------------------------------- bad inputs
 
+
 def _fit(name, X_, y_, **params):
     def run():
         est = _make(name).set_params(**params)
         return est.fit(X_, y_) if y_ is not None else est.fit(X_)
+
     return run
 
 
@@ -75,6 +77,7 @@ Y1 = np.zeros(24)
 
 def _backend(name):
     from sdpkern.backends import get_backend
+
     return lambda: get_backend(name)
 
 
@@ -88,14 +91,17 @@ def _solver_limit():
 def _read(tmp_text, suffix):
     def run(tmp_path):
         from sdpkern.export import read
+
         path = tmp_path / f"bad{suffix}"
         path.write_text(tmp_text)
         return read(path)
+
     return run
 
 
 def _krylov(**kw):
     from sdpkern.native.krylov import cg
+
     A = kw.pop("A", np.eye(3))
     b = kw.pop("b", np.ones(3))
     return lambda: cg(A, b, **kw)
@@ -103,6 +109,7 @@ def _krylov(**kw):
 
 def _repair(K, method="clip"):
     from sdpkern.kernels import repair_spectrum
+
     return lambda: repair_spectrum(K, method=method)
 
 
@@ -159,17 +166,7 @@ FILE_CASES = [
     ("unknown-suffix", _read("x", ".txt"), err.ExportError, "format|suffix|txt"),
 ]
 
-XFAIL: dict[str, str] = {
-    "primal-nan-X": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "primal-inf-X": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "primal-len-mismatch": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "primal-1d-X": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "indefsvc-nan": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "krylovreg-nan-y": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "kpca-nan": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "tps-nan": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-    "hk-nan": "sklearn's validate_data raises a plain ValueError, not sdpkern.errors.DataError",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _param(case):

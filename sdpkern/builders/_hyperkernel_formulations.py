@@ -241,7 +241,11 @@ def nusvm(
     nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     data: dict[str, Any] = {
-        "X": Xa, "y": y_pm, "basis": B, "scale": 1.0, "parameter_checks": {"nu": check_nu, "lambda_Q": _check_lambda_Q}
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": {"nu": check_nu, "lambda_Q": _check_lambda_Q},
     }
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
@@ -277,8 +281,17 @@ def nusvm(
         variables = {"alpha": alpha, "u": u, "tau": tau}
         data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_nusvm_socp
-    return _problem(prob, "hyperkernel nu-SVM", "002 eq. (3.9)", form, variables,
-                    {"nu": nu_par, "lambda_Q": lq_par}, cons, recover, data)
+    return _problem(
+        prob,
+        "hyperkernel nu-SVM",
+        "002 eq. (3.9)",
+        form,
+        variables,
+        {"nu": nu_par, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
 
 
 def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
@@ -351,7 +364,10 @@ def l2svm(
     ridge = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     data: dict[str, Any] = {
-        "X": Xa, "y": y_pm, "basis": B, "scale": 1.0,
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
         "parameter_checks": {"ridge": _check_ridge, "lambda_Q": _check_lambda_Q},
     }
     if form == "sdp":
@@ -380,8 +396,17 @@ def l2svm(
         variables = {"alpha": alpha, "u": u, "tau": tau}
         data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_l2svm_socp
-    return _problem(prob, "hyperkernel L2-SVM", "002 eq. (3.10)", form, variables,
-                    {"ridge": ridge, "lambda_Q": lq_par}, cons, recover, data)
+    return _problem(
+        prob,
+        "hyperkernel L2-SVM",
+        "002 eq. (3.10)",
+        form,
+        variables,
+        {"ridge": ridge, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
 
 
 def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
@@ -456,7 +481,10 @@ def one_class(
     nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     data: dict[str, Any] = {
-        "X": Xa, "basis": B, "scale": 1.0, "parameter_checks": {"nu": _check_nu, "lambda_Q": _check_lambda_Q}
+        "X": Xa,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": {"nu": _check_nu, "lambda_Q": _check_lambda_Q},
     }
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
@@ -489,8 +517,17 @@ def one_class(
         variables = {"alpha": alpha, "u": u, "tau": tau}
         data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_one_class_socp
-    return _problem(prob, "hyperkernel one-class SVM", "002 eq. (3.11)", form, variables,
-                    {"nu": nu_par, "lambda_Q": lq_par}, cons, recover, data)
+    return _problem(
+        prob,
+        "hyperkernel one-class SVM",
+        "002 eq. (3.11)",
+        form,
+        variables,
+        {"nu": nu_par, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
 
 
 def _recover_one_class_sdp(problem: KernelProblem) -> Model:
@@ -582,7 +619,10 @@ def nu_regression(
     nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     data: dict[str, Any] = {
-        "X": Xa, "y": y_arr, "basis": B, "scale": c,
+        "X": Xa,
+        "y": y_arr,
+        "basis": B,
+        "scale": c,
         "parameter_checks": {"C": _check_C, "nu": _check_nu, "lambda_Q": _check_lambda_Q},
     }
     if form == "sdp":
@@ -630,8 +670,17 @@ def nu_regression(
         variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
         data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_regression_socp
-    return _problem(prob, "hyperkernel nu-regression", "002 eq. (3.12)", form, variables,
-                    {"C": C_par, "nu": nu_par, "lambda_Q": lq_par}, cons, recover, data)
+    return _problem(
+        prob,
+        "hyperkernel nu-regression",
+        "002 eq. (3.12)",
+        form,
+        variables,
+        {"C": C_par, "nu": nu_par, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
 
 
 def _recover_regression_sdp(problem: KernelProblem) -> Model:
@@ -748,8 +797,15 @@ def alignment(
                 f"‖y − Py‖/‖y‖ = {miss:.2g} > range_tol = {range_tol:g}), so ½yᵀK(β)†y is infinite: "
                 "pass ridge > 0, add basis terms (lower eta, raise max_terms) or use narrower hyperkernel widths"
             )
-    data: dict[str, Any] = {"X": Xa, "y": y_pm, "basis": B, "scale": 1.0, "parameter_checks": checks,
-                            "target": target, "factor_rank": Q.shape[1]}
+    data: dict[str, Any] = {
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": checks,
+        "target": target,
+        "factor_rank": Q.shape[1],
+    }
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")

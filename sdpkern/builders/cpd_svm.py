@@ -302,8 +302,9 @@ def hinge_dual(
         bb = _beta_bar_for_hinge(D, alpha)
         f = D.Phi @ alpha + (D.Q @ bb if k else 0.0)
         primal = lam_v * float(alpha @ D.Phi @ alpha) + float(np.maximum(0.0, 1.0 - D.y * f).sum())
-        return _model(D, alpha, bb, False, lam_v, mu=m, primal_objective=primal,
-                      dual_objective=float(kp.cvxpy.value) / lam_v)
+        return _model(
+            D, alpha, bb, False, lam_v, mu=m, primal_objective=primal, dual_objective=float(kp.cvxpy.value) / lam_v
+        )
 
     return KernelProblem(
         cvxpy=prob,
@@ -337,8 +338,7 @@ def hinge_primal(
     def recover(kp: KernelProblem) -> Model:
         g = np.asarray(gamma.value, dtype=np.float64)
         bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(0)
-        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g,
-                      primal_objective=float(kp.cvxpy.value))
+        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g, primal_objective=float(kp.cvxpy.value))
 
     variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
     return KernelProblem(

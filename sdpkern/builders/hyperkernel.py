@@ -219,7 +219,10 @@ def csvm(
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     kernels = B.kernels()
     data: dict[str, Any] = {
-        "X": Xa, "y": y_pm, "basis": B, "parameter_checks": {"C": _check_C, "lambda_Q": _check_lambda_Q}
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "parameter_checks": {"C": _check_C, "lambda_Q": _check_lambda_Q},
     }
     if form == "sdp":
         beta = cp.Variable(p, nonneg=True, name="beta")

@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_positive
+from .._validation import check_positive, validate_data
 from ..errors import LabelError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate

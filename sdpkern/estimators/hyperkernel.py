@@ -15,9 +15,9 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import binary_labels, check_open_interval, check_positive
+from .._validation import binary_labels, check_open_interval, check_positive, validate_data
 from ..builders import hyperkernel as hk_builders
 from ..errors import ParameterError, SolverError
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
@@ -92,9 +92,7 @@ class _HyperkernelBase(BaseEstimator):
             fallback = _FALLBACK_BACKEND.get(str(self.backend).lower())
             if exc.status != "error" or fallback is None or self.solver_options:
                 raise
-            warnings.warn(
-                f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3
-            )
+            warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3)
             return problem.solve(backend=fallback, allow_inaccurate=True)
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
@@ -363,7 +361,13 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 
     def _build(self, X: NDArray[np.float64], y_pm: NDArray[np.float64], hk: Hyperkernel) -> KernelProblem:
         return hk_builders.nusvm(
-            X, y_pm, hk, nu=self.nu, lambda_Q=self.lambda_Q, form=_form(self.form), eta=self.eta,
+            X,
+            y_pm,
+            hk,
+            nu=self.nu,
+            lambda_Q=self.lambda_Q,
+            form=_form(self.form),
+            eta=self.eta,
             max_terms=self.max_terms,
         )
 
@@ -422,7 +426,13 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
 
     def _build(self, X: NDArray[np.float64], y_pm: NDArray[np.float64], hk: Hyperkernel) -> KernelProblem:
         return hk_builders.l2svm(
-            X, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q, form=_form(self.form), eta=self.eta,
+            X,
+            y_pm,
+            hk,
+            C=self.C,
+            lambda_Q=self.lambda_Q,
+            form=_form(self.form),
+            eta=self.eta,
             max_terms=self.max_terms,
         )
 
@@ -488,7 +498,12 @@ class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
         X_arr = validate_data(self, X)
         hk = self._resolve_hyperkernel(X_arr)
         problem = hk_builders.one_class(
-            X_arr, hk, nu=self.nu, lambda_Q=self.lambda_Q, form=_form(self.form), eta=self.eta,
+            X_arr,
+            hk,
+            nu=self.nu,
+            lambda_Q=self.lambda_Q,
+            form=_form(self.form),
+            eta=self.eta,
             max_terms=self.max_terms,
         )
         self._store(problem, self._solve(problem), time.perf_counter() - t0)
@@ -576,7 +591,14 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
         hk = self._resolve_hyperkernel(X_arr)
         problem = hk_builders.nu_regression(
-            X_arr, y_arr, hk, C=self.C, nu=self.nu, lambda_Q=self.lambda_Q, form=_form(self.form), eta=self.eta,
+            X_arr,
+            y_arr,
+            hk,
+            C=self.C,
+            nu=self.nu,
+            lambda_Q=self.lambda_Q,
+            form=_form(self.form),
+            eta=self.eta,
             max_terms=self.max_terms,
         )
         solution = self._solve(problem)
@@ -663,7 +685,13 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
         X_arr, y_arr = validate_data(self, X, y)
         hk = self._resolve_hyperkernel(X_arr)
         problem = hk_builders.alignment(
-            X_arr, y_arr, hk, ridge=self.ridge, lambda_Q=self.lambda_Q, form=_form(self.form), eta=self.eta,
+            X_arr,
+            y_arr,
+            hk,
+            ridge=self.ridge,
+            lambda_Q=self.lambda_Q,
+            form=_form(self.form),
+            eta=self.eta,
             max_terms=self.max_terms,
         )
         self._store(problem, self._solve(problem), time.perf_counter() - t0)

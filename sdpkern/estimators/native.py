@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import binary_labels
+from .._validation import binary_labels, validate_data
 from ..errors import DataError, LabelError, ParameterError
 from ..kernels.base import (
     Epanechnikov,
@@ -54,8 +54,17 @@ __all__ = [
     "IndefiniteSVC",
 ]
 
-_KERNEL_NAMES = ("linear", "rbf", "gaussian", "poly", "sigmoid", "laplacian", "epanechnikov", "sqeuclidean",
-                 "precomputed")
+_KERNEL_NAMES = (
+    "linear",
+    "rbf",
+    "gaussian",
+    "poly",
+    "sigmoid",
+    "laplacian",
+    "epanechnikov",
+    "sqeuclidean",
+    "precomputed",
+)
 
 
 def _check_real(value: Any, name: str, *, low: float | None = None, strict: bool = True) -> float:
@@ -141,8 +150,10 @@ class _BinaryClassifierBase(ClassifierMixin, _NativeKernelBase):
         if n_classes == 1:
             raise LabelError(f"y contains one class only ({np.unique(ya)[0]!r}); {type(self).__name__} needs two")
         if n_classes > 2:
-            raise LabelError(f"Only binary classification is supported. y contains {n_classes} classes; wrap "
-                             f"{type(self).__name__} in sklearn.multiclass.OneVsRestClassifier for more")
+            raise LabelError(
+                f"Only binary classification is supported. y contains {n_classes} classes; wrap "
+                f"{type(self).__name__} in sklearn.multiclass.OneVsRestClassifier for more"
+            )
         y_pm, classes = binary_labels(ya)
         self.classes_ = classes
         return Xa, y_pm
@@ -245,9 +256,20 @@ class PrimalSVC(_BinaryClassifierBase):
 
     _AUTO_EXACT_MAX_N = 2000
 
-    def __init__(self, *, kernel: Any = "rbf", C: float = 1.0, gamma: Any = "scale", degree: int = 3,
-                 coef0: float = 0.0, solver: str = "auto", max_rank: int | str = "auto", eta: float = 1e-3,
-                 max_iter: int = 50, random_state: int | None = 0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel: Any = "rbf",
+        C: float = 1.0,
+        gamma: Any = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        solver: str = "auto",
+        max_rank: int | str = "auto",
+        eta: float = 1e-3,
+        max_iter: int = 50,
+        random_state: int | None = 0,
+    ) -> None:
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
@@ -302,13 +324,22 @@ class PrimalSVC(_BinaryClassifierBase):
                 max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0])))
             else:
                 max_rank = _check_int(self.max_rank, "max_rank", 1)
-            diag = np.array([float(np.asarray(kern(Xa[i:i + 1]))[0, 0]) for i in range(Xa.shape[0])]) \
-                if not hasattr(kern, "diag") else np.asarray(kern.diag(Xa), dtype=np.float64)
+            diag = (
+                np.array([float(np.asarray(kern(Xa[i : i + 1]))[0, 0]) for i in range(Xa.shape[0])])
+                if not hasattr(kern, "diag")
+                else np.asarray(kern.diag(Xa), dtype=np.float64)
+            )
             entries = _kernel_entries(kern, Xa)
             every = np.arange(Xa.shape[0])
-            lr = primal_svm_lowrank(diag, lambda j: entries(every, np.array([j])).ravel(),
-                                    y_pm, C, max_rank=max_rank, eta=_check_real(self.eta, "eta", low=0.0,
-                                                                               strict=False), max_iter=max_iter)
+            lr = primal_svm_lowrank(
+                diag,
+                lambda j: entries(every, np.array([j])).ravel(),
+                y_pm,
+                C,
+                max_rank=max_rank,
+                eta=_check_real(self.eta, "eta", low=0.0, strict=False),
+                max_iter=max_iter,
+            )
             self.support_ = lr.pivots
             self.dual_coef_ = lr.coef
             self.intercept_ = lr.intercept
@@ -380,9 +411,21 @@ class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
         Mean validation MSE per iteration count.
     """
 
-    def __init__(self, *, kernel: Any = "rbf", gamma: Any = "scale", degree: int = 3, coef0: float = 0.0,
-                 method: str = "cgne", n_iter: int | None = None, max_iter: int = 30, cv: int = 5,
-                 noise_level: float | None = None, tau: float = 1.1, random_state: int | None = 0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel: Any = "rbf",
+        gamma: Any = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        method: str = "cgne",
+        n_iter: int | None = None,
+        max_iter: int = 30,
+        cv: int = 5,
+        noise_level: float | None = None,
+        tau: float = 1.1,
+        random_state: int | None = 0,
+    ) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -405,8 +448,14 @@ class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
         self.cv_loss_ = None
         solver = get_solver(method)
         if self.noise_level is not None:
-            res = discrepancy_stop(K, yc, _check_real(self.noise_level, "noise_level", low=0.0), method=method,
-                                   tau=_check_real(self.tau, "tau", low=1.0), maxiter=max_iter)
+            res = discrepancy_stop(
+                K,
+                yc,
+                _check_real(self.noise_level, "noise_level", low=0.0),
+                method=method,
+                tau=_check_real(self.tau, "tau", low=1.0),
+                maxiter=max_iter,
+            )
             alpha, n_iter = res.x, res.iterations
         else:
             if self.n_iter is not None:
@@ -414,6 +463,7 @@ class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
             elif Xa.shape[0] < 4:
                 n_iter = 1
             else:
+
                 def make_fold(tr, va):  # type: ignore[no-untyped-def]
                     Ktr = K[np.ix_(tr, tr)]
                     Kva = K[np.ix_(va, tr)]
@@ -421,8 +471,9 @@ class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
                     yva = ya[va] - ya[tr].mean()
                     return Ktr, ytr, lambda a: float(np.mean((Kva @ a - yva) ** 2))
 
-                choice = cv_stopping_index(make_fold, Xa.shape[0], method=method, max_iter=max_iter, cv=self.cv,
-                                           random_state=self.random_state)
+                choice = cv_stopping_index(
+                    make_fold, Xa.shape[0], method=method, max_iter=max_iter, cv=self.cv, random_state=self.random_state
+                )
                 n_iter, self.cv_loss_ = choice.n_iter, choice.mean_loss
             alpha, n_iter = _run_partial(solver, K, yc, n_iter)
         self.dual_coef_ = alpha
@@ -472,9 +523,19 @@ class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
     classes_, dual_coef_, intercept_, n_iter_, cv_loss_
     """
 
-    def __init__(self, *, kernel: Any = "rbf", gamma: Any = "scale", degree: int = 3, coef0: float = 0.0,
-                 method: str = "mr_ii", n_iter: int | None = None, max_iter: int = 30, cv: int = 5,
-                 random_state: int | None = 0) -> None:
+    def __init__(
+        self,
+        *,
+        kernel: Any = "rbf",
+        gamma: Any = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        method: str = "mr_ii",
+        n_iter: int | None = None,
+        max_iter: int = 30,
+        cv: int = 5,
+        random_state: int | None = 0,
+    ) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -496,6 +557,7 @@ class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
         elif min(int((y_pm > 0).sum()), int((y_pm < 0).sum())) < 2:
             n_iter = 1
         else:
+
             def make_fold(tr, va):  # type: ignore[no-untyped-def]
                 N, rhs, means = fisher_system(K[np.ix_(tr, tr)], y_pm[tr])
                 Kva, yva = K[np.ix_(va, tr)], y_pm[va]
@@ -506,8 +568,15 @@ class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
 
                 return N, rhs, loss
 
-            choice = cv_stopping_index(make_fold, Xa.shape[0], method=method, max_iter=max_iter, cv=self.cv,
-                                       stratify=y_pm, random_state=self.random_state)
+            choice = cv_stopping_index(
+                make_fold,
+                Xa.shape[0],
+                method=method,
+                max_iter=max_iter,
+                cv=self.cv,
+                stratify=y_pm,
+                random_state=self.random_state,
+            )
             n_iter, self.cv_loss_ = choice.n_iter, choice.mean_loss
         N, rhs, _ = fisher_system(K, y_pm)
         alpha, self.n_iter_ = _run_partial(get_solver(method), N, rhs, n_iter)
@@ -546,8 +615,9 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     eigenvectors_ : ndarray of shape (n_samples, n_components)
     """
 
-    def __init__(self, *, n_components: int = 2, kernel: Any = "rbf", gamma: Any = "scale", degree: int = 3,
-                 coef0: float = 0.0) -> None:
+    def __init__(
+        self, *, n_components: int = 2, kernel: Any = "rbf", gamma: Any = "scale", degree: int = 3, coef0: float = 0.0
+    ) -> None:
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -622,8 +692,18 @@ class IndefiniteSVC(_BinaryClassifierBase):
         ``α_i y_i`` for every training point.
     """
 
-    def __init__(self, *, kernel: Any = "sigmoid", C: float = 1.0, gamma: Any = "scale", degree: int = 3,
-                 coef0: float = 0.0, sign: float = 1.0, tol: float = 1e-3, max_bounded_ratio: float = 0.5) -> None:
+    def __init__(
+        self,
+        *,
+        kernel: Any = "sigmoid",
+        C: float = 1.0,
+        gamma: Any = "scale",
+        degree: int = 3,
+        coef0: float = 0.0,
+        sign: float = 1.0,
+        tol: float = 1e-3,
+        max_bounded_ratio: float = 0.5,
+    ) -> None:
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
@@ -646,8 +726,11 @@ class IndefiniteSVC(_BinaryClassifierBase):
         K = (K + K.T) / 2
         self.pre_training_suitability_ = kernel_suitability(K)
         if not self.pre_training_suitability_.suitable:
-            warnings.warn("IndefiniteSVC: " + "; ".join(self.pre_training_suitability_.reasons),
-                          UnsuitableKernelWarning, stacklevel=2)
+            warnings.warn(
+                "IndefiniteSVC: " + "; ".join(self.pre_training_suitability_.reasons),
+                UnsuitableKernelWarning,
+                stacklevel=2,
+            )
         self.svc_ = SVC(kernel="precomputed", C=C, tol=_check_real(self.tol, "tol", low=0.0)).fit(K, y_pm)
         full = np.zeros(Xa.shape[0])
         # libsvm orders classes as sorted labels, so dual_coef_ is α_i y_i with y = ±1 here.
@@ -655,8 +738,9 @@ class IndefiniteSVC(_BinaryClassifierBase):
         self.dual_coef_full_ = full
         self.suitability_ = svm_suitability(K, full, C, max_bounded_ratio=self.max_bounded_ratio)
         if not self.suitability_.suitable and self.pre_training_suitability_.suitable:
-            warnings.warn("IndefiniteSVC: " + "; ".join(self.suitability_.reasons), UnsuitableKernelWarning,
-                          stacklevel=2)
+            warnings.warn(
+                "IndefiniteSVC: " + "; ".join(self.suitability_.reasons), UnsuitableKernelWarning, stacklevel=2
+            )
         self.support_ = self.svc_.support_
         self.intercept_ = float(self.svc_.intercept_[0])
         self.X_fit_ = Xa

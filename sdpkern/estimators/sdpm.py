@@ -18,8 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import validate_data
 from ..builders.sdpm import kernel_sdpm, kernel_taylor_gram, sdpm
 from ..errors import LabelError, ParameterError
 from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
@@ -234,9 +235,11 @@ class SDPMClassifier(ClassifierMixin, BaseEstimator):
                 f"y must contain at least two classes for the SDPM classifier, got {self.classes_.shape[0]} class"
             )
         kernel = self._kernel_object()
-        if kernel is not None and self._transformation_object(X_arr.shape[1]) is not None and getattr(
-            self._transformation_object(X_arr.shape[1]), "n_parameters", 1
-        ) > 1:
+        if (
+            kernel is not None
+            and self._transformation_object(X_arr.shape[1]) is not None
+            and getattr(self._transformation_object(X_arr.shape[1]), "n_parameters", 1) > 1
+        ):
             raise ParameterError("kernel SDPM supports one transformation parameter; use kernel='linear'")
         traj = self._trajectories(X_arr)
         self.pairs_: list[tuple[int, int]] = list(combinations(range(self.classes_.shape[0]), 2))

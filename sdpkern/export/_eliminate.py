@@ -108,9 +108,7 @@ def eliminate_equalities(data: ConicData, rtol: float = 1e-12) -> tuple[ConicDat
         x0[dense_piv] = la.solve_triangular(R11, qtb) if rank else np.zeros(0)
         coef = -la.solve_triangular(R11, R12) if rank else np.zeros((0, free_local.size))
         coef[np.abs(coef) <= 1e-15 * max(1.0, float(np.abs(coef).max(initial=0.0)))] = 0.0
-        Tcols_dense = sp.csr_matrix(
-            sp.coo_matrix(coef).tocsr(), shape=(rank, free_local.size)
-        )
+        Tcols_dense = sp.csr_matrix(sp.coo_matrix(coef).tocsr(), shape=(rank, free_local.size))
         dense_free_cols = cols[free_local]
     else:
         dense_free_cols = np.zeros(0, dtype=np.int64)

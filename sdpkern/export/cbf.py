@@ -142,15 +142,34 @@ def _psd_coordinates(orders: tuple[int, ...]) -> tuple[NDArray[np.int64], NDArra
         cid.append(np.full(i.size, c))
         kk.append(i)
         ll.append(j)
-    return (np.concatenate(cid).astype(np.int64), np.concatenate(kk).astype(np.int64),
-            np.concatenate(ll).astype(np.int64))
+    return (
+        np.concatenate(cid).astype(np.int64),
+        np.concatenate(kk).astype(np.int64),
+        np.concatenate(ll).astype(np.int64),
+    )
 
 
 # ---------------------------------------------------------------------------------- reading
 
 _KEYWORDS = {
-    "VER", "OBJSENSE", "POWCONES", "POW*CONES", "PSDVAR", "VAR", "INT", "PSDCON", "CON",
-    "OBJFCOORD", "OBJACOORD", "OBJBCOORD", "FCOORD", "ACOORD", "BCOORD", "HCOORD", "DCOORD", "CHANGE",
+    "VER",
+    "OBJSENSE",
+    "POWCONES",
+    "POW*CONES",
+    "PSDVAR",
+    "VAR",
+    "INT",
+    "PSDCON",
+    "CON",
+    "OBJFCOORD",
+    "OBJACOORD",
+    "OBJBCOORD",
+    "FCOORD",
+    "ACOORD",
+    "BCOORD",
+    "HCOORD",
+    "DCOORD",
+    "CHANGE",
 }
 
 
@@ -361,8 +380,9 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
             cno, (nnz,) = L.ints(1, f"the number of {key} entries")
             if nnz < 0:
                 raise L.fail(cno, f"{key}: negative count")
-            n_int = {"OBJACOORD": 1, "OBJFCOORD": 3, "ACOORD": 2, "BCOORD": 1, "FCOORD": 4, "HCOORD": 4,
-                     "DCOORD": 3}[key]
+            n_int = {"OBJACOORD": 1, "OBJFCOORD": 3, "ACOORD": 2, "BCOORD": 1, "FCOORD": 4, "HCOORD": 4, "DCOORD": 3}[
+                key
+            ]
             tab = L.table(nnz, n_int, key)
             if key == "OBJACOORD":
                 objacoord = tab
@@ -383,8 +403,9 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
         n_var = 0  # no VAR section: coefficients on scalar variables fail the range checks below
 
     # ---- checks of indices (each reports the line of the first offending entry)
-    def check(tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], col: int, upper: int,
-              what: str) -> None:
+    def check(
+        tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], col: int, upper: int, what: str
+    ) -> None:
         ints, _, nos = tab
         if ints.shape[0]:
             bad = (ints[:, col] < 0) | (ints[:, col] >= upper)
@@ -402,8 +423,13 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     check(fcoord, 1, len(psdvar), "FCOORD PSD variable")
     check(objfcoord, 0, len(psdvar), "OBJFCOORD PSD variable")
 
-    def check_entry(tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], which: int,
-                    kcol: int, dims: list[int], what: str) -> None:
+    def check_entry(
+        tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]],
+        which: int,
+        kcol: int,
+        dims: list[int],
+        what: str,
+    ) -> None:
         ints, _, nos = tab
         if ints.shape[0] == 0:
             return
@@ -425,8 +451,11 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     n_total = pv_start[-1]
     n_psd_rows = sum(d * (d + 1) // 2 for d in psdcon)
     if max(n_total, n_con + n_psd_rows) > _MAX_SIZE:
-        raise L.fail(size_line, f"the problem is implausibly large ({n_total} variables, {n_con + n_psd_rows} rows; "
-                        f"this reader stops at {_MAX_SIZE})")
+        raise L.fail(
+            size_line,
+            f"the problem is implausibly large ({n_total} variables, {n_con + n_psd_rows} rows; "
+            f"this reader stops at {_MAX_SIZE})",
+        )
 
     def tri_index(d: NDArray[np.int64], k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.int64]:
         kk, ll = np.maximum(k, l), np.minimum(k, l)
@@ -455,14 +484,21 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
         rows_i.append(i)
         cols_i.append(np.asarray(pv_start, dtype=np.int64)[j] + tri_index(dj, k, l))
         vals_i.append(fcoord[1] * f_weight(k, l))
-    G = sp.csr_matrix((np.concatenate(vals_i), (np.concatenate(rows_i), np.concatenate(cols_i))),
-                      shape=(n_con, n_total))
+    G = sp.csr_matrix(
+        (np.concatenate(vals_i), (np.concatenate(rows_i), np.concatenate(cols_i))), shape=(n_con, n_total)
+    )
     g0 = np.zeros(n_con)
     np.add.at(g0, bcoord[0][:, 0], bcoord[1])
 
     # Collect (kind, G rows, g0 rows) groups in standard order.
     groups: dict[str, list[tuple[sp.csr_matrix, NDArray[np.float64], object]]] = {
-        "zero": [], "nonneg": [], "soc": [], "psd": [], "exp": [], "pow": []}
+        "zero": [],
+        "nonneg": [],
+        "soc": [],
+        "psd": [],
+        "exp": [],
+        "pow": [],
+    }
 
     def add_cone(kind: str, dim: int, Gr: sp.csr_matrix, gr: NDArray[np.float64], lineno: int) -> None:
         if kind == "F":
@@ -509,6 +545,7 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     for kind, dim, lineno in con_cones:
         add_cone(kind, dim, G[row : row + dim], g0[row : row + dim], lineno)
         row += dim
+
     def identity_rows(start: int, count: int) -> sp.csr_matrix:
         return sp.csr_matrix((np.ones(count), (np.arange(count), start + np.arange(count))), shape=(count, n_total))
 
@@ -553,5 +590,6 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     )
     # g = G x + g0 ∈ K is b − A x ∈ K with A = −G, b = g0.
     sign = -1 if sense == "MAX" else 1
-    return ConicData(c=sign * c, A=-Gall, b=gall, cones=cones, offset=sign * objb, sign=sign,
-                     meta={"format": "cbf", "path": name})
+    return ConicData(
+        c=sign * c, A=-Gall, b=gall, cones=cones, offset=sign * objb, sign=sign, meta={"format": "cbf", "path": name}
+    )

@@ -42,8 +42,9 @@ from ._numfmt import float_field, format_lines, int_field
 __all__ = ["write_sdpa", "read_sdpa", "parse_sdpa"]
 
 
-_Placements = tuple[list[int], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64],
-                    NDArray[np.float64]]
+_Placements = tuple[
+    list[int], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]
+]
 
 
 def _positions(cones: Cones, pairs: bool) -> _Placements:
@@ -118,9 +119,7 @@ def _positions(cones: Cones, pairs: bool) -> _Placements:
     return sizes, cat(rows), cat(blks), cat(ii), cat(jj), factors
 
 
-def write_sdpa(
-    data: ConicData, path: str | os.PathLike[str], *, equalities: str = "eliminate"
-) -> Exported:
+def write_sdpa(data: ConicData, path: str | os.PathLike[str], *, equalities: str = "eliminate") -> Exported:
     """Write standard-form data as an SDPA sparse file.
 
     Parameters
@@ -353,8 +352,10 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
             raise fail(t[1], "a block size must be nonzero")
     rows_needed = sum(-s if s < 0 else s * (s + 1) // 2 for s in sizes)
     if rows_needed > _MAX_ROWS:
-        raise fail(size_toks[-1][1], f"the blocks are implausibly large ({rows_needed} matrix entries; "
-                                      f"this reader stops at {_MAX_ROWS})")
+        raise fail(
+            size_toks[-1][1],
+            f"the blocks are implausibly large ({rows_needed} matrix entries; this reader stops at {_MAX_ROWS})",
+        )
     toks.clear()
     if m > _MAX_ROWS:
         raise fail(tm[1], f"the number of variables ({m}) is implausibly large")

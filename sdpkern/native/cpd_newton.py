@@ -484,8 +484,16 @@ def cpd_primal_svm(
     if n > recursive_threshold and not beta_zero:
         n2 = n // 2
         half = cpd_primal_svm(
-            Phi[:n2, :n2], Q[:n2], y[:n2], lam, beta_zero=False, update=update, max_iter=max_iter,
-            recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
+            Phi[:n2, :n2],
+            Q[:n2],
+            y[:n2],
+            lam,
+            beta_zero=False,
+            update=update,
+            max_iter=max_iter,
+            recursive_threshold=recursive_threshold,
+            refactor_fraction=refactor_fraction,
+            _counters=counters,
         )
         S = np.flatnonzero(half.alpha != 0.0)
     else:
@@ -628,7 +636,13 @@ class CPDPrimalSVM:
         Phi = self.kernel(Xa)
         t1 = time.perf_counter()
         res = cpd_primal_svm(
-            Phi, self.factor_.Q, ya, self.lam, beta_zero=self.beta_zero, update=self.update, max_iter=self.max_iter,
+            Phi,
+            self.factor_.Q,
+            ya,
+            self.lam,
+            beta_zero=self.beta_zero,
+            update=self.update,
+            max_iter=self.max_iter,
             refactor_fraction=self.refactor_fraction,
         )
         res.times = {"kernel": t1 - t0, "newton": time.perf_counter() - t1}
@@ -656,4 +670,3 @@ def cpd_decision(
     if beta.size:
         f = f + factor.basis(Xa) @ beta
     return np.asarray(f, dtype=np.float64)
-

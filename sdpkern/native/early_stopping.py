@@ -101,8 +101,9 @@ def cv_stopping_index(
     if stratify is not None:
         labels = np.asarray(stratify)
         min_count = int(np.unique(labels, return_counts=True)[1].min())
-        splitter: KFold | StratifiedKFold = StratifiedKFold(n_splits=min(cv, max(min_count, 2)), shuffle=True,
-                                                           random_state=random_state)
+        splitter: KFold | StratifiedKFold = StratifiedKFold(
+            n_splits=min(cv, max(min_count, 2)), shuffle=True, random_state=random_state
+        )
         splits = list(splitter.split(idx, labels))
     else:
         splitter = KFold(n_splits=min(cv, n_samples), shuffle=True, random_state=random_state)

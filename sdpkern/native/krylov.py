@@ -181,8 +181,15 @@ def _tolerance(bnorm: float, rtol: float, atol: float) -> float:
 class _Recorder:
     """Collects iterates, residual norms and coefficients; streams iterates to ``callback``."""
 
-    def __init__(self, method: str, x0: NDArray[np.float64], r0norm: float, callback: Callback | None,
-                 keep: bool, names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        method: str,
+        x0: NDArray[np.float64],
+        r0norm: float,
+        callback: Callback | None,
+        keep: bool,
+        names: tuple[str, ...],
+    ) -> None:
         self.method = method
         self.callback = callback
         self.keep = keep

@@ -196,8 +196,11 @@ class _KernelColumns:
         w = self.where[cols]
         order = np.argsort(w, kind="stable")
         bounds = np.searchsorted(w[order], np.arange(len(self.blocks) + 1))
-        parts = [self.blocks[k].take(rows, axis=0).take(self.local[cols[order[lo:hi]]], axis=1)
-                 for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo]
+        parts = [
+            self.blocks[k].take(rows, axis=0).take(self.local[cols[order[lo:hi]]], axis=1)
+            for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
+            if hi > lo
+        ]
         out = parts[0] if len(parts) == 1 else np.hstack(parts)
         if np.any(order[1:] < order[:-1]):
             out = out.take(np.argsort(order), axis=1)
@@ -302,7 +305,7 @@ class _SupportFactor:
         # flop counts: refactorising costs m'³/3; updating costs the append and the solves for
         # the right-hand sides not solved before (all of them after an append)
         if k:
-            update = mf * mf * k + k * k * mf + k ** 3 / 3 + 2.0 * m * m * (drop.shape[0] + 2)
+            update = mf * mf * k + k * k * mf + k**3 / 3 + 2.0 * m * m * (drop.shape[0] + 2)
         else:
             solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 2
             update = 2.0 * m * m * (drop.shape[0] + 2 - solved)
@@ -339,8 +342,9 @@ class _KernelState:
     converged: bool
 
 
-def _solve_kernel(cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int,
-                  beta: NDArray[np.float64], b: float, max_iter: int) -> _KernelState:
+def _solve_kernel(
+    cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, beta: NDArray[np.float64], b: float, max_iter: int
+) -> _KernelState:
     """Finite Newton method on the first ``p`` points from ``(β, b)`` (``β`` supported on cached points)."""
     lam = 1.0 / (2.0 * C)
     P = np.arange(p)
@@ -372,15 +376,19 @@ def _solve_kernel(cache: _KernelColumns, y: NDArray[np.float64], C: float, p: in
         logger.debug("primal newton step %d: t=%.3g, %d support vectors", it, t, int(mask_new.sum()))
         if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
             sv_mask = mask_new
-    warnings.warn(f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
-                  ConvergenceWarning, stacklevel=4)
+    warnings.warn(
+        f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
     beta_full = np.zeros(y.shape[0])
     beta_full[:p] = beta_P
     return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False)
 
 
-def _solve_recursive(cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, max_iter: int,
-                     warm_start_size: int) -> _KernelState:
+def _solve_recursive(
+    cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, max_iter: int, warm_start_size: int
+) -> _KernelState:
     """Solve on the first ``p`` points, warm-started by the first ``p // 2`` (the data are shuffled)."""
     beta, b = np.zeros(y.shape[0]), 0.0
     half = p // 2
@@ -450,6 +458,7 @@ def primal_svm_kernel(
 
         def entries(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
             return Ka[np.ix_(rows, cols)]
+
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
     # one shuffle: the nested warm-start halves are then prefixes, and so are their kernel rows
@@ -462,8 +471,14 @@ def primal_svm_kernel(
     obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), st.Kbeta + st.b, ya[perm], float(C))
     beta = np.empty(n)
     beta[perm] = st.beta
-    return PrimalSVMResult(coef=beta, intercept=st.b, objective=obj, support=np.sort(perm[st.sv]),
-                           iterations=st.iterations, converged=st.converged)
+    return PrimalSVMResult(
+        coef=beta,
+        intercept=st.b,
+        objective=obj,
+        support=np.sort(perm[st.sv]),
+        iterations=st.iterations,
+        converged=st.converged,
+    )
 
 
 def primal_svm_linear(
@@ -505,19 +520,29 @@ def primal_svm_linear(
         sv_at_new = np.nonzero(ya * out_new < 1)[0]
         if _settled(sv, sv_at_new, 1 - ya * out_new):
             obj = squared_hinge_objective(0.5 * float(wb_new[:-1] @ wb_new[:-1]), out_new, ya, C)
-            return PrimalSVMResult(coef=wb_new[:-1].copy(), intercept=float(wb_new[-1]), objective=obj,
-                                   support=sv_at_new, iterations=it, converged=True)
+            return PrimalSVMResult(
+                coef=wb_new[:-1].copy(),
+                intercept=float(wb_new[-1]),
+                objective=obj,
+                support=sv_at_new,
+                iterations=it,
+                converged=True,
+            )
         w, dw = wb[:-1], dwb[:-1]
         t = exact_line_search(float(w @ dw), float(dw @ dw), 1 - ya * out, ya * (out_new - out), C)
         wb = wb + t * dwb
         out = Xb @ wb
         sv_new = np.nonzero(ya * out < 1)[0]
         sv = sv_new
-    warnings.warn(f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
-                  ConvergenceWarning, stacklevel=2)
+    warnings.warn(
+        f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
+        ConvergenceWarning,
+        stacklevel=2,
+    )
     obj = squared_hinge_objective(0.5 * float(wb[:-1] @ wb[:-1]), out, ya, C)
-    return PrimalSVMResult(coef=wb[:-1].copy(), intercept=float(wb[-1]), objective=obj, support=sv,
-                           iterations=max_iter, converged=False)
+    return PrimalSVMResult(
+        coef=wb[:-1].copy(), intercept=float(wb[-1]), objective=obj, support=sv, iterations=max_iter, converged=False
+    )
 
 
 @dataclass
@@ -590,5 +615,11 @@ def primal_svm_lowrank(
     lin = primal_svm_linear(chol.G, y, C, max_iter=max_iter)
     L = chol.G[chol.pivots]
     coef = solve_triangular(L, lin.coef, lower=True, trans="T")
-    return LowRankPrimalSVMResult(coef=coef, intercept=lin.intercept, pivots=chol.pivots, objective=lin.objective,
-                                  residual_trace=chol.residual_trace, linear=lin)
+    return LowRankPrimalSVMResult(
+        coef=coef,
+        intercept=lin.intercept,
+        pivots=chol.pivots,
+        objective=lin.objective,
+        residual_trace=chol.residual_trace,
+        linear=lin,
+    )

@@ -169,8 +169,9 @@ def pseudo_euclidean_embedding(
     keep = np.concatenate([pos, neg])
     vals, vecs = lam[keep], U[:, keep]
     coords = vecs * np.sqrt(np.abs(vals))
-    return PseudoEuclideanEmbedding(coordinates=coords, p=int(pos.size), q=int(neg.size), eigenvalues=vals,
-                                    vectors=vecs, train_kernel=Ka)
+    return PseudoEuclideanEmbedding(
+        coordinates=coords, p=int(pos.size), q=int(neg.size), eigenvalues=vals, vectors=vecs, train_kernel=Ka
+    )
 
 
 def wMw(K: ArrayLike, dual_coef: ArrayLike) -> float:
@@ -244,8 +245,9 @@ def kernel_suitability(K: ArrayLike, *, tol: float = 1e-10) -> SuitabilityReport
             "the centred kernel matrix has no positive eigenvalue (the kernel is the negative of a c.p.d. one), "
             "so w'Mw <= 0 for every SVM solution (001 Section 6)"
         )
-    return SuitabilityReport(n_positive=p, n_negative=q, negative_mass=mass, suitable=not reasons,
-                             reasons=tuple(reasons))
+    return SuitabilityReport(
+        n_positive=p, n_negative=q, negative_mass=mass, suitable=not reasons, reasons=tuple(reasons)
+    )
 
 
 def svm_suitability(
