@@ -97,3 +97,19 @@ def test_sdpm_trajectories(tmp_path):
     assert len(ax.get_lines()) >= 2 * m + 1
     with pytest.raises(DataError, match="trajectories"):
         plotting.plot_sdpm_trajectories(np.ones((2, 3, 3)), [1, -1], w=[1, 1])
+
+
+def test_gallery_example_writes_every_png(tmp_path):
+    """`examples/plot_gallery.py --quick` fits each model and saves one PNG per plot."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "plot_gallery.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--quick", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr
+    names = ["decision_boundary", "kernel_weights", "filter_factors", "sensitivity", "sdpm_trajectories"]
+    for name in names:
+        _check_png(tmp_path / f"{name}.png")
