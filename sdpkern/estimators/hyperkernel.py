@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any, Literal, cast
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +32,8 @@ __all__ = [
     "HyperkernelNuSVR",
     "HyperkernelAlignment",
 ]
+
+_T = TypeVar("_T")
 
 #: Backend retried once when the chosen one breaks down numerically (see ``_solve``).
 _FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
@@ -81,19 +84,22 @@ class _HyperkernelBase(BaseEstimator):
             raise ParameterError(f"max_terms must be None or a positive integer, got {self.max_terms!r}")
 
     def _solve(self, problem: KernelProblem) -> Solution:
+        return self._with_fallback(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
+
+    def _with_fallback(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
-        # ConvergenceWarning and a status attribute; infeasible or failed solves still raise
+        # ConvergenceWarning and a status attribute; infeasible or failed solves still raise.
         # A numerical breakdown of one interior-point method (e.g. Clarabel's NumericalError on
         # data with duplicated points of opposite labels) is retried once on the other default
         # backend, with a warning; user-pinned solver options are never overridden.
         try:
-            return problem.solve(backend=self.backend, allow_inaccurate=True, **(self.solver_options or {}))
+            return run(self.backend, dict(self.solver_options or {}))
         except SolverError as exc:
             fallback = _FALLBACK_BACKEND.get(str(self.backend).lower())
             if exc.status != "error" or fallback is None or self.solver_options:
                 raise
             warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3)
-            return problem.solve(backend=fallback, allow_inaccurate=True)
+            return run(fallback, {})
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
         self.basis_ = problem.data["basis"]
@@ -138,6 +144,11 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     hyperkernel : Hyperkernel or None
         Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
     form : {"socp", "sdp"}, default="socp"
+    active_set : bool, default=True
+        With ``form="socp"``, generate the SOCP's cones (:func:`~sdpkern.builders.hyperkernel.
+        csvm_active_set`): start from a few basis terms and add the violated ones until none
+        is, which certifies the full SOCP's optimum. Same optimum, far faster when few terms
+        carry weight; ``False`` solves the full SOCP in one go.
     eta : float, default=1e-4
         Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
     max_terms : int or None, default=150
@@ -151,6 +162,8 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+    active_terms_ : ndarray or None
+        Basis terms whose cones the final restricted SOCP kept (``active_set=True``), else None.
     alpha_ : ndarray (m,)
         Dual coefficients, 0 ≤ α ≤ C/m.
     beta_ : ndarray (p,)
@@ -178,6 +191,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         widths: Any = "auto",
         hyperkernel: Hyperkernel | None = None,
         form: str = "socp",
+        active_set: bool = True,
         eta: float = 1e-4,
         max_terms: int | None = 150,
         backend: str = "clarabel",
@@ -190,6 +204,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         self.widths = widths
         self.hyperkernel = hyperkernel
         self.form = form
+        self.active_set = active_set
         self.eta = eta
         self.max_terms = max_terms
         self.backend = backend
@@ -210,17 +225,33 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         check_classification_targets(y_arr)
         y_pm, self.classes_ = binary_labels(y_arr)
         hk = self._resolve_hyperkernel(X_arr)
-        problem = hk_builders.csvm(
-            X_arr,
-            y_pm,
-            hk,
-            C=self.C,
-            lambda_Q=self.lambda_Q,
-            form=cast(Literal["sdp", "socp"], self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
-        )
-        solution = self._solve(problem)
+        if not isinstance(self.active_set, (bool, np.bool_)):
+            raise ParameterError(f"active_set must be True or False, got {self.active_set!r}")
+        self.active_terms_ = None
+        if self.form == "socp" and self.active_set:
+            basis = hk_builders.make_basis(X_arr, hk, None, self.eta, self.max_terms)
+
+            def run(backend: str, opts: dict[str, Any]) -> tuple[KernelProblem, Solution]:
+                problem, solution, trace = hk_builders.csvm_active_set(
+                    X_arr, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q, basis=basis, backend=backend,
+                    allow_inaccurate=True, **opts,
+                )  # fmt: skip
+                self.active_terms_ = trace.terms
+                return problem, solution
+
+            problem, solution = self._with_fallback(run)
+        else:
+            problem = hk_builders.csvm(
+                X_arr,
+                y_pm,
+                hk,
+                C=self.C,
+                lambda_Q=self.lambda_Q,
+                form=cast(Literal["sdp", "socp"], self.form),
+                eta=self.eta,
+                max_terms=self.max_terms,
+            )
+            solution = self._solve(problem)
         self._store(problem, solution, time.perf_counter() - t0)
         return self
 
