@@ -34,13 +34,14 @@ def _data(n: int, d: int, seed: int, noise: float = 0.3):
 CASES = [(2, 2), (2, 3), (5, 3)]
 
 
-def _compare_with_cvxpy(n, d, m, beta_zero, lam, seed):
+def _compare_with_cvxpy(n, d, m, beta_zero, lam, seed, kernel=None):
+    kernel = ThinPlate(m) if kernel is None else kernel
     X, y = _data(n, d, seed, noise=1.0)
     # premise: not separable by the polynomial space (else eq. 14 has no unique minimiser, 000 §6.2)
-    assert not polynomially_separable(polynomial_factor(X, ThinPlate(m)).P, y)
-    nat = CPDPrimalSVM(ThinPlate(m), lam, beta_zero=beta_zero).fit(X, y)
+    assert not polynomially_separable(polynomial_factor(X, kernel).P, y)
+    nat = CPDPrimalSVM(kernel, lam, beta_zero=beta_zero).fit(X, y)
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
-    sol = build(X, y, ThinPlate(m), lam).solve()
+    sol = build(X, y, kernel, lam).solve()
     rel = abs(nat.objective_ - sol.objective) / abs(sol.objective)
     assert nat.result_.converged
     assert rel < 1e-6, (rel, nat.objective_, sol.objective)
@@ -63,6 +64,15 @@ def test_native_matches_cvxpy(d, m, beta_zero):
 def test_native_matches_cvxpy_n300(d, m, beta_zero, lam):
     """Acceptance: n = 300 random instances, 1e-6 relative."""
     _compare_with_cvxpy(300, d, m, beta_zero, lam, seed=100 + 10 * d + m)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("beta_zero", [False, True])
+@pytest.mark.parametrize("lam", [1e-3, 0.1])
+def test_native_matches_cvxpy_n300_d5_second_order(beta_zero, lam):
+    """Acceptance, order 2 in d = 5: eq. (11) with 2m ≤ d is not c.p.d., so the second-order
+    thin-plate of 000 §6.1/§7 in R⁵ is r² log r with affine 𝒫 (``formula_dimension=2``)."""
+    _compare_with_cvxpy(300, 5, 2, beta_zero, lam, seed=152, kernel=ThinPlate(2, formula_dimension=2))
 
 
 def test_pd_kernel_empty_polynomial_space_matches_cvxpy():
