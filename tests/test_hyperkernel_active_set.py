@@ -1,4 +1,5 @@
-"""Constraint generation for the hyperkernel C-SVM's SOCP against the full SOCP (same optimum).
+"""Constraint generation for the hyperkernel SOCPs (C-SVM, ν-SVM, L2-SVM, one-class,
+ν-regression) against the full SOCPs (same optimum).
 
 Tolerances: optima to 1e-6 relative (the solvers' own accuracy is 1e-8); β to 1e-4 in ℓ1
 where the full problem's β is unique (one active term); the certificate, the largest violation
@@ -13,9 +14,25 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
-from sdpkern.builders.hyperkernel import csvm, csvm_active_set, make_basis
+from sdpkern.builders.hyperkernel import (
+    cone_generation,
+    cone_violations,
+    csvm,
+    csvm_active_set,
+    l2svm,
+    make_basis,
+    nu_regression,
+    nusvm,
+    one_class,
+)
 from sdpkern.errors import ParameterError, SolverError
-from sdpkern.estimators import HyperkernelSVC
+from sdpkern.estimators import (
+    HyperkernelL2SVC,
+    HyperkernelNuSVC,
+    HyperkernelNuSVR,
+    HyperkernelOneClassSVM,
+    HyperkernelSVC,
+)
 from sdpkern.kernels.hyperkernels import HarmonicARD, HarmonicHyperkernel
 
 
@@ -89,3 +106,71 @@ def test_bad_terms_and_flag(cancer):
         csvm(X, y, terms=[10_000])
     with pytest.raises(ParameterError, match="active_set"):
         HyperkernelSVC(active_set="yes").fit(X, y)
+
+
+# ----------------------------------------------------------------------------- the other SOCP forms
+def _targets(name, X, y):
+    """The second argument of each builder: labels, nothing (one-class) or real targets."""
+    if name == "one_class":
+        return None
+    if name == "nu_regression":
+        return X[:, 0] + np.sin(2 * X[:, 1])
+    return y
+
+
+BUILDERS = {"nusvm": nusvm, "l2svm": l2svm, "one_class": one_class, "nu_regression": nu_regression}
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.parametrize(("m", "seed"), [(30, 10), (40, 11)])
+def test_cone_generation_reaches_each_full_socp_optimum(cancer, name, m, seed):
+    X, y = _sample(cancer, m, seed)
+    target = _targets(name, X, y)
+    build = BUILDERS[name]
+    hk = HarmonicARD(0.6, "auto").fitted(X, random_state=0)
+    B = make_basis(X, hk, None, 1e-6, 60)
+    with warnings.catch_warnings():
+        # Clarabel stops the ν-regression SOCPs at 'optimal_inaccurate' (gap ~1e-7); the
+        # comparison below is what holds them to account
+        warnings.simplefilter("ignore")
+        problem, sol, trace = cone_generation(
+            build, X, target, hk, basis=B, initial_terms=1, add_per_round=2, allow_inaccurate=True
+        )
+    args = (X,) if target is None else (X, target)
+    full_problem = build(*args, hk, basis=B)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = full_problem.solve(allow_inaccurate=True)
+    assert abs(sol.objective - full.objective) <= 1e-6 * max(1.0, abs(full.objective))
+    assert trace.max_violation <= 1e-6 * max(1.0, abs(sol.objective))
+    # the certificate, recomputed: no cone of the full problem is violated at the returned point
+    assert cone_violations(problem, B.kernels()).max() <= 1e-6 * max(1.0, abs(sol.objective))
+    assert sol.beta.shape == (B.size,) and np.all(sol.beta >= 0)
+    assert sol.beta.sum() == pytest.approx(full.beta.sum(), rel=1e-5)  # 1 or stddev(y)
+
+
+@pytest.mark.parametrize(
+    ("cls", "kind"),
+    [(HyperkernelNuSVC, "classify"), (HyperkernelL2SVC, "classify"), (HyperkernelOneClassSVM, "novelty"),
+     (HyperkernelNuSVR, "regress")],
+)  # fmt: skip
+def test_estimators_active_set_match_full_socp(cancer, cls, kind):
+    X, y = _sample(cancer, 60, 12)
+    target = {"classify": y[:40], "novelty": None, "regress": X[:40, 0] + np.sin(2 * X[:40, 1])}[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = cls().fit(X[:40], target)
+        slow = cls(active_set=False).fit(X[:40], target)
+    assert abs(fast.objective_ - slow.objective_) <= 1e-6 * max(1.0, abs(slow.objective_))
+    assert fast.active_terms_ is not None and fast.active_terms_.size <= fast.n_terms_
+    assert slow.active_terms_ is None
+    score = {"classify": "decision_function", "novelty": "decision_function", "regress": "predict"}[kind]
+    np.testing.assert_allclose(getattr(fast, score)(X[40:]), getattr(slow, score)(X[40:]), atol=1e-4)
+
+
+def test_cone_generation_refuses_form_and_terms(cancer):
+    X, y = _sample(cancer, 20, 13)
+    with pytest.raises(ParameterError, match="form"):
+        cone_generation(nusvm, X, y, form="sdp")
+    with pytest.raises(ParameterError, match="terms"):
+        cone_generation(l2svm, X, y, terms=[0, 1])

@@ -39,12 +39,14 @@ from ..problem import KernelProblem, Model
 from .hyperkernel import (
     ExpansionDecision,
     Form,
-    SharedFactor,
     _check_C,
     _check_lambda_Q,
+    _socp_kernel_cones,
     _validate_xy,
+    cone_beta,
     make_basis,
     shared_factor,
+    socp_cones,
 )
 
 __all__ = ["nusvm", "l2svm", "one_class", "nu_regression", "alignment", "SingularKernelError"]
@@ -102,28 +104,6 @@ def _inner_argmax(lmi: cp.Constraint, M: Array, z: Array) -> Array:
     return -Lam[:n, n] / Lam[n, n]
 
 
-def _cones(
-    v: cp.Expression,
-    factor: SharedFactor,
-    L: Array,
-    mu: cp.Expression,
-    tau: cp.Variable,
-    u: cp.Variable,
-    scale: cp.Expression | None = None,
-) -> list[cp.Constraint]:
-    """The p cones (s/2)‖R_lᵀZᵀv‖² ≤ μ(Lu)_l − τ (s = ``scale``, 1 if None).
-
-    A parameter ``scale`` keeps the cones DPP where the thesis divides by a parameter.
-    """
-    w = factor.Z.T @ v
-    Lu = L @ u
-    out: list[cp.Constraint] = []
-    for l, R_l in enumerate(factor.R):
-        q = 0.5 * cp.sum_squares(R_l.T @ w)
-        out.append((q if scale is None else scale * q) <= mu * Lu[l] - tau)
-    return out
-
-
 def _num(value: Any) -> float:
     """A solved scalar variable's or multiplier's value as a float."""
     return float(np.asarray(value, dtype=float).ravel()[0])
@@ -131,11 +111,6 @@ def _num(value: Any) -> float:
 
 def _arr(value: Any) -> Array:
     return np.asarray(value, dtype=float)
-
-
-def _cone_beta(cones: list[cp.Constraint]) -> Array:
-    beta = np.array([float(np.ravel(c.dual_value)[0]) for c in cones], dtype=float)
-    return np.clip(beta, 0.0, None)
 
 
 def _problem(
@@ -186,6 +161,7 @@ def nusvm(
     eta: float = 1e-6,
     max_terms: int | None = None,
     factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel ν-SVM (002 eq. 3.9; saddle problem A.13).
 
@@ -204,8 +180,9 @@ def nusvm(
         A ``cvxpy.Parameter``. Feasible only for ν ≤ 2·min(m₊, m₋)/m.
     lambda_Q : float ≥ 0, default 1
         A ``cvxpy.Parameter``.
-    form, basis, eta, max_terms, factor_tol
-        As for :func:`~sdpkern.builders.hyperkernel.csvm`.
+    form, basis, eta, max_terms, factor_tol, terms
+        As for :func:`~sdpkern.builders.hyperkernel.csvm` (``terms``: SOCP only, the cones of
+        these basis terms only, as :func:`~sdpkern.builders.hyperkernel.cone_generation` uses).
 
     Returns
     -------
@@ -268,8 +245,9 @@ def nusvm(
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
-        factor = shared_factor(kernels, factor_tol)
-        cones = _cones(cp.multiply(y_pm, alpha), factor, B.L, lq_par / 2, tau, u)
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
         cons = {
             "box": alpha <= 1.0 / m,
             "balance": y_pm @ alpha == 0,
@@ -279,7 +257,6 @@ def nusvm(
         }
         prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
-        data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_nusvm_socp
     return _problem(
         prob,
@@ -308,7 +285,7 @@ def _recover_nusvm_socp(problem: KernelProblem) -> Model:
     """β from the cones; b = −(multiplier of yᵀα = 0), as for the C-SVM; ρ = multiplier of 1ᵀα ≥ ν."""
     B, y = problem.data["basis"], problem.data["y"]
     alpha = _arr(problem.variables["alpha"].value)
-    beta = _cone_beta(problem.constraints["kernel_cones"])
+    beta = cone_beta(problem)
     offset = -_num(problem.constraints["balance"].dual_value)
     return _model(B, beta, alpha, alpha * y, offset, rho=_num(problem.constraints["margin"].dual_value))
 
@@ -326,6 +303,7 @@ def l2svm(
     eta: float = 1e-6,
     max_terms: int | None = None,
     factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel Lagrangian (L2 soft margin) SVM of Mangasarian-Musicant (002 eq. 3.10; A.18).
 
@@ -388,13 +366,13 @@ def l2svm(
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
-        factor = shared_factor(kernels, factor_tol)
-        cones = _cones(cp.multiply(y_pm, alpha), factor, B.L, lq_par / 2, tau, u)
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
         cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
         obj = cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
         prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
-        data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_l2svm_socp
     return _problem(
         prob,
@@ -421,7 +399,7 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
 def _recover_l2svm_socp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
     alpha = _arr(problem.variables["alpha"].value)
-    beta = _cone_beta(problem.constraints["kernel_cones"])
+    beta = cone_beta(problem)
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))
 
 
@@ -437,6 +415,7 @@ def one_class(
     eta: float = 1e-6,
     max_terms: int | None = None,
     factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel single-class SVM / novelty detection (002 eq. 3.11; A.23).
 
@@ -505,8 +484,9 @@ def one_class(
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
-        factor = shared_factor(kernels, factor_tol)
-        cones = _cones(alpha, factor, B.L, lq_par / 2, tau, u, scale=nu_par)
+        cones = socp_cones(
+            alpha, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=nu_par
+        )
         cons = {
             "box": nu_par * alpha <= 1.0 / m,
             "normalise": cp.sum(alpha) == 1,
@@ -515,7 +495,6 @@ def one_class(
         }
         prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
-        data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_one_class_socp
     return _problem(
         prob,
@@ -544,7 +523,7 @@ def _recover_one_class_socp(problem: KernelProblem) -> Model:
     """ρ = −(multiplier of 1ᵀα = 1)/ν: stationarity in α gives νK(β)α = −ν_eq 1 + η' − νξ'."""
     B = problem.data["basis"]
     alpha = _arr(problem.variables["alpha"].value)
-    beta = _cone_beta(problem.constraints["kernel_cones"])
+    beta = cone_beta(problem)
     nu = _num(problem.parameters["nu"].value)
     rho = -_num(problem.constraints["normalise"].dual_value) / nu
     return _model(B, beta, alpha, alpha, rho)
@@ -564,6 +543,7 @@ def nu_regression(
     eta: float = 1e-6,
     max_terms: int | None = None,
     factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel ν-support-vector regression (002 eq. 3.12; A.28-A.32).
 
@@ -592,6 +572,7 @@ def nu_regression(
     nu : float in (0, 1], default 0.3
         A ``cvxpy.Parameter``.
     lambda_Q : float ≥ 0, default 1
+    Others as for :func:`nusvm`.
 
     Examples
     --------
@@ -654,8 +635,9 @@ def nu_regression(
         a_star = cp.Variable(m, nonneg=True, name="a_star")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
-        factor = shared_factor(kernels, factor_tol)
-        cones = _cones(a_star - a, factor, B.L, lq_par / 2, tau, u, scale=C_par * m)
+        cones = socp_cones(
+            a_star - a, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=C_par * m
+        )
         cons = {
             "box": [a <= 1.0 / m, a_star <= 1.0 / m],
             "tube": cp.sum(a) + cp.sum(a_star) <= nu_par,
@@ -668,7 +650,6 @@ def nu_regression(
             [*cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
         )
         variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
-        data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_regression_socp
     return _problem(
         prob,
@@ -704,7 +685,7 @@ def _recover_regression_socp(problem: KernelProblem) -> Model:
     m = B.X.shape[0]
     s = _num(problem.parameters["C"].value) * m
     a_hat = s * np.concatenate([problem.variables["a"].value, problem.variables["a_star"].value])
-    beta = _cone_beta(problem.constraints["kernel_cones"])
+    beta = cone_beta(problem)
     coef = a_hat[m:] - a_hat[:m]
     offset = _num(problem.constraints["balance"].dual_value)
     return _model(B, beta, a_hat, coef, offset, epsilon=_num(problem.constraints["tube"].dual_value))
@@ -832,7 +813,7 @@ def alignment(
             alpha = Q @ g
             extra = cp.Constant(0.0)
             variables = {"g": g, "u": u, "tau": tau}
-        cones = _cones(alpha, factor, B.L, lq_par, tau, u)
+        cones = _socp_kernel_cones(alpha, factor, B.L, lq_par, tau, u)
         cons = {"kernel_cones": cones}
         obj = target @ alpha + extra - lq_par / 2 * cp.sum_squares(u) + tau
         prob = cp.Problem(cp.Maximize(obj), cones)
@@ -873,5 +854,5 @@ def _recover_alignment_socp(problem: KernelProblem) -> Model:
         alpha = _arr(problem.variables["alpha"].value)
     else:
         alpha = problem.data["range_basis"] @ _arr(problem.variables["g"].value)
-    beta = _cone_beta(problem.constraints["kernel_cones"])
+    beta = cone_beta(problem)
     return Model(alpha=alpha, beta=beta, kernel_matrix=B.learned_kernel(beta))

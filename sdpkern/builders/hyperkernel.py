@@ -35,6 +35,7 @@ M_l = Z⁺K_lZ⁺ᵀ. Each cone then acts on an r-vector instead of an m-vector.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,6 +53,10 @@ from ..problem import KernelProblem, Model, Solution
 __all__ = [
     "csvm",
     "csvm_active_set",
+    "cone_generation",
+    "cone_violations",
+    "cone_beta",
+    "ConeCheck",
     "ActiveSetTrace",
     "make_basis",
     "SharedFactor",
@@ -152,11 +157,13 @@ def _socp_kernel_cones(
     tau: cp.Variable,
     u: cp.Variable,
     terms: NDArray[np.intp] | None = None,
+    scale: cp.Expression | None = None,
 ) -> list[cp.Constraint]:
-    """The p cones ½‖R_lᵀ Zᵀv‖² ≤ μ(Lu)_l − τ, shared by every SOCP form.
+    """The cones (s/2)‖R_lᵀ Zᵀv‖² ≤ μ(Lu)_l − τ (s = ``scale``, 1 if None), shared by every SOCP form.
 
     With ``terms``, ``factor.R[i]`` belongs to basis term ``terms[i]`` and only those cones are
-    written (the restricted problems of :func:`csvm_active_set`).
+    written (the restricted problems of :func:`cone_generation`). A parameter ``scale`` keeps
+    the cones DPP where the thesis divides by a parameter.
 
     Zᵀv stays an expression: introducing it as a variable with a linking equality was measured
     to make Clarabel stall at a 1e-7 gap (status AlmostSolved) on m = 30-40 instances that
@@ -165,7 +172,71 @@ def _socp_kernel_cones(
     w = factor.Z.T @ v
     Lu = L @ u
     index = range(len(factor.R)) if terms is None else terms
-    return [0.5 * cp.sum_squares(R_l.T @ w) <= mu * Lu[int(l)] - tau for l, R_l in zip(index, factor.R)]
+    out: list[cp.Constraint] = []
+    for l, R_l in zip(index, factor.R):
+        q = 0.5 * cp.sum_squares(R_l.T @ w)
+        out.append((q if scale is None else scale * q) <= mu * Lu[int(l)] - tau)
+    return out
+
+
+@dataclass(frozen=True)
+class ConeCheck:
+    """How to evaluate an SOCP form's omitted cones at a solved point (:func:`cone_generation`).
+
+    ``v``, ``mu`` and ``scale`` are the expressions the cones were written with (``v.value`` is
+    the cone vector after a solve), ``terms`` the basis terms whose cones the problem holds.
+    """
+
+    v: cp.Expression
+    mu: cp.Expression
+    scale: cp.Expression | None
+    terms: NDArray[np.intp]
+
+
+def term_index(terms: ArrayLike | None, p: int) -> NDArray[np.intp]:
+    """The sorted basis terms a restricted SOCP keeps (all p when ``terms`` is None)."""
+    if terms is None:
+        return np.arange(p)
+    idx = np.unique(np.asarray(terms, dtype=np.intp).ravel())
+    if idx.size == 0 or idx[0] < 0 or idx[-1] >= p:
+        raise ParameterError(f"terms must be indices of basis terms in [0, {p}), got {terms!r}")
+    return idx
+
+
+def socp_cones(
+    v: cp.Expression,
+    kernels: Array,
+    L: Array,
+    mu: cp.Expression,
+    tau: cp.Variable,
+    u: cp.Variable,
+    *,
+    terms: ArrayLike | None,
+    factor_tol: float,
+    data: dict[str, Any],
+    scale: cp.Expression | None = None,
+) -> list[cp.Constraint]:
+    """The kernel cones of an SOCP form over the basis terms ``terms`` (all if None).
+
+    Factors the kept kernels through one shared basis (:func:`shared_factor`) and records in
+    ``data`` what :func:`cone_beta` and :func:`cone_generation` need (``terms``,
+    ``factor_rank``, ``cone_check``).
+    """
+    idx = term_index(terms, kernels.shape[0])
+    factor = shared_factor(kernels[idx], factor_tol)
+    data["terms"] = idx
+    data["factor_rank"] = factor.Z.shape[1]
+    data["cone_check"] = ConeCheck(v, mu, scale, idx)
+    return _socp_kernel_cones(v, factor, L, mu, tau, u, idx, scale)
+
+
+def cone_beta(problem: KernelProblem) -> Array:
+    """β from a solved SOCP form: the multipliers of its cones, zero for omitted terms."""
+    B: HyperkernelBasis = problem.data["basis"]
+    beta = np.zeros(B.size)
+    duals = [float(np.ravel(c.dual_value)[0]) for c in problem.constraints["kernel_cones"]]
+    beta[problem.data.get("terms", np.arange(B.size))] = np.clip(np.asarray(duals, dtype=float), 0.0, None)
+    return beta
 
 
 def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
@@ -234,7 +305,7 @@ def csvm(
         measured error in the optimum (3e-7 relative at 1e-6 for m = 100 pima).
     terms : array of int, optional
         SOCP only: write the cones of these basis terms only (the others get β_l = 0). This is a
-        relaxation of the full SOCP; :func:`csvm_active_set` grows ``terms`` until no omitted
+        relaxation of the full SOCP; :func:`cone_generation` grows ``terms`` until no omitted
         cone is violated, which makes its optimum the full problem's.
 
     Returns
@@ -285,15 +356,9 @@ def csvm(
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
-        if terms is None:
-            idx = np.arange(p)
-        else:
-            idx = np.unique(np.asarray(terms, dtype=np.intp).ravel())
-            if idx.size == 0 or idx[0] < 0 or idx[-1] >= p:
-                raise ParameterError(f"terms must be indices of basis terms in [0, {p}), got {terms!r}")
-        factor = shared_factor(kernels[idx], factor_tol)
-        cones = _socp_kernel_cones(cp.multiply(y_pm, alpha), factor, B.L, lq_par / 2, tau, u, idx)
-        data["terms"] = idx
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
         cons = {
             "box": alpha <= C_par / m,
             "balance": y_pm @ alpha == 0,
@@ -305,7 +370,6 @@ def csvm(
             [cons["box"], cons["balance"], cons["ball"], *cones],
         )
         variables = {"alpha": alpha, "u": u, "tau": tau}
-        data["factor_rank"] = factor.Z.shape[1]
         recover = _recover_csvm_socp
     return KernelProblem(
         cvxpy=prob,
@@ -340,9 +404,7 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
     alpha = np.asarray(problem.variables["alpha"].value, dtype=float)
-    beta = np.zeros(B.size)
-    duals = [np.ravel(c.dual_value)[0] for c in problem.constraints["kernel_cones"]]
-    beta[problem.data.get("terms", np.arange(B.size))] = np.clip(np.asarray(duals, dtype=float), 0.0, None)
+    beta = cone_beta(problem)
     # CVXPY's multiplier ν of yᵀα = 0 enters the Lagrangian of max 1ᵀα + τ as −ν·yᵀα; the SDP's
     # γ satisfies Gα = 1 + γy + η − ξ; matching the two stationarity conditions gives b = γ = −ν
     # (checked against the SDP form in the tests).
@@ -355,17 +417,132 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
 
 @dataclass(frozen=True)
 class ActiveSetTrace:
-    """What :func:`csvm_active_set` did: the terms it kept, rounds, the final check, the time.
+    """What :func:`cone_generation` did: the terms it kept, rounds, the final check, the time.
 
-    ``max_violation`` is max_l (½ vᵀK_l v − μ(Lu)_l + τ) over every basis term at the final
-    iterate (v = y∘α): ≤ ``tol``·max(1, |objective|) certifies the restricted optimum as the
-    full SOCP's.
+    ``max_violation`` is max_l ((s/2) vᵀK_l v − μ(Lu)_l + τ) over every basis term at the final
+    iterate (v the cone vector, e.g. y∘α): ≤ ``tol``·max(1, |objective|) certifies the
+    restricted optimum as the full SOCP's.
     """
 
     terms: NDArray[np.intp]
     rounds: int
     max_violation: float
     total_time: float
+
+
+def _check_count(value: Any, name: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ParameterError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def cone_violations(problem: KernelProblem, kernels: Array) -> Array:
+    """(s/2) vᵀK_l v − (μ(Lu)_l − τ) for every basis term l at a solved SOCP form's point.
+
+    Positive entries are cones the point violates; a restricted problem's own cones are ≤ 0 up
+    to the solver's tolerance. Costs p·m² flops and no factorisation.
+    """
+    check: ConeCheck = problem.data["cone_check"]
+    B: HyperkernelBasis = problem.data["basis"]
+    v = np.asarray(check.v.value, dtype=float).ravel()
+    u = np.asarray(problem.variables["u"].value, dtype=float)
+    tau = float(np.asarray(problem.variables["tau"].value, dtype=float).ravel()[0])
+    mu = float(np.asarray(check.mu.value, dtype=float))
+    s = 1.0 if check.scale is None else float(np.asarray(check.scale.value, dtype=float))
+    quad = 0.5 * s * np.einsum("lij,i,j->l", kernels, v, v, optimize=True)  # (p, m, m) · v · v
+    return np.asarray(quad - (mu * (B.L @ u) - tau), dtype=float)
+
+
+def cone_generation(
+    build: Callable[..., KernelProblem],
+    X: ArrayLike,
+    y: ArrayLike | None,
+    hyperkernel: Hyperkernel | None = None,
+    *,
+    initial_terms: int = 3,
+    add_per_round: int = 3,
+    max_rounds: int = 50,
+    tol: float = 1e-6,
+    backend: str = "clarabel",
+    allow_inaccurate: bool = False,
+    solve_options: dict[str, Any] | None = None,
+    **build_options: Any,
+) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
+    """Solve a hyperkernel SOCP form (002 eqs. 3.8-3.12) by generating its cones: the same
+    optimum as ``build(X, y, hyperkernel, form="socp", **build_options).solve()``, far faster
+    when few basis terms carry weight.
+
+    Every SOCP form maximises over (α, u, τ) subject to one cone (s/2)vᵀK_l v ≤ μ(Lu)_l − τ
+    per basis term (the module docstrings derive them); at the optimum β_l, the cone's
+    multiplier, is non-zero only for the few active terms. Solving with the cones of a subset S
+    of terms is a relaxation (fewer constraints on a maximisation); if its optimum also
+    satisfies every omitted cone it is feasible and therefore optimal for the full problem,
+    with β_l = 0 off S. Otherwise the ``add_per_round`` most violated terms join S and the
+    restricted problem is solved again. This is constraint generation (Kelley's cutting
+    planes, as used for multiple kernel learning by Sonnenburg et al., JMLR 2006); each
+    round's check costs p·m² flops (:func:`cone_violations`), and each restricted problem
+    only factors the kernels in S.
+
+    Parameters
+    ----------
+    build : callable
+        A builder taking ``(X, y, hyperkernel, form=, basis=, terms=, **build_options)``:
+        :func:`csvm`, :func:`nusvm`, :func:`l2svm`, :func:`one_class` (``y=None``) or
+        :func:`nu_regression`.
+    X, y, hyperkernel, **build_options
+        Passed to ``build`` (parameters such as ``C``, ``nu``, ``lambda_Q``, and ``basis``,
+        ``eta``, ``max_terms``, ``factor_tol``). The basis is built once and reused.
+    initial_terms : int
+        Terms of the first restricted problem: the first pivots of the incomplete Cholesky
+        basis (largest residual first, 002 §3.2.1).
+    add_per_round : int
+        How many of the most violated omitted terms join per round.
+    max_rounds : int
+        Give up (SolverError) after this many restricted solves.
+    tol : float
+        Violation accepted as zero, relative to max(1, |objective|).
+    backend, allow_inaccurate, solve_options
+        Passed to :meth:`KernelProblem.solve` for every restricted problem.
+
+    Returns
+    -------
+    problem : KernelProblem
+        The final restricted problem (``problem.data["terms"]`` lists its terms).
+    solution : Solution
+        Its solution; ``solution.beta`` has one entry per basis term (zeros off S).
+    trace : ActiveSetTrace
+    """
+    n_initial = _check_count(initial_terms, "initial_terms")
+    n_add = _check_count(add_per_round, "add_per_round")
+    n_rounds = _check_count(max_rounds, "max_rounds")
+    tol_val = check_positive(tol, "tol")
+    if "form" in build_options or "terms" in build_options:
+        raise ParameterError("cone_generation chooses form='socp' and the terms itself; do not pass form or terms")
+    t0 = time.perf_counter()
+    args = (X,) if y is None else (X, y)
+    # The first build validates the data and fixes the basis; later rounds reuse it.
+    problem = build(*args, hyperkernel, form="socp", terms=[0], **build_options)
+    B: HyperkernelBasis = problem.data["basis"]
+    build_options = {**build_options, "basis": B}
+    kernels = B.kernels()
+    terms = np.arange(min(n_initial, B.size))
+    for rounds in range(1, n_rounds + 1):
+        if rounds > 1 or terms.size > 1:
+            problem = build(*args, B.hyperkernel, form="socp", terms=terms, **build_options)
+        solution = problem.solve(backend=backend, allow_inaccurate=allow_inaccurate, **(solve_options or {}))
+        violation = cone_violations(problem, kernels)
+        violation[terms] = -np.inf  # included cones are the solver's business
+        worst = float(violation.max()) if violation.size else -np.inf
+        threshold = tol_val * max(1.0, abs(solution.objective))
+        if worst <= threshold:
+            return problem, solution, ActiveSetTrace(terms, rounds, max(worst, 0.0), time.perf_counter() - t0)
+        candidates = np.argsort(violation)[::-1][:n_add]
+        terms = np.union1d(terms, candidates[violation[candidates] > threshold])
+    raise SolverError(
+        f"{problem.formulation} constraint generation did not settle in max_rounds={max_rounds} rounds "
+        f"({terms.size} of {B.size} terms); raise max_rounds or solve the full SOCP (form='socp') directly",
+        status="iteration_limit",
+    )
 
 
 def csvm_active_set(
@@ -387,79 +564,17 @@ def csvm_active_set(
     allow_inaccurate: bool = False,
     **options: Any,
 ) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
-    """The hyperkernel C-SVM's SOCP (002 eq. 3.8, SOCP form of the module docstring) solved by
-    generating its cones: the same optimum as ``csvm(..., form="socp").solve()``, far faster
-    when few basis terms carry weight.
+    """The hyperkernel C-SVM's SOCP (002 eq. 3.8) solved by :func:`cone_generation`.
 
-    The SOCP maximises over (α, u, τ) subject to one cone per basis term; at the optimum β_l,
-    the cone's multiplier, is non-zero only for the few active terms. Solving with the cones of
-    a subset S of terms is a relaxation (fewer constraints on a maximisation); if its optimum
-    also satisfies every omitted cone, ½ vᵀK_l v ≤ μ(Lu)_l − τ with v = y∘α, it is feasible
-    and therefore optimal for the full problem, with β_l = 0 off S. Otherwise the
-    ``add_per_round`` most violated terms join S and the restricted problem is solved again.
-    This is constraint generation (Kelley's cutting planes, as used for multiple kernel
-    learning by Sonnenburg et al., JMLR 2006); each round's check costs p·m² flops and
-    needs no factorisation, and each restricted problem only factors the kernels in S.
-
-    Parameters
-    ----------
-    X, y, hyperkernel, C, lambda_Q, basis, eta, max_terms, factor_tol
-        As for :func:`csvm`.
-    initial_terms : int
-        Terms of the first restricted problem: the first pivots of the incomplete Cholesky
-        basis (largest residual first, 002 §3.2.1).
-    add_per_round : int
-        How many of the most violated omitted terms join per round.
-    max_rounds : int
-        Give up (SolverError) after this many restricted solves.
-    tol : float
-        Violation accepted as zero, relative to max(1, |objective|).
-    backend, allow_inaccurate, **options
-        Passed to :meth:`KernelProblem.solve` for every restricted problem.
-
-    Returns
-    -------
-    problem : KernelProblem
-        The final restricted problem (``problem.data["terms"]`` lists its terms).
-    solution : Solution
-        Its solution; ``solution.beta`` has one entry per basis term (zeros off S).
-    trace : ActiveSetTrace
+    Parameters are those of :func:`csvm` and :func:`cone_generation`; ``**options`` go to the
+    solver. Returns ``(problem, solution, trace)`` as :func:`cone_generation` does.
     """
-    for name, value in (("initial_terms", initial_terms), ("add_per_round", add_per_round), ("max_rounds", max_rounds)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ParameterError(f"{name} must be a positive integer, got {value!r}")
-    tol_val = check_positive(tol, "tol")
-    t0 = time.perf_counter()
-    Xa, y_pm = _validate_xy(X, y)
-    mu = _check_lambda_Q(lambda_Q) / 2.0
-    hk = hyperkernel if hyperkernel is not None else HarmonicARD(lambda_h=0.6, widths="auto")
-    if isinstance(hk, HarmonicARD) and isinstance(hk.widths, str):
-        hk = hk.fitted(Xa)
-    B = make_basis(Xa, hk, basis, eta, max_terms)
-    kernels = B.kernels()
-    terms = np.arange(min(int(initial_terms), B.size))
-    for rounds in range(1, int(max_rounds) + 1):
-        problem = csvm(Xa, y_pm, hk, C=C, lambda_Q=lambda_Q, form="socp", basis=B, factor_tol=factor_tol, terms=terms)
-        solution = problem.solve(backend=backend, allow_inaccurate=allow_inaccurate, **options)
-        v = y_pm * np.asarray(problem.variables["alpha"].value, dtype=float)
-        u = np.asarray(problem.variables["u"].value, dtype=float)
-        tau = float(np.asarray(problem.variables["tau"].value, dtype=float).ravel()[0])
-        # ½ vᵀK_l v for every term at once: (p, m, m) · v · v
-        quad = 0.5 * np.einsum("lij,i,j->l", kernels, v, v, optimize=True)
-        violation = quad - (mu * (B.L @ u) - tau)
-        violation[terms] = -np.inf  # included cones are the solver's business
-        worst = float(violation.max()) if violation.size else -np.inf
-        if worst <= tol_val * max(1.0, abs(solution.objective)):
-            trace = ActiveSetTrace(terms, rounds, max(worst, 0.0), time.perf_counter() - t0)
-            return problem, solution, trace
-        candidates = np.argsort(violation)[::-1][: int(add_per_round)]
-        new = candidates[violation[candidates] > tol_val * max(1.0, abs(solution.objective))]
-        terms = np.union1d(terms, new)
-    raise SolverError(
-        f"hyperkernel C-SVM constraint generation did not settle in max_rounds={max_rounds} rounds "
-        f"({terms.size} of {B.size} terms); raise max_rounds or solve csvm(..., form='socp') directly",
-        status="iteration_limit",
-    )
+    return cone_generation(
+        csvm, X, y, hyperkernel,
+        initial_terms=initial_terms, add_per_round=add_per_round, max_rounds=max_rounds, tol=tol,
+        backend=backend, allow_inaccurate=allow_inaccurate, solve_options=options,
+        C=C, lambda_Q=lambda_Q, basis=basis, eta=eta, max_terms=max_terms, factor_tol=factor_tol,
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the other five (3.9-3.13)

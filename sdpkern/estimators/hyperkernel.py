@@ -42,13 +42,12 @@ _FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 class _HyperkernelBase(BaseEstimator):
     """Shared machinery: resolve the hyperkernel on the training data, build, solve, keep the model."""
 
-    # set by subclasses
-    _builder: str = ""
     hyperkernel: Hyperkernel | None
     lambda_h: float
     widths: Any
     lambda_Q: float
     form: str
+    active_set: bool
     eta: float
     max_terms: int | None
     backend: str
@@ -101,6 +100,35 @@ class _HyperkernelBase(BaseEstimator):
             warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3)
             return run(fallback, {})
 
+    def _build_and_solve(
+        self,
+        build: Callable[..., KernelProblem],
+        X: NDArray[np.float64],
+        y: NDArray[Any] | None,
+        hk: Hyperkernel,
+        **params: Any,
+    ) -> tuple[KernelProblem, Solution]:
+        """Build the problem with ``build`` (a builder of :mod:`sdpkern.builders.hyperkernel`) and solve
+        it: by cone generation when ``form="socp"`` and ``active_set`` (same optimum, certified),
+        else in one go."""  # fmt: skip
+        if not isinstance(self.active_set, (bool, np.bool_)):
+            raise ParameterError(f"active_set must be True or False, got {self.active_set!r}")
+        self.active_terms_: NDArray[np.intp] | None = None
+        if self.form == "socp" and self.active_set:
+            basis = hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
+
+            def run(backend: str, opts: dict[str, Any]) -> tuple[KernelProblem, Solution]:
+                problem, solution, trace = hk_builders.cone_generation(
+                    build, X, y, hk, basis=basis, backend=backend, allow_inaccurate=True, solve_options=opts, **params
+                )
+                self.active_terms_ = trace.terms
+                return problem, solution
+
+            return self._with_fallback(run)
+        args = (X,) if y is None else (X, y)
+        problem = build(*args, hk, form=_form(self.form), eta=self.eta, max_terms=self.max_terms, **params)
+        return problem, self._solve(problem)
+
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
         self.basis_ = problem.data["basis"]
         self.hyperkernel_ = self.basis_.hyperkernel
@@ -146,7 +174,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     form : {"socp", "sdp"}, default="socp"
     active_set : bool, default=True
         With ``form="socp"``, generate the SOCP's cones (:func:`~sdpkern.builders.hyperkernel.
-        csvm_active_set`): start from a few basis terms and add the violated ones until none
+        cone_generation`): start from a few basis terms and add the violated ones until none
         is, which certifies the full SOCP's optimum. Same optimum, far faster when few terms
         carry weight; ``False`` solves the full SOCP in one go.
     eta : float, default=1e-4
@@ -225,33 +253,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         check_classification_targets(y_arr)
         y_pm, self.classes_ = binary_labels(y_arr)
         hk = self._resolve_hyperkernel(X_arr)
-        if not isinstance(self.active_set, (bool, np.bool_)):
-            raise ParameterError(f"active_set must be True or False, got {self.active_set!r}")
-        self.active_terms_ = None
-        if self.form == "socp" and self.active_set:
-            basis = hk_builders.make_basis(X_arr, hk, None, self.eta, self.max_terms)
-
-            def run(backend: str, opts: dict[str, Any]) -> tuple[KernelProblem, Solution]:
-                problem, solution, trace = hk_builders.csvm_active_set(
-                    X_arr, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q, basis=basis, backend=backend,
-                    allow_inaccurate=True, **opts,
-                )  # fmt: skip
-                self.active_terms_ = trace.terms
-                return problem, solution
-
-            problem, solution = self._with_fallback(run)
-        else:
-            problem = hk_builders.csvm(
-                X_arr,
-                y_pm,
-                hk,
-                C=self.C,
-                lambda_Q=self.lambda_Q,
-                form=cast(Literal["sdp", "socp"], self.form),
-                eta=self.eta,
-                max_terms=self.max_terms,
-            )
-            solution = self._solve(problem)
+        problem, solution = self._build_and_solve(hk_builders.csvm, X_arr, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q)
         self._store(problem, solution, time.perf_counter() - t0)
         return self
 
@@ -278,6 +280,10 @@ _COMMON_PARAMS_DOC = """lambda_Q : float, default=1.0
     hyperkernel : Hyperkernel or None
         Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
     form : {"socp", "sdp"}, default="socp"
+    active_set : bool, default=True
+        With ``form="socp"``, generate the SOCP's cones
+        (:func:`~sdpkern.builders.hyperkernel.cone_generation`): same optimum, certified, far
+        faster when few basis terms carry weight; ``False`` solves the full SOCP in one go.
     eta : float, default=1e-4
         Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
     max_terms : int or None, default=150
@@ -304,7 +310,8 @@ class _HyperkernelClassifier(ClassifierMixin, _HyperkernelBase):
     def _check_own(self) -> None:
         raise NotImplementedError
 
-    def _build(self, X: NDArray[np.float64], y_pm: NDArray[np.float64], hk: Hyperkernel) -> KernelProblem:
+    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
+        """The builder and its own parameters (``C``, ``nu``, ``lambda_Q``)."""
         raise NotImplementedError
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
@@ -315,8 +322,9 @@ class _HyperkernelClassifier(ClassifierMixin, _HyperkernelBase):
         X_arr, y_arr = validate_data(self, X, y)
         check_classification_targets(y_arr)
         y_pm, self.classes_ = binary_labels(y_arr)
-        problem = self._build(X_arr, y_pm, self._resolve_hyperkernel(X_arr))
-        self._store(problem, self._solve(problem), time.perf_counter() - t0)
+        build, params = self._builder()
+        problem, solution = self._build_and_solve(build, X_arr, y_pm, self._resolve_hyperkernel(X_arr), **params)
+        self._store(problem, solution, time.perf_counter() - t0)
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -369,6 +377,7 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
         widths: Any = "auto",
         hyperkernel: Hyperkernel | None = None,
         form: str = "socp",
+        active_set: bool = True,
         eta: float = 1e-4,
         max_terms: int | None = 150,
         backend: str = "clarabel",
@@ -381,6 +390,7 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
         self.widths = widths
         self.hyperkernel = hyperkernel
         self.form = form
+        self.active_set = active_set
         self.eta = eta
         self.max_terms = max_terms
         self.backend = backend
@@ -390,17 +400,8 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     def _check_own(self) -> None:
         check_open_interval(self.nu, "nu", 0.0, 1.0, closed_high=True)
 
-    def _build(self, X: NDArray[np.float64], y_pm: NDArray[np.float64], hk: Hyperkernel) -> KernelProblem:
-        return hk_builders.nusvm(
-            X,
-            y_pm,
-            hk,
-            nu=self.nu,
-            lambda_Q=self.lambda_Q,
-            form=_form(self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
-        )
+    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
+        return hk_builders.nusvm, {"nu": self.nu, "lambda_Q": self.lambda_Q}
 
 
 class HyperkernelL2SVC(_HyperkernelClassifier):
@@ -434,6 +435,7 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
         widths: Any = "auto",
         hyperkernel: Hyperkernel | None = None,
         form: str = "socp",
+        active_set: bool = True,
         eta: float = 1e-4,
         max_terms: int | None = 150,
         backend: str = "clarabel",
@@ -446,6 +448,7 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
         self.widths = widths
         self.hyperkernel = hyperkernel
         self.form = form
+        self.active_set = active_set
         self.eta = eta
         self.max_terms = max_terms
         self.backend = backend
@@ -455,17 +458,8 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     def _check_own(self) -> None:
         check_positive(self.C, "C")
 
-    def _build(self, X: NDArray[np.float64], y_pm: NDArray[np.float64], hk: Hyperkernel) -> KernelProblem:
-        return hk_builders.l2svm(
-            X,
-            y_pm,
-            hk,
-            C=self.C,
-            lambda_Q=self.lambda_Q,
-            form=_form(self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
-        )
+    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
+        return hk_builders.l2svm, {"C": self.C, "lambda_Q": self.lambda_Q}
 
 
 class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
@@ -503,6 +497,7 @@ class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
         widths: Any = "auto",
         hyperkernel: Hyperkernel | None = None,
         form: str = "socp",
+        active_set: bool = True,
         eta: float = 1e-4,
         max_terms: int | None = 150,
         backend: str = "clarabel",
@@ -515,6 +510,7 @@ class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
         self.widths = widths
         self.hyperkernel = hyperkernel
         self.form = form
+        self.active_set = active_set
         self.eta = eta
         self.max_terms = max_terms
         self.backend = backend
@@ -528,16 +524,10 @@ class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
         self._check_common()
         X_arr = validate_data(self, X)
         hk = self._resolve_hyperkernel(X_arr)
-        problem = hk_builders.one_class(
-            X_arr,
-            hk,
-            nu=self.nu,
-            lambda_Q=self.lambda_Q,
-            form=_form(self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
+        problem, solution = self._build_and_solve(
+            hk_builders.one_class, X_arr, None, hk, nu=self.nu, lambda_Q=self.lambda_Q
         )
-        self._store(problem, self._solve(problem), time.perf_counter() - t0)
+        self._store(problem, solution, time.perf_counter() - t0)
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -594,6 +584,7 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
         widths: Any = "auto",
         hyperkernel: Hyperkernel | None = None,
         form: str = "socp",
+        active_set: bool = True,
         eta: float = 1e-4,
         max_terms: int | None = 150,
         backend: str = "clarabel",
@@ -607,6 +598,7 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
         self.widths = widths
         self.hyperkernel = hyperkernel
         self.form = form
+        self.active_set = active_set
         self.eta = eta
         self.max_terms = max_terms
         self.backend = backend
@@ -621,18 +613,9 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
         self._check_common()
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
         hk = self._resolve_hyperkernel(X_arr)
-        problem = hk_builders.nu_regression(
-            X_arr,
-            y_arr,
-            hk,
-            C=self.C,
-            nu=self.nu,
-            lambda_Q=self.lambda_Q,
-            form=_form(self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
+        problem, solution = self._build_and_solve(
+            hk_builders.nu_regression, X_arr, y_arr, hk, C=self.C, nu=self.nu, lambda_Q=self.lambda_Q
         )
-        solution = self._solve(problem)
         self._store(problem, solution, time.perf_counter() - t0)
         self.epsilon_ = float(solution.model.extras["epsilon"])
         return self
