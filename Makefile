@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(VENV)/bin/sdpkern demo
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=15
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=15 tests --doctest-modules sdpkern
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow

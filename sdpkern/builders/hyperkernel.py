@@ -419,9 +419,10 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
 class ActiveSetTrace:
     """What :func:`cone_generation` did: the terms it kept, rounds, the final check, the time.
 
-    ``max_violation`` is max_l ((s/2) vᵀK_l v − μ(Lu)_l + τ) over every basis term at the final
-    iterate (v the cone vector, e.g. y∘α): ≤ ``tol``·max(1, |objective|) certifies the
-    restricted optimum as the full SOCP's.
+    ``max_violation`` is max_l ((s/2) vᵀK_l v − μ(Lu)_l + τ) over the omitted basis terms at the
+    final iterate (v the cone vector, e.g. y∘α), clipped at 0; ≤ ``tol``·max(1, |objective|)
+    certifies the restricted optimum as the full SOCP's (the kept cones hold to the solver's
+    tolerance).
     """
 
     terms: NDArray[np.intp]
