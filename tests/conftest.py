@@ -15,5 +15,6 @@ _SLOW_CONTRACT_CHECKS = (
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.originalname == "test_sklearn_contract" and any(key in item.nodeid for key in _SLOW_CONTRACT_CHECKS):
+        name = getattr(item, "originalname", None)  # doctest items have none
+        if name == "test_sklearn_contract" and any(key in item.nodeid for key in _SLOW_CONTRACT_CHECKS):
             item.add_marker(pytest.mark.slow)
