@@ -144,3 +144,17 @@ def test_demo_forwards_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_demo_usage_error_exits_two() -> None:
     assert main(["demo", "--no-such-flag"]) == 2
+
+
+def test_demo_generated_cones_reach_the_full_socp_objective(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    import sdpkern.demo
+
+    objectives = []
+    for flags in ([], ["--full"]):
+        assert sdpkern.demo.main(["--n-train", "40", *flags]) == 0
+        out = capsys.readouterr().out
+        objectives.append(float(re.search(r"objective: ([-0-9.e+]+)", out).group(1)))
+    assert "constraint generation" not in out
+    assert objectives[0] == pytest.approx(objectives[1], rel=1e-6)  # printed to 6 decimals
