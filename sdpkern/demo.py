@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     hk = HarmonicARD(defaults["lambda_h"]).fitted(X_tr, random_state=defaults["random_state"])
     basis = make_basis(X_tr, hk, None, defaults["eta"], defaults["max_terms"])
-    params = {"C": defaults["C"], "lambda_Q": defaults["lambda_Q"], "basis": basis}
+    # HyperkernelSVC's C is 1/(λm); eq. (3.8)'s builder takes C·m (see HyperkernelSVC's docstring)
+    params = {"C": defaults["C"] * X_tr.shape[0], "lambda_Q": defaults["lambda_Q"], "basis": basis}
     if args.full:
         problem = csvm(X_tr, y_tr, hk, form="socp", **params)
         build = time.perf_counter() - t0

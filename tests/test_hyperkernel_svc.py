@@ -113,3 +113,18 @@ def test_bad_data(data):
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:5, :10])
     assert issubclass(DataError, ValueError)
+
+
+def test_C_is_vapnik_style_and_maps_to_eq_3_8(data):
+    """HyperkernelSVC(C) is 1/(λm) (002 §3.2, scikit-learn's SVC): its optimum is csvm's at C·m."""
+    from sdpkern.builders.hyperkernel import csvm
+    from sdpkern.kernels.hyperkernels import HarmonicARD
+
+    X, y, _, _ = data
+    X, y = X[:40], y[:40]
+    clf = HyperkernelSVC(C=2.0, max_terms=30).fit(X, y)
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    hk = HarmonicARD(0.6, "auto").fitted(X, random_state=0)
+    direct = csvm(X, y_pm, hk, C=2.0 * 40, eta=1e-4, max_terms=30).solve()
+    assert clf.objective_ == pytest.approx(direct.objective, rel=1e-6)
+    assert clf.alpha_.max() <= 2.0 + 1e-6 and clf.alpha_.max() > 2.0 / 40  # the box is C, not C/m

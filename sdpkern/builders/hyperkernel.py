@@ -290,7 +290,10 @@ def csvm(
         Two classes, any labels (the larger is +1).
     hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
     C : float > 0
-        Vapnik-style C (the thesis' λ with 1/(λm) = C). A ``cvxpy.Parameter``.
+        The C of eq. (3.8): the loss term is (C/m)·1ᵀξ and the dual box 0 ≤ α ≤ C/m, so C = 1/λ
+        of eq. (3.1). The thesis' experiments fix the Vapnik-style 1/(λm) = 100 (§3.2), which is
+        C = 100·m here; :class:`~sdpkern.estimators.HyperkernelSVC` takes the Vapnik-style C and
+        converts. A ``cvxpy.Parameter``.
     lambda_Q : float ≥ 0
         Hyperkernel regularisation. A ``cvxpy.Parameter``.
     form : "socp" or "sdp"

@@ -155,8 +155,8 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     """C-SVM that learns its kernel with a hyperkernel (002 eq. 3.8).
 
     Solves min over kernels k in the hyper-RKHS and classifiers f of
-    (1/m) Σ hinge(y_i f(x_i)) + (1/2C)‖f‖²_k + (λ_Q/2)‖k‖²_hyper, by default as the equivalent
-    second-order cone program (``form="socp"``; see :mod:`sdpkern.builders.hyperkernel`).
+    (1/m) Σ hinge(y_i f(x_i)) + (λ/2)‖f‖²_k + (λ_Q/2)‖k‖²_hyper with C = 1/(λm), by default as
+    the equivalent second-order cone program (``form="socp"``; see :mod:`sdpkern.builders.hyperkernel`).
     Defaults are the thesis' experiment settings (002 §3.2): the ARD harmonic hyperkernel
     (eq. 2.22) with λ_h = 0.6 and widths 50× the 90% quantile of |x_i − x_j| per dimension,
     C = 100, λ_Q = 1, 1ᵀβ = 1.
@@ -164,6 +164,9 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     Parameters
     ----------
     C : float, default=100
+        The Vapnik-style C = 1/(λm) of 002 §3.2 ("λ was adjusted so that 1/(λm) = 100"), as in
+        scikit-learn's ``SVC``: the box of the dual is 0 ≤ α ≤ C. Eq. (3.8) writes the loss as
+        (C'/m)·1ᵀξ with C' = 1/λ = C·m; :func:`~sdpkern.builders.hyperkernel.csvm` takes that C'.
     lambda_Q : float, default=1.0
     lambda_h : float, default=0.6
         Used when ``hyperkernel`` is None.
@@ -193,7 +196,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     active_terms_ : ndarray or None
         Basis terms whose cones the final restricted SOCP kept (``active_set=True``), else None.
     alpha_ : ndarray (m,)
-        Dual coefficients, 0 ≤ α ≤ C/m.
+        Dual coefficients, 0 ≤ α ≤ C.
     beta_ : ndarray (p,)
         Learned weights of the basis kernels (non-negative, sum 1).
     offset_ : float
@@ -253,7 +256,11 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
         check_classification_targets(y_arr)
         y_pm, self.classes_ = binary_labels(y_arr)
         hk = self._resolve_hyperkernel(X_arr)
-        problem, solution = self._build_and_solve(hk_builders.csvm, X_arr, y_pm, hk, C=self.C, lambda_Q=self.lambda_Q)
+        # C here is scikit-learn's and the thesis' experimental C = 1/(λm) (box 0 ≤ α ≤ C); eq. (3.8)
+        # writes (C'/m)·1ᵀξ with C' = 1/λ, so the builder gets C' = C·m (002 §3.2, Example 10).
+        problem, solution = self._build_and_solve(
+            hk_builders.csvm, X_arr, y_pm, hk, C=self.C * X_arr.shape[0], lambda_Q=self.lambda_Q
+        )
         self._store(problem, solution, time.perf_counter() - t0)
         return self
 
