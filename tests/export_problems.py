@@ -129,3 +129,19 @@ def reference_value(problem: Any) -> float:
 def rel_err(a: float, b: float) -> float:
     """|a − b| / max(1, |b|)."""
     return abs(a - b) / max(1.0, abs(b))
+
+
+def require_external_solver(solver: str) -> None:
+    """Skip without the solver binary, except under CI, where its absence is a failure."""
+    import os
+
+    import pytest
+
+    from sdpkern.export.solvers import SOLVERS, available
+
+    if available(solver):
+        return
+    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)"
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but {msg}")
+    pytest.skip(msg)

@@ -8,28 +8,18 @@ skip and say how to install them.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
-from export_problems import PROBLEMS, SDP_PROBLEMS, reference_value, rel_err
+from export_problems import PROBLEMS, SDP_PROBLEMS, reference_value, rel_err, require_external_solver
 
 from sdpkern import export
-from sdpkern.export.solvers import SOLVERS, available, run, solve_external
+from sdpkern.export.solvers import available, run, solve_external
 
 pytestmark = pytest.mark.external
 
 EXTERNAL_RTOL = 1e-5
-
-
-def _require(solver: str) -> None:
-    if available(solver):
-        return
-    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {msg}")
-    pytest.skip(msg)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +38,7 @@ def _reference(cache: dict[str, float], name: str) -> float:
 def test_external_solver_matches_in_process_optimum(
     name: str, solver: str, references: dict[str, float], tmp_path: Path
 ) -> None:
-    _require(solver)
+    require_external_solver(solver)
     ref = _reference(references, name)
     res = solve_external(PROBLEMS[name](), solver, path=tmp_path / f"{name}.dat-s", timeout=120)
     assert res.status == "optimal", res.output[-2000:]
@@ -59,7 +49,7 @@ def test_external_solver_matches_in_process_optimum(
 @pytest.mark.parametrize("solver", ["csdp", "dsdp"])
 def test_solution_maps_back_to_feasible_original_variables(solver: str, tmp_path: Path) -> None:
     """x = x0 + T z from the solver's z satisfies the eliminated equalities of the original."""
-    _require(solver)
+    require_external_solver(solver)
     prob = PROBLEMS["sdp_var"]()
     info = export.write(prob, tmp_path / "p.dat-s")
     res = run(solver, info, timeout=60)
@@ -74,7 +64,7 @@ def test_solution_maps_back_to_feasible_original_variables(solver: str, tmp_path
 def test_statuses_for_infeasible_and_unbounded(solver: str) -> None:
     import cvxpy as cp
 
-    _require(solver)
+    require_external_solver(solver)
     X = cp.Variable((2, 2), symmetric=True)
     infeasible = cp.Problem(cp.Minimize(cp.trace(X)), [X >> 0, X[0, 0] <= -1])
     unbounded = cp.Problem(cp.Minimize(-cp.trace(X)), [X >> 0, X[0, 0] >= 1])
@@ -83,7 +73,7 @@ def test_statuses_for_infeasible_and_unbounded(solver: str) -> None:
 
 
 def test_run_on_a_plain_file_uses_its_comments(tmp_path: Path) -> None:
-    _require("csdp")
+    require_external_solver("csdp")
     prob = PROBLEMS["lmi_max"]()
     ref = reference_value(prob)
     info = export.write(prob, tmp_path / "m.dat-s")
@@ -104,7 +94,7 @@ def test_missing_binary_message(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("solver", ["csdp", "dsdp"])
 def test_long_paths_are_fine(solver: str, tmp_path: Path) -> None:
     """dsdp5 truncates its input path at 90 characters and -save at 40; run() must not care."""
-    _require(solver)
+    require_external_solver(solver)
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     deep.mkdir(parents=True)
     prob = PROBLEMS["sdp_var"]()

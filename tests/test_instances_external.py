@@ -9,12 +9,12 @@ they fail). ``examples/bench_external.py`` prints the same comparison as a table
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from export_problems import require_external_solver
 
-from sdpkern.export.solvers import SOLVERS, available, solve_external
+from sdpkern.export.solvers import solve_external
 from sdpkern.instances import list_instances, load, load_metadata
 
 pytestmark = pytest.mark.external
@@ -40,15 +40,6 @@ def test_library_has_sdp_form_instances() -> None:
     assert len(SDP_FORM) >= 4
 
 
-def _require(solver: str) -> None:
-    if available(solver):
-        return
-    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {msg}")
-    pytest.skip(msg)
-
-
 @pytest.fixture(scope="module")
 def ours() -> dict[str, float]:
     return {}
@@ -59,7 +50,7 @@ def ours() -> dict[str, float]:
 def test_external_solvers_match_in_process_optimum(
     name: str, solver: str, ours: dict[str, float], tmp_path: Path
 ) -> None:
-    _require(solver)
+    require_external_solver(solver)
     problem, meta = load(name)
     if name not in ours:
         sol = problem.solve("clarabel")
