@@ -171,12 +171,13 @@ def test_warm_started_solver_reaches_cvxpy_objective() -> None:
 
 def test_factor_updates_match_a_fresh_solve() -> None:
     """Appending entering points and pinning leaving ones by multipliers solves the same system."""
-    from sdpkern.native.primal_svm import _KernelColumns, _SupportFactor
+    from sdpkern.native.kernel_columns import KernelColumns
+    from sdpkern.native.primal_svm import _SupportFactor
 
     X, y = _data(n=150, seed=5)
     K = Gaussian(gamma=0.1)(X)
     lam = 0.25
-    factor = _SupportFactor(_KernelColumns(150, lambda r, c: K[np.ix_(r, c)]), y, lam)
+    factor = _SupportFactor(KernelColumns(150, lambda r, c: K[np.ix_(r, c)]), y, lam, np.ones((150, 1)))
     rng = np.random.default_rng(0)
     sv = np.sort(rng.choice(150, 90, replace=False))
     sets = [sv]
@@ -186,7 +187,8 @@ def test_factor_updates_match_a_fresh_solve() -> None:
         sets.append(sv)
     sets.append(sv[5:])  # only leaving points: reuses the solved right-hand sides
     for sv in sets:
-        beta, b = factor.newton_point(sv)
+        beta, bvec = factor.newton_point(sv)
+        b = float(bvec[0])
         m = sv.shape[0]
         A = np.zeros((m + 1, m + 1))
         A[:m, :m] = K[np.ix_(sv, sv)] + lam * np.eye(m)

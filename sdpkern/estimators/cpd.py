@@ -1,7 +1,8 @@
 """scikit-learn classifiers with conditionally positive definite kernels (000 §6, §7).
 
 :class:`CPDSVC` fits the squared-hinge SVM of 000 eq. (14) over F_φ ⊕ 𝒫 (or its β = 0 variant,
-000 §6.2) with the native Newton solver (000 Algorithm 1) or through CVXPY.
+000 §6.2) with a native Newton solver (the reduced p.d. problem of
+:mod:`sdpkern.native.cpd_reduced`, or 000 Algorithm 1 as printed) or through CVXPY.
 :class:`ThinPlateSVC` is the same with the thin-plate kernel named by its order: the
 classifier of 000 §7 with a single hyper-parameter, λ.
 """
@@ -24,6 +25,7 @@ from ..errors import LabelError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate
 from ..native.cpd_newton import PolynomialFactor, cpd_decision, cpd_primal_svm, polynomial_factor
+from ..native.cpd_reduced import cpd_primal_svm_reduced
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
 
@@ -46,6 +48,20 @@ def polynomially_separable(P: Array, y: Array) -> bool:
         method="highs",
     )
     return bool(res.status == 0)
+
+
+class _Gram:
+    """Φ on the training inputs, computed on first use and shared by the one-vs-rest models
+    (the reduced solver needs only some of its columns and never asks for it)."""
+
+    def __init__(self, kernel: Kernel, X: Array) -> None:
+        self.kernel, self.X = kernel, X
+        self._Phi: Array | None = None
+
+    def __call__(self) -> Array:
+        if self._Phi is None:
+            self._Phi = self.kernel(self.X)
+        return self._Phi
 
 
 @dataclass
@@ -75,9 +91,15 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         (in R² it is exactly ``ThinPlate(2)`` of eq. 11).
     lam : float, default=1.0
         Regularisation λ > 0.
-    solver : {"native", "cvxpy"}, default="native"
-        000 Algorithm 1 (Newton in the primal) or the CVXPY builder
-        :func:`sdpkern.builders.cpd_svm.squared_hinge`.
+    solver : {"reduced", "native", "cvxpy"}, default="reduced"
+        ``"reduced"``: eq. (14) rewritten exactly as a p.d. problem (the reduced kernel K_Ξ on k
+        unisolvent points, polynomial part unpenalised; :mod:`sdpkern.native.cpd_reduced`) and
+        solved by the primal Newton method of 004 with one kept Cholesky factor, computing kernel
+        columns only for points that are violators at some stage: the same optimum as
+        ``"native"``, 2-4x faster on 3000 points and without the n × n kernel matrix.
+        ``"native"``: 000 Algorithm 1 as printed (step halving, rank-one Cholesky updates).
+        ``"cvxpy"``: the CVXPY builder :func:`sdpkern.builders.cpd_svm.squared_hinge`.
+        The β = 0 variant always uses Algorithm 1's β = 0 branch (eq. 18) with ``"reduced"``.
     beta_zero : {"auto", True, False}, default="auto"
         Constrain β = 0 (000 §6.2). ``"auto"`` does so exactly when the classes are separable by
         the polynomial space (linearly separable for the thin-plate of order 2), as in 000 §7,
@@ -85,7 +107,8 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         of eq. (14) is not unique (000 §6.2) and the Newton iteration may stop at ``max_iter``
         with a :class:`~sklearn.exceptions.ConvergenceWarning`.
     update : {"rank_one", "refactor"}, default="rank_one"
-        Native solver: modify the Hessian's Cholesky factor as violators change, or refactorise.
+        Algorithm 1 (``solver="native"``, and the β = 0 branch): modify the Hessian's Cholesky
+        factor as violators change, or refactorise.
     backend : str, default="clarabel"
         CVXPY backend when ``solver="cvxpy"``.
     max_iter : int, default=100
@@ -126,7 +149,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         *,
         kernel: Kernel | None = None,
         lam: float = 1.0,
-        solver: str = "native",
+        solver: str = "reduced",
         beta_zero: bool | str = "auto",
         update: str = "rank_one",
         backend: str = "clarabel",
@@ -150,8 +173,8 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
 
     def _validate_params(self) -> None:
         check_positive(self.lam, "lam")
-        if self.solver not in ("native", "cvxpy"):
-            raise ParameterError(f"solver must be 'native' or 'cvxpy', got {self.solver!r}")
+        if self.solver not in ("reduced", "native", "cvxpy"):
+            raise ParameterError(f"solver must be 'reduced', 'native' or 'cvxpy', got {self.solver!r}")
         if self.beta_zero not in ("auto", True, False):
             raise ParameterError(f"beta_zero must be 'auto', True or False, got {self.beta_zero!r}")
         if self.update not in ("rank_one", "refactor"):
@@ -159,7 +182,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
             raise ParameterError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
-    def _fit_binary(self, Phi: Array, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
+    def _fit_binary(self, gram: _Gram, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
         if self.beta_zero == "auto":
             # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
             # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
@@ -167,8 +190,12 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         else:
             bz = bool(self.beta_zero)
         lam = float(self.lam)
-        if self.solver == "native":
-            res = cpd_primal_svm(Phi, factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter)  # type: ignore[arg-type]
+        if self.solver == "reduced" and not bz:
+            res = cpd_primal_svm_reduced(self._kernel(), X, factor.Q, ypm, lam, max_iter=self.max_iter)
+            beta = factor.beta_from_bar(res.beta_bar)
+            return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
+        if self.solver in ("native", "reduced"):
+            res = cpd_primal_svm(gram(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter)  # type: ignore[arg-type]
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
         from ..builders.cpd_svm import CPDData, cpd_data, squared_hinge, squared_hinge_beta_zero
@@ -195,12 +222,12 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
             )
         kernel = self._kernel()
         self.factor_ = polynomial_factor(X, kernel)
-        Phi = kernel(X)
+        gram = _Gram(kernel, X)
         self.X_fit_ = X
         if self.classes_.shape[0] == 2:
-            fits = [self._fit_binary(Phi, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]
+            fits = [self._fit_binary(gram, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]
         else:
-            fits = [self._fit_binary(Phi, self.factor_, X, np.where(y == c, 1.0, -1.0)) for c in self.classes_]
+            fits = [self._fit_binary(gram, self.factor_, X, np.where(y == c, 1.0, -1.0)) for c in self.classes_]
         self.alpha_: Any = np.array([b.alpha for b in fits])
         self.beta_: Any = np.array([b.beta for b in fits]).reshape(len(fits), -1)
         self.beta_zero_: Any = np.array([b.beta_zero for b in fits])
@@ -268,7 +295,7 @@ class ThinPlateSVC(CPDSVC):
         order: int = 2,
         formula_dimension: int | None = 2,
         lam: float = 1.0,
-        solver: str = "native",
+        solver: str = "reduced",
         beta_zero: bool | str = "auto",
         update: str = "rank_one",
         backend: str = "clarabel",

@@ -235,7 +235,8 @@ class ThinPlate(CPDKernel):
         if d % 2 == 0:
             sign = (-1.0) ** (m - (d - 2) // 2)
             # r^p log r = ½ (r²)^{p/2} log r², with log taken as 0 where r = 0 (φ(x, x) = 0)
-            L = np.log(np.where(D2 > 0.0, D2, 1.0))
+            L = np.zeros_like(D2)
+            np.log(D2, out=L, where=D2 > 0.0)
             L *= 0.5 * sign
             if p // 2 == 1:
                 L *= D2

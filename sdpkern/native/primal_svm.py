@@ -33,6 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_matrix, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
+from .kernel_columns import KernelColumns
 
 __all__ = [
     "PrimalSVMResult",
@@ -65,6 +66,13 @@ class PrimalSVMResult:
         Newton steps on the full data (warm-start steps not counted).
     converged : bool
         Whether the violator set settled within ``max_iter``.
+    unpenalized_coef : ndarray or None
+        Kernel solver: the coefficients ``c`` of the unpenalised block ``U`` (``o = Kβ + Uc``);
+        ``intercept`` is ``c[0]`` when ``U`` is the default column of ones, else 0.
+    outputs : ndarray or None
+        Kernel solver: ``o`` on the training points.
+    factorisations : int
+        Kernel solver: Cholesky factorisations from scratch, all warm-start levels.
     """
 
     coef: NDArray[np.float64]
@@ -73,6 +81,9 @@ class PrimalSVMResult:
     support: NDArray[np.intp]
     iterations: int
     converged: bool
+    unpenalized_coef: NDArray[np.float64] | None = None
+    outputs: NDArray[np.float64] | None = None
+    factorisations: int = 0
 
 
 def squared_hinge_objective(reg: float, outputs: ArrayLike, y: ArrayLike, C: float) -> float:
@@ -144,73 +155,6 @@ def _settled(sv: NDArray[np.intp], sv_new: NDArray[np.intp], slack: NDArray[np.f
     return bool(np.all(np.abs(slack[changed]) <= 1e-8))
 
 
-class _KernelColumns:
-    """Kernel columns ``K[:, j]`` computed on demand, once, and kept.
-
-    The Newton method only ever needs ``K[:, I]`` for the support vectors ``I`` it has visited,
-    never the whole ``n × n`` kernel. Columns live in the blocks they were computed in (no growing
-    array to copy): ``(K β)[:p]`` is one product per block on a prefix of rows (the warm-start
-    levels are prefixes of one shuffle) and ``K[I, J]`` a gather per block. A column first needed
-    by a small warm-start level is computed down all ``n`` rows at once: computing only the
-    level's rows and extending later saved 20 % of the kernel entries at n = 5000 but lost it
-    again in extra calls and copies.
-    """
-
-    def __init__(self, n: int, entries: Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]]) -> None:
-        self.n = n
-        self._entries = entries
-        self._all = np.arange(n)
-        self.blocks: list[NDArray[np.float64]] = []
-        self.block_points: list[NDArray[np.intp]] = []
-        self.where = np.full(n, -1, dtype=np.intp)  # block holding column j
-        self.local = np.full(n, -1, dtype=np.intp)  # its position in that block
-
-    @property
-    def size(self) -> int:
-        return sum(p.shape[0] for p in self.block_points)
-
-    def ensure(self, idx: NDArray[np.intp]) -> None:
-        """Compute the columns of ``idx`` not cached yet."""
-        new = idx[self.where[idx] < 0]
-        if new.size == 0:
-            return
-        block = np.ascontiguousarray(self._entries(self._all, new), dtype=np.float64)
-        if block.shape != (self.n, new.shape[0]):
-            raise DataError(f"the kernel oracle returned shape {block.shape}, expected ({self.n}, {new.shape[0]})")
-        self.where[new] = len(self.blocks)
-        self.local[new] = np.arange(new.shape[0])
-        self.blocks.append(block)
-        self.block_points.append(new.copy())
-
-    def matvec(self, beta: NDArray[np.float64], rows: int) -> NDArray[np.float64]:
-        """``(K β)[:rows]`` for ``β`` supported on cached points (a prefix: no copies)."""
-        out = np.zeros(rows)
-        for block, pts in zip(self.blocks, self.block_points):
-            bp = beta[pts]
-            if bp.any():
-                out += block[:rows] @ bp
-        return out
-
-    def block(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
-        """``K[rows, cols]`` (``cols`` cached) as a fresh array."""
-        w = self.where[cols]
-        order = np.argsort(w, kind="stable")
-        bounds = np.searchsorted(w[order], np.arange(len(self.blocks) + 1))
-        parts = [
-            self.blocks[k].take(rows, axis=0).take(self.local[cols[order[lo:hi]]], axis=1)
-            for k, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
-            if hi > lo
-        ]
-        out = parts[0] if len(parts) == 1 else np.hstack(parts)
-        if np.any(order[1:] < order[:-1]):
-            out = out.take(np.argsort(order), axis=1)
-        return out
-
-    def grouped(self, idx: NDArray[np.intp]) -> NDArray[np.intp]:
-        """``idx`` reordered block by block (so :meth:`block` needs no column shuffle)."""
-        return idx[np.lexsort((self.local[idx], self.where[idx]))]
-
-
 def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
     lam_min = float(np.linalg.eigvalsh(K_II)[0])
     return NotPSDError(
@@ -224,23 +168,26 @@ def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
 class _SupportFactor:
     """Cholesky factor ``RᵀR = λI + K_FF`` kept across Newton steps, ``F`` a superset of the SV set.
 
-    Each Newton step needs the bordered system on the current set ``I`` (module docstring).
+    Each Newton step needs the bordered system on the current set ``I`` (module docstring), with
+    the column of ones generalised to an unpenalised block ``U`` (n×k): ``(λI + K_II)β_I + U_I c =
+    y_I``, ``U_Iᵀβ_I = 0`` (``U = 1``: the offset; ``U = Q``: the polynomial part of 000 eq. 17).
     Points entering ``I`` are appended to ``F`` as a block (``R₁₂ = R⁻ᵀK_FA``, ``R₂₂ = chol(λI +
     K_AA − R₁₂ᵀR₁₂)``: one triangular solve with ``|A|`` right-hand sides); points that left
     (``D = F \\ I``) stay in the factor and ``β_D = 0`` is imposed by Lagrange multipliers, a
-    ``(|D| + 1)``-dimensional system from ``R⁻¹R⁻ᵀ[y, 1, E_D]``. So a step costs ``O(m²(|A| +
+    ``(|D| + k)``-dimensional system from ``R⁻¹R⁻ᵀ[y, U, E_D]``. So a step costs ``O(m²(|A| +
     |D|))`` instead of the ``m³/3`` of refactorising; when that is cheaper, or ``D`` has grown,
     ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cholesky_update.
     chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
     more than a refactorisation, so they are not used here.)
     """
 
-    def __init__(self, cache: _KernelColumns, y: NDArray[np.float64], lam: float) -> None:
-        self.cache, self.y, self.lam = cache, y, lam
+    def __init__(self, cache: KernelColumns, y: NDArray[np.float64], lam: float, U: NDArray[np.float64]) -> None:
+        self.cache, self.y, self.lam, self.U = cache, y, lam, U
+        self.k = U.shape[1]
         self.R = np.empty((0, 0))
         self.F = np.empty(0, dtype=np.intp)
         self.refactorisations = 0
-        self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, 1, e_j ...] for the current factor
+        self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, U_F, e_j ...] for the current factor
         self._zcol = np.empty(0, dtype=np.intp)
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
@@ -279,10 +226,10 @@ class _SupportFactor:
         return solve_triangular(self.R, z, lower=False, check_finite=False, overwrite_b=True)
 
     def _columns(self, drop: NDArray[np.intp]) -> NDArray[np.float64]:
-        """``M⁻¹[y_F, 1, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""
+        """``M⁻¹[y_F, U_F, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""
         m = self.F.shape[0]
         if self._Z is None or self._Z.shape[0] != m:
-            self._Z = self._solve(np.column_stack([self.y[self.F], np.ones(m)]))
+            self._Z = self._solve(np.column_stack([self.y[self.F], self.U[self.F]]))
             self._zcol = np.full(m, -1, dtype=np.intp)
         missing = drop[self._zcol[drop] < 0]
         if missing.size:
@@ -290,10 +237,10 @@ class _SupportFactor:
             E[missing, np.arange(missing.shape[0])] = 1.0
             self._zcol[missing] = self._Z.shape[1] + np.arange(missing.shape[0])
             self._Z = np.hstack([self._Z, self._solve(E)])
-        return self._Z[:, np.concatenate([[0, 1], self._zcol[drop]])]
+        return self._Z[:, np.concatenate([np.arange(1 + self.k), self._zcol[drop]])]
 
-    def newton_point(self, sv: NDArray[np.intp]) -> tuple[NDArray[np.float64], float]:
-        """``(β_I, b)`` solving the bordered system on ``sv`` (returned in the order of ``sv``)."""
+    def newton_point(self, sv: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(β_I, c)`` solving the bordered system on ``sv`` (``β_I`` in the order of ``sv``)."""
         self.cache.ensure(sv)
         in_sv = np.zeros(self.y.shape[0], dtype=bool)
         in_sv[sv] = True
@@ -301,14 +248,14 @@ class _SupportFactor:
         in_f[self.F] = True
         new = sv[~in_f[sv]]
         drop = np.nonzero(~in_sv[self.F])[0]
-        m, mf, k = self.F.shape[0] + new.shape[0], self.F.shape[0], new.shape[0]
+        m, mf, k, ku = self.F.shape[0] + new.shape[0], self.F.shape[0], new.shape[0], self.k
         # flop counts: refactorising costs m'³/3; updating costs the append and the solves for
         # the right-hand sides not solved before (all of them after an append)
         if k:
-            update = mf * mf * k + k * k * mf + k**3 / 3 + 2.0 * m * m * (drop.shape[0] + 2)
+            update = mf * mf * k + k * k * mf + k**3 / 3 + 2.0 * m * m * (drop.shape[0] + 1 + ku)
         else:
-            solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 2
-            update = 2.0 * m * m * (drop.shape[0] + 2 - solved)
+            solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 1 + ku
+            update = 2.0 * m * m * (drop.shape[0] + 1 + ku - solved)
         if mf == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
             self._factorise(sv)
         elif k:
@@ -316,43 +263,53 @@ class _SupportFactor:
         F = self.F
         drop = np.nonzero(~in_sv[F])[0]  # positions in F of points outside the SV set
         Z = self._columns(drop)
-        # β = Z_y − b Z_1 − Z_D μ with β_D = 0 and Σβ = 0: a (|D| + 1) system in (μ, b)
+        # β = Z_y − Z_U c − Z_D μ with β_D = 0 and U_Fᵀβ = 0: a (|D| + k) system in (μ, c)
         nd = drop.shape[0]
-        S = np.empty((nd + 1, nd + 1))
-        S[:nd, :nd] = Z[drop][:, 2:]
-        S[:nd, nd] = Z[drop, 1]
-        S[nd, :nd] = Z[:, 2:].sum(axis=0)
-        S[nd, nd] = Z[:, 1].sum()
-        r = np.concatenate([Z[drop, 0], [Z[:, 0].sum()]])
-        mu_b = np.linalg.solve(S, r)
-        beta_f = Z[:, 0] - Z[:, 1:] @ np.concatenate([[mu_b[nd]], mu_b[:nd]])
+        ZW = np.hstack([Z[:, 1 + ku :], Z[:, 1 : 1 + ku]])  # columns of μ, then of c
+        UF = self.U[F]
+        S = np.vstack([ZW[drop], UF.T @ ZW])
+        r = np.concatenate([Z[drop, 0], UF.T @ Z[:, 0]])
+        try:
+            mu_c = np.linalg.solve(S, r) if r.size else np.zeros(0)
+        except np.linalg.LinAlgError:
+            # U_I rank deficient (too few support vectors to determine c): minimum-norm c
+            mu_c = np.linalg.lstsq(S, r, rcond=None)[0]
+        beta_f = Z[:, 0] - ZW @ mu_c
         beta = np.zeros(self.y.shape[0])
         beta[F] = beta_f
         beta[F[drop]] = 0.0
-        return beta[sv], float(mu_b[nd])
+        return beta[sv], mu_c[nd:]
 
 
 @dataclass
 class _KernelState:
     beta: NDArray[np.float64]  # over all n points, zero outside the subproblem
-    b: float
+    b: NDArray[np.float64]  # coefficients of the unpenalised block U
     Kbeta: NDArray[np.float64]  # over the points of the subproblem
     sv: NDArray[np.intp]
     iterations: int
     converged: bool
+    factorisations: int = 0
 
 
 def _solve_kernel(
-    cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, beta: NDArray[np.float64], b: float, max_iter: int
+    cache: KernelColumns,
+    y: NDArray[np.float64],
+    U: NDArray[np.float64],
+    C: float,
+    p: int,
+    beta: NDArray[np.float64],
+    b: NDArray[np.float64],
+    max_iter: int,
 ) -> _KernelState:
-    """Finite Newton method on the first ``p`` points from ``(β, b)`` (``β`` supported on cached points)."""
+    """Finite Newton method on the first ``p`` points from ``(β, c)`` (``β`` supported on cached points)."""
     lam = 1.0 / (2.0 * C)
     P = np.arange(p)
-    yP = y[:p]
-    factor = _SupportFactor(cache, y, lam)
+    yP, UP = y[:p], U[:p]
+    factor = _SupportFactor(cache, y, lam, U)
     Kbeta = cache.matvec(beta, p)
     beta_P = beta[:p]
-    out = Kbeta + b
+    out = Kbeta + UP @ b
     sv_mask = yP * out < 1
     if not sv_mask.any():
         sv_mask[:] = True
@@ -363,15 +320,16 @@ def _solve_kernel(
         beta_new[sv] = beta_sv
         Kbeta_new = cache.matvec(beta_new, p)
         beta_new_P = beta_new[:p]
-        out_new = Kbeta_new + b_new
+        out_new = Kbeta_new + UP @ b_new
         slack_new = 1 - yP * out_new
         if _settled(np.nonzero(sv_mask)[0], np.nonzero(slack_new > 0)[0], slack_new):
             # The Newton point's violators are the set it was solved on: it is the minimiser.
-            return _KernelState(beta_new, b_new, Kbeta_new, P[slack_new > 0], it, True)
+            return _KernelState(beta_new, b_new, Kbeta_new, P[slack_new > 0], it, True, factor.refactorisations)
         d_beta, d_Kbeta, d_b = beta_new_P - beta_P, Kbeta_new - Kbeta, b_new - b
-        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), 1 - yP * out, yP * (d_Kbeta + d_b), C)
+        d_out = d_Kbeta + UP @ d_b
+        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), 1 - yP * out, yP * d_out, C)
         beta_P, b, Kbeta = beta_P + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
-        out = Kbeta + b
+        out = Kbeta + UP @ b
         mask_new = yP * out < 1
         logger.debug("primal newton step %d: t=%.3g, %d support vectors", it, t, int(mask_new.sum()))
         if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
@@ -383,21 +341,30 @@ def _solve_kernel(
     )
     beta_full = np.zeros(y.shape[0])
     beta_full[:p] = beta_P
-    return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False)
+    return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False, factor.refactorisations)
 
 
 def _solve_recursive(
-    cache: _KernelColumns, y: NDArray[np.float64], C: float, p: int, max_iter: int, warm_start_size: int
+    cache: KernelColumns,
+    y: NDArray[np.float64],
+    U: NDArray[np.float64],
+    C: float,
+    p: int,
+    max_iter: int,
+    warm_start_size: int,
 ) -> _KernelState:
     """Solve on the first ``p`` points, warm-started by the first ``p // 2`` (the data are shuffled)."""
-    beta, b = np.zeros(y.shape[0]), 0.0
+    beta, b = np.zeros(y.shape[0]), np.zeros(U.shape[1])
     half = p // 2
+    done = 0
     if p > max(warm_start_size, 2) and np.unique(y[:half]).shape[0] == 2:
         # C scaled with the data (C p / half): the half problem then estimates the same function,
         # so its support vectors are close to the final set
-        sub = _solve_recursive(cache, y, C * p / half, half, max_iter, warm_start_size)
-        beta, b = sub.beta, sub.b
-    return _solve_kernel(cache, y, C, p, beta, b, max_iter)
+        sub = _solve_recursive(cache, y, U, C * p / half, half, max_iter, warm_start_size)
+        beta, b, done = sub.beta, sub.b, sub.factorisations
+    st = _solve_kernel(cache, y, U, C, p, beta, b, max_iter)
+    st.factorisations += done
+    return st
 
 
 def primal_svm_kernel(
@@ -405,11 +372,16 @@ def primal_svm_kernel(
     y: ArrayLike,
     C: float = 1.0,
     *,
+    unpenalized: ArrayLike | None = None,
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).
+
+    ``o = Kβ + Uc`` with an unpenalised block ``U`` (default: a column of ones, the offset ``b``);
+    the Newton system on the support vectors is the bordered system of the module docstring with
+    ``1`` replaced by ``U_I`` (000 eq. 17 has the same form with ``U`` the polynomial basis).
 
     Parameters
     ----------
@@ -421,6 +393,9 @@ def primal_svm_kernel(
         Labels in {-1, +1}.
     C : float
         Loss weight, ``> 0`` (004 writes ``λ = 1/(2C)``).
+    unpenalized : array of shape (n, k) or None
+        The block ``U`` whose coefficients are not regularised; ``None`` is the offset (a column of
+        ones), ``k = 0`` no offset.
     max_iter : int
         Newton steps allowed on the full data.
     warm_start_size : int
@@ -461,23 +436,38 @@ def primal_svm_kernel(
 
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
+    if unpenalized is None:
+        U = np.ones((n, 1))
+    else:
+        U = np.asarray(unpenalized, dtype=np.float64)
+        if U.ndim != 2 or U.shape[0] != n:
+            raise DataError(f"unpenalized must be an array of shape ({n}, k), got shape {U.shape}")
+        if not np.all(np.isfinite(U)):
+            raise DataError("unpenalized contains NaN or infinity")
     # one shuffle: the nested warm-start halves are then prefixes, and so are their kernel rows
     perm = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
 
     def shuffled(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
         return entries(perm[rows], perm[cols])
 
-    st = _solve_recursive(_KernelColumns(n, shuffled), ya[perm], float(C), n, max_iter, warm_start_size)
-    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), st.Kbeta + st.b, ya[perm], float(C))
+    Up = np.ascontiguousarray(U[perm])
+    st = _solve_recursive(KernelColumns(n, shuffled), ya[perm], Up, float(C), n, max_iter, warm_start_size)
+    out = st.Kbeta + Up @ st.b
+    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya[perm], float(C))
     beta = np.empty(n)
     beta[perm] = st.beta
+    outputs = np.empty(n)
+    outputs[perm] = out
     return PrimalSVMResult(
         coef=beta,
-        intercept=st.b,
+        intercept=float(st.b[0]) if unpenalized is None else 0.0,
         objective=obj,
         support=np.sort(perm[st.sv]),
         iterations=st.iterations,
         converged=st.converged,
+        unpenalized_coef=st.b,
+        outputs=outputs,
+        factorisations=st.factorisations,
     )
 
 
