@@ -22,7 +22,7 @@ from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import PowerDistance, ThinPlate
 from sdpkern.native.cpd_newton import cpd_primal_svm, polynomial_factor, squared_hinge_objective
 from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced, reduced_kernel
-from sdpkern.native.primal_svm import primal_svm_kernel
+from sdpkern.native.primal_svm import primal_svm_kernel, primal_svm_lowrank
 
 
 def _data(n: int, d: int, seed: int, noise: float = 1.0):
@@ -183,3 +183,22 @@ def test_unpenalized_ones_is_the_offset():
     b = primal_svm_kernel(K, y, 2.0, unpenalized=np.ones((100, 1)))
     assert a.objective == pytest.approx(b.objective, rel=1e-12)
     assert b.unpenalized_coef is not None and b.unpenalized_coef[0] == pytest.approx(a.intercept, abs=1e-10)
+
+
+def test_full_rank_pivoted_cholesky_of_the_reduced_kernel_is_exact():
+    """A third route: K_Ξ = GGᵀ by pivoted Cholesky at full rank, then the linear primal Newton
+    SVM on G with Q unpenalised, reaches the same optimum (and its diagonal is K_Ξ's)."""
+    X, y = _data(120, 2, 8)
+    kernel = ThinPlate(2)
+    fac = polynomial_factor(X, kernel)
+    rk = reduced_kernel(kernel, X, fac.Q)
+    n = X.shape[0]
+    np.testing.assert_allclose(rk.diag(), np.diag(rk.entries(np.arange(n), np.arange(n))), atol=1e-10)
+    lam = 0.05
+
+    def column(j: int) -> np.ndarray:
+        return rk.entries(np.arange(n), np.array([j]))[:, 0]
+
+    low = primal_svm_lowrank(rk.diag(), column, y, 1.0 / (2 * lam), max_rank=n, eta=0.0, unpenalized=fac.Q)
+    ref = cpd_primal_svm(kernel(X), fac.Q, y, lam)
+    assert abs(2 * lam * low.objective - ref.objective) <= 1e-8 * ref.objective

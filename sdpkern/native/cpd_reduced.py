@@ -93,6 +93,12 @@ class ReducedKernel:
             block -= self._left[rows] @ self._right[cols].T
         return np.asarray(block, dtype=np.float64)
 
+    def diag(self) -> Array:
+        """K_Ξ(x_i, x_i) = φ(x_i, x_i) − 2ℓ(x_i)ᵀφ(Ξ, x_i) + ℓ(x_i)ᵀφ(Ξ, Ξ)ℓ(x_i) (zero on Ξ)."""
+        if self.unisolvent.size == 0:
+            return np.array(self._diag, dtype=np.float64)
+        return np.asarray(self._diag - np.einsum("ij,ij->i", self._left, self._right), dtype=np.float64)
+
     def to_cpd(self, gamma: Array, c: Array) -> tuple[Array, Array]:
         """(α, β̄) of 000 eq. (14) from (γ, c): α = Tγ, β̄ = c − Q_Ξ⁻¹(Φα)_Ξ (so Pᵀα = 0)."""
         alpha = np.array(gamma, dtype=np.float64)

@@ -138,6 +138,18 @@ def _check_inputs(y: ArrayLike, C: float, n: int) -> NDArray[np.float64]:
     return ya
 
 
+def _unpenalized_block(unpenalized: ArrayLike | None, n: int) -> NDArray[np.float64]:
+    """The unpenalised block ``U`` (n×k): a column of ones (the offset) when ``None``."""
+    if unpenalized is None:
+        return np.ones((n, 1))
+    U = np.asarray(unpenalized, dtype=np.float64)
+    if U.ndim != 2 or U.shape[0] != n:
+        raise DataError(f"unpenalized must be an array of shape ({n}, k), got shape {U.shape}")
+    if not np.all(np.isfinite(U)):
+        raise DataError("unpenalized contains NaN or infinity")
+    return U
+
+
 def _check_max_iter(max_iter: int) -> None:
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
@@ -436,14 +448,7 @@ def primal_svm_kernel(
 
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
-    if unpenalized is None:
-        U = np.ones((n, 1))
-    else:
-        U = np.asarray(unpenalized, dtype=np.float64)
-        if U.ndim != 2 or U.shape[0] != n:
-            raise DataError(f"unpenalized must be an array of shape ({n}, k), got shape {U.shape}")
-        if not np.all(np.isfinite(U)):
-            raise DataError("unpenalized contains NaN or infinity")
+    U = _unpenalized_block(unpenalized, n)
     # one shuffle: the nested warm-start halves are then prefixes, and so are their kernel rows
     perm = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
 
@@ -476,25 +481,44 @@ def primal_svm_linear(
     y: ArrayLike,
     C: float = 1.0,
     *,
+    unpenalized: ArrayLike | None = None,
     max_iter: int = 50,
 ) -> PrimalSVMResult:
     """Linear primal Newton SVM: ``min ½‖w‖² + C Σ max(0, 1 − y_i(w·x_i + b))²`` (004).
 
-    Each step solves the ``(d+1)``-dimensional Newton system
-    ``[I' + 2C X_Iᵀ X_I] (w, b) = 2C X_Iᵀ y_I`` (``X_I`` with a column of ones, ``I'`` the identity
-    without the offset entry) by Cholesky, then an exact line search.
+    Each step solves the ``(d+k)``-dimensional Newton system
+    ``[I' + 2C X_Iᵀ X_I] (w, c) = 2C X_Iᵀ y_I`` (``X_I`` with the unpenalised block ``U`` appended,
+    by default a column of ones so that ``c = b``; ``I'`` the identity without the entries of
+    ``c``) by Cholesky, then an exact line search.
     """
     Xa = as_matrix(X, "X")
     n, d = Xa.shape
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
     C = float(C)
-    Xb = np.hstack([Xa, np.ones((n, 1))])
-    reg = np.ones(d + 1)
-    reg[-1] = 0.0
-    wb = np.zeros(d + 1)
+    U = _unpenalized_block(unpenalized, n)
+    Xb = np.hstack([Xa, U])
+    reg = np.zeros(Xb.shape[1])
+    reg[:d] = 1.0
+    wb = np.zeros(Xb.shape[1])
     out = Xb @ wb
     sv = np.nonzero(ya * out < 1)[0]
+
+    Vec = NDArray[np.float64]
+
+    def result(wb: Vec, out: Vec, sv: NDArray[np.intp], it: int, ok: bool) -> PrimalSVMResult:
+        c = wb[d:].copy()
+        return PrimalSVMResult(
+            coef=wb[:d].copy(),
+            intercept=float(c[0]) if unpenalized is None else 0.0,
+            objective=squared_hinge_objective(0.5 * float(wb[:d] @ wb[:d]), out, ya, C),
+            support=sv,
+            iterations=it,
+            converged=ok,
+            unpenalized_coef=c,
+            outputs=out,
+        )
+
     for it in range(1, max_iter + 1):
         Xs = Xb[sv]
         H = 2 * C * (Xs.T @ Xs)
@@ -503,36 +527,24 @@ def primal_svm_linear(
         try:
             wb_new = cho_solve(cho_factor(H, lower=True, check_finite=False), rhs, check_finite=False)
         except LinAlgError:
-            # Singular only through the unregularised offset (no violators of one class).
+            # Singular only through the unregularised block (too few violators to determine c).
             wb_new = np.linalg.lstsq(H, rhs, rcond=None)[0]
         dwb = wb_new - wb
         out_new = Xb @ wb_new
         sv_at_new = np.nonzero(ya * out_new < 1)[0]
         if _settled(sv, sv_at_new, 1 - ya * out_new):
-            obj = squared_hinge_objective(0.5 * float(wb_new[:-1] @ wb_new[:-1]), out_new, ya, C)
-            return PrimalSVMResult(
-                coef=wb_new[:-1].copy(),
-                intercept=float(wb_new[-1]),
-                objective=obj,
-                support=sv_at_new,
-                iterations=it,
-                converged=True,
-            )
-        w, dw = wb[:-1], dwb[:-1]
+            return result(wb_new, out_new, sv_at_new, it, True)
+        w, dw = wb[:d], dwb[:d]
         t = exact_line_search(float(w @ dw), float(dw @ dw), 1 - ya * out, ya * (out_new - out), C)
         wb = wb + t * dwb
         out = Xb @ wb
-        sv_new = np.nonzero(ya * out < 1)[0]
-        sv = sv_new
+        sv = np.nonzero(ya * out < 1)[0]
     warnings.warn(
         f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
         ConvergenceWarning,
         stacklevel=2,
     )
-    obj = squared_hinge_objective(0.5 * float(wb[:-1] @ wb[:-1]), out, ya, C)
-    return PrimalSVMResult(
-        coef=wb[:-1].copy(), intercept=float(wb[-1]), objective=obj, support=sv, iterations=max_iter, converged=False
-    )
+    return result(wb, out, sv, max_iter, False)
 
 
 @dataclass
@@ -569,6 +581,7 @@ def primal_svm_lowrank(
     *,
     max_rank: int = 500,
     eta: float = 1e-3,
+    unpenalized: ArrayLike | None = None,
     max_iter: int = 50,
 ) -> LowRankPrimalSVMResult:
     """Kernel primal SVM through 004's "data preprocessing": ``X̃ = chol(K)``, then a linear SVM.
@@ -592,6 +605,9 @@ def primal_svm_lowrank(
     eta : float
         Stop pivoting when the largest residual diagonal entry of ``K − GGᵀ`` is ``≤ eta`` (so
         ``trace(K − GGᵀ) ≤ eta · n``).
+    unpenalized : array of shape (n, k) or None
+        Unpenalised block appended to ``G`` (default: the offset), as in :func:`primal_svm_linear`;
+        its coefficients are ``linear.unpenalized_coef``.
     max_iter : int
         Newton steps.
     """
@@ -602,7 +618,7 @@ def primal_svm_lowrank(
     if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
         raise ParameterError(f"max_rank must be an integer >= 1, got {max_rank!r}")
     chol = incomplete_cholesky(d, column, eta=eta, max_rank=max_rank)
-    lin = primal_svm_linear(chol.G, y, C, max_iter=max_iter)
+    lin = primal_svm_linear(chol.G, y, C, unpenalized=unpenalized, max_iter=max_iter)
     L = chol.G[chol.pivots]
     coef = solve_triangular(L, lin.coef, lower=True, trans="T")
     return LowRankPrimalSVMResult(
