@@ -42,11 +42,12 @@ import io
 import json
 import logging
 import os
+import re
 import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ __all__ = [
     "TIMING_COLUMNS",
     "make_cells",
     "run_cell",
+    "run_context",
     "run_grid",
     "summarize",
     "write_csv",
@@ -87,12 +89,27 @@ class Cell:
     split: int
     params: tuple[tuple[str, Any], ...]
     seed: int
+    #: Fingerprint of what else decides the result (see :func:`run_context`); "" if unknown.
+    context: str = ""
 
     @property
     def key(self) -> str:
-        """A stable identifier (file name stem) of the cell, independent of the run order."""
+        """A stable identifier (file name stem) of the cell, independent of the run order.
+
+        It covers the split's seed and the run context, so a results directory reused with other
+        data, another ``random_state`` or ``test_size``, other fixed estimator parameters or
+        another sdpkern version recomputes the cell instead of reading a stale one.
+        """
         text = json.dumps(
-            [self.estimator, self.dataset, self.split, [[k, _jsonable(v)] for k, v in self.params]], sort_keys=True
+            [
+                self.estimator,
+                self.dataset,
+                self.split,
+                [[k, _jsonable(v)] for k, v in self.params],
+                self.seed,
+                self.context,
+            ],
+            sort_keys=True,
         )
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
 
@@ -160,8 +177,12 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def _jsonable(v: Any) -> Any:
-    """A JSON value for a parameter: numbers, strings, bools and None as is, others by repr."""
+    """A JSON value for a parameter: numbers, strings, bools and None as is, functions by their
+    qualified name, others by repr (without memory addresses, so that it is stable across runs)."""
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, (int, np.integer)):
@@ -170,7 +191,43 @@ def _jsonable(v: Any) -> Any:
         return float(v)
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
-    return repr(v)
+    if callable(v) and hasattr(v, "__qualname__") and not isinstance(v, BaseEstimator):
+        return f"{getattr(v, '__module__', '')}.{v.__qualname__}"
+    return _ADDRESS.sub("", repr(v))
+
+
+def _array_digest(a: NDArray[Any]) -> str:
+    a = np.ascontiguousarray(a)
+    h = hashlib.sha1(f"{a.dtype.str}{a.shape}".encode())
+    h.update(a.tobytes() if a.dtype != object else repr(a.tolist()).encode("utf-8"))
+    return h.hexdigest()
+
+
+def run_context(
+    estimator: BaseEstimator,
+    X: NDArray[Any],
+    y: NDArray[Any],
+    *,
+    test_size: float,
+    scoring: Callable[..., float] | None,
+) -> str:
+    """Fingerprint of everything besides the cell's name, split, grid point and seed that decides
+    its result: the estimator's parameters, the data, ``test_size``, the scorer, sdpkern's version."""
+    from . import __version__
+
+    params = sorted((k, _jsonable(v)) for k, v in estimator.get_params(deep=False).items())
+    text = json.dumps(
+        [
+            type(estimator).__qualname__,
+            params,
+            _array_digest(np.asarray(X)),
+            _array_digest(np.asarray(y)),
+            float(test_size),
+            _jsonable(scoring),
+            __version__,
+        ]
+    )
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -457,7 +514,10 @@ def run_grid(
         :func:`joblib.parallel_backend` context (Dask, Ray, ...) says otherwise.
     results_dir : path-like, optional
         Directory where each finished cell is written (``cells/<key>.json``, atomically), and
-        from which a restarted run reads the cells already done instead of recomputing them.
+        from which a restarted run reads the cells already done instead of recomputing them. The
+        key covers the data, the split seed, ``test_size``, the scorer, the estimator's fixed
+        parameters and sdpkern's version (:func:`run_context`); a change of sdpkern's code
+        within one version is not detected, so use a fresh directory after editing it.
     progress : bool, optional
         Show a tqdm progress bar; by default only for runs of more than 20 cells.
 
@@ -488,6 +548,10 @@ def run_grid(
     else:
         grids = {name: param_grid for name in ests}
     cells = make_cells(list(ests), list(data), grids, n_splits=int(n_splits), random_state=int(random_state))
+    contexts = {
+        (e, d): run_context(ests[e], *data[d], test_size=float(test_size), scoring=scoring) for e in ests for d in data
+    }
+    cells = [replace(c, context=contexts[(c.estimator, c.dataset)]) for c in cells]
     param_names: list[str] = []
     for c in cells:
         param_names.extend(k for k, _ in c.params if k not in param_names)

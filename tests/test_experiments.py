@@ -95,6 +95,32 @@ def test_resume_after_interruption(data, tmp_path, monkeypatch):
     assert res.table(timing=False) == fresh.table(timing=False)
 
 
+def test_stale_cells_are_not_reused(data, tmp_path):
+    """A results directory reused with anything changed that decides a cell's result recomputes
+    it; an unchanged rerun reads every cell."""
+    kw = {"param_grid": GRID, "n_splits": 2, "results_dir": tmp_path, "n_jobs": 1}
+    first = run_grid(PrimalSVC(kernel="linear"), data, **kw)
+    assert first.n_computed == 8
+    assert run_grid(PrimalSVC(kernel="linear"), data, **kw).n_skipped == 8
+    changed = {
+        "random_state": lambda: run_grid(PrimalSVC(kernel="linear"), data, random_state=1, **kw),
+        "test_size": lambda: run_grid(PrimalSVC(kernel="linear"), data, test_size=0.5, **kw),
+        "fixed parameter": lambda: run_grid(PrimalSVC(kernel="linear", max_iter=7), data, **kw),
+        "data": lambda: run_grid(
+            PrimalSVC(kernel="linear"), {k: (X + 1.0, y) for k, (X, y) in data.items()}, **kw
+        ),
+        "scoring": lambda: run_grid(PrimalSVC(kernel="linear"), data, scoring=_neg_error, **kw),
+    }
+    for what, rerun in changed.items():
+        res = rerun()
+        assert res.n_skipped == 0 and res.n_computed == 8, what
+    assert run_grid(PrimalSVC(kernel="linear"), data, scoring=_neg_error, **kw).n_skipped == 8
+
+
+def _neg_error(est, X, y):
+    return -float(np.mean(est.predict(X) != y))
+
+
 def test_n_jobs_1_vs_2_identical(data):
     ests = {"lin": PrimalSVC(kernel="linear"), "rbf": PrimalSVC(kernel="rbf")}
     one = run_grid(ests, data, param_grid=GRID, n_splits=2, n_jobs=1)
