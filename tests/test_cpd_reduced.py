@@ -202,3 +202,23 @@ def test_full_rank_pivoted_cholesky_of_the_reduced_kernel_is_exact():
     low = primal_svm_lowrank(rk.diag(), column, y, 1.0 / (2 * lam), max_rank=n, eta=0.0, unpenalized=fac.Q)
     ref = cpd_primal_svm(kernel(X), fac.Q, y, lam)
     assert abs(2 * lam * low.objective - ref.objective) <= 1e-8 * ref.objective
+
+
+def test_shared_columns_serve_later_solves():
+    """With shared=True a second solve on the same points (another one-vs-rest model) reads the
+    kept columns: same optimum as an unshared solve, and no column is computed twice."""
+    X, y = _data(300, 2, 9)
+    y2 = np.where(X[:, 1] + 0.5 * np.random.default_rng(1).normal(size=300) > 0, 1.0, -1.0)
+    kernel = ThinPlate(2)
+    fac = polynomial_factor(X, kernel)
+    rk = reduced_kernel(kernel, X, fac.Q, shared=True)
+    for labels in (y, y2):
+        shared = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05, reduced=rk)
+        alone = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05)
+        assert shared.objective == pytest.approx(alone.objective, rel=1e-12)
+    assert rk._kept is not None and rk._kept.size <= 300  # each column at most once
+    perm = np.random.default_rng(0).permutation(300)
+    cols = np.array([4, 150, 7])
+    np.testing.assert_allclose(rk.entries(perm, cols), rk._compute(perm, cols), atol=1e-12)
+    with pytest.raises(DataError, match="another kernel"):
+        cpd_primal_svm_reduced(ThinPlate(3), X, fac.Q, y, 0.05, reduced=rk)

@@ -25,7 +25,7 @@ from ..errors import LabelError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate
 from ..native.cpd_newton import PolynomialFactor, cpd_decision, cpd_primal_svm, polynomial_factor
-from ..native.cpd_reduced import cpd_primal_svm_reduced
+from ..native.cpd_reduced import ReducedKernel, cpd_primal_svm_reduced, reduced_kernel
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
 
@@ -51,17 +51,24 @@ def polynomially_separable(P: Array, y: Array) -> bool:
 
 
 class _Gram:
-    """Φ on the training inputs, computed on first use and shared by the one-vs-rest models
-    (the reduced solver needs only some of its columns and never asks for it)."""
+    """Φ (or, for the reduced solver, K_Ξ column by column) on the training inputs, made on
+    first use and shared by the one-vs-rest models."""
 
-    def __init__(self, kernel: Kernel, X: Array) -> None:
-        self.kernel, self.X = kernel, X
+    def __init__(self, kernel: Kernel, X: Array, n_models: int) -> None:
+        self.kernel, self.X, self.n_models = kernel, X, n_models
         self._Phi: Array | None = None
+        self._reduced: ReducedKernel | None = None
 
     def __call__(self) -> Array:
         if self._Phi is None:
             self._Phi = self.kernel(self.X)
         return self._Phi
+
+    def reduced(self, Q: Array) -> ReducedKernel:
+        if self._reduced is None:
+            # keep the columns only when another model will read them
+            self._reduced = reduced_kernel(self.kernel, self.X, Q, shared=self.n_models > 1)
+        return self._reduced
 
 
 @dataclass
@@ -191,7 +198,9 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
             bz = bool(self.beta_zero)
         lam = float(self.lam)
         if self.solver == "reduced" and not bz:
-            res = cpd_primal_svm_reduced(self._kernel(), X, factor.Q, ypm, lam, max_iter=self.max_iter)
+            res = cpd_primal_svm_reduced(
+                self._kernel(), X, factor.Q, ypm, lam, reduced=gram.reduced(factor.Q), max_iter=self.max_iter
+            )
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
         if self.solver in ("native", "reduced"):
@@ -222,7 +231,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
             )
         kernel = self._kernel()
         self.factor_ = polynomial_factor(X, kernel)
-        gram = _Gram(kernel, X)
+        gram = _Gram(kernel, X, 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0])
         self.X_fit_ = X
         if self.classes_.shape[0] == 2:
             fits = [self._fit_binary(gram, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]

@@ -37,6 +37,7 @@ from .._validation import as_matrix, check_positive
 from ..errors import DataError
 from ..kernels.base import Kernel
 from .cpd_newton import NewtonResult
+from .kernel_columns import KernelColumns
 from .primal_svm import primal_svm_kernel
 
 __all__ = ["ReducedKernel", "reduced_kernel", "cpd_primal_svm_reduced"]
@@ -60,6 +61,9 @@ class ReducedKernel:
         φ(x_i, ξ_j).
     Q_Xi : (k, k) array
         Q_Ξ.
+    shared : bool
+        Keep every column computed for a request of all rows, so that later solves on the same
+        points (the one-vs-rest models of a multi-class fit) reuse it.
     """
 
     kernel: Kernel
@@ -68,6 +72,7 @@ class ReducedKernel:
     ell: Array
     Phi_XXi: Array
     Q_Xi: Array
+    shared: bool = False
 
     def __post_init__(self) -> None:
         k = self.unisolvent.shape[0]
@@ -76,13 +81,23 @@ class ReducedKernel:
         self._left = np.hstack([self.ell, self.Phi_XXi])
         self._right = np.hstack([self.Phi_XXi - self.ell @ Phi_XiXi, self.ell])
         self._diag = self.kernel.diag(self.X)
+        self._kept = KernelColumns(self.n, self._compute) if self.shared else None
 
     @property
     def n(self) -> int:
         return int(self.X.shape[0])
 
     def entries(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
-        """``K_Ξ[np.ix_(rows, cols)]``, with φ's own diagonal where a row and a column coincide."""
+        """``K_Ξ[np.ix_(rows, cols)]``, with φ's own diagonal where a row and a column coincide.
+
+        With ``shared``, a request for all rows (``rows`` a permutation of the points, as the
+        Newton solver's column cache makes) is served from the kept columns."""
+        if self._kept is not None and rows.shape[0] == self.n:
+            self._kept.ensure(cols)
+            return self._kept.block(rows, cols)
+        return self._compute(rows, cols)
+
+    def _compute(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
         block = self.kernel(self.X[rows], self.X[cols])
         pos = np.full(self.n, -1, dtype=np.intp)
         pos[rows] = np.arange(rows.shape[0])
@@ -109,12 +124,12 @@ class ReducedKernel:
         return alpha, np.asarray(beta_bar, dtype=np.float64)
 
 
-def reduced_kernel(kernel: Kernel, X: ArrayLike, Q: ArrayLike) -> ReducedKernel:
+def reduced_kernel(kernel: Kernel, X: ArrayLike, Q: ArrayLike, *, shared: bool = False) -> ReducedKernel:
     """Choose Ξ by a column-pivoted QR of Qᵀ and set up K_Ξ (module docstring).
 
     ``Q`` is the orthonormal basis of range P (``polynomial_factor(X, kernel).Q``, k = rank P
     columns, so k unisolvent points exist even when P is rank deficient); ``(n, 0)`` for a p.d.
-    kernel, when K_Ξ = Φ.
+    kernel, when K_Ξ = Φ. ``shared=True`` keeps the computed columns for later solves.
     """
     Xa = as_matrix(X, "X")
     Qa = np.asarray(Q, dtype=np.float64)
@@ -123,12 +138,12 @@ def reduced_kernel(kernel: Kernel, X: ArrayLike, Q: ArrayLike) -> ReducedKernel:
         raise DataError(f"Q must have one row per point of X ({Xa.shape[0]}), got shape {Qa.shape}")
     if k == 0:
         empty = np.zeros((n, 0))
-        return ReducedKernel(kernel, Xa, np.zeros(0, dtype=np.intp), empty, empty, np.zeros((0, 0)))
+        return ReducedKernel(kernel, Xa, np.zeros(0, dtype=np.intp), empty, empty, np.zeros((0, 0)), shared)
     piv = qr(Qa.T, mode="economic", pivoting=True)[2]
     xi = np.sort(piv[:k]).astype(np.intp)
     Q_Xi = Qa[xi]
     ell = solve(Q_Xi.T, Qa.T).T  # ℓ(X) = Q Q_Ξ⁻¹
-    return ReducedKernel(kernel, Xa, xi, np.asarray(ell), kernel(Xa, Xa[xi]), Q_Xi)
+    return ReducedKernel(kernel, Xa, xi, np.asarray(ell), kernel(Xa, Xa[xi]), Q_Xi, shared)
 
 
 def cpd_primal_svm_reduced(
@@ -138,6 +153,7 @@ def cpd_primal_svm_reduced(
     y: ArrayLike,
     lam: float,
     *,
+    reduced: ReducedKernel | None = None,
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
@@ -159,6 +175,9 @@ def cpd_primal_svm_reduced(
     y : (n,) array of ±1
     lam : float
         λ > 0 of 000 eq. (14).
+    reduced : ReducedKernel, optional
+        ``reduced_kernel(kernel, X, Q)`` made beforehand, e.g. with ``shared=True`` so that
+        several solves on the same points (one-vs-rest) compute each kernel column once.
     max_iter, warm_start_size, random_state
         As in :func:`~sdpkern.native.primal_svm.primal_svm_kernel`.
 
@@ -171,7 +190,12 @@ def cpd_primal_svm_reduced(
     """
     t0 = time.perf_counter()
     lam = check_positive(lam, "lam")
-    rk = reduced_kernel(kernel, X, Q)
+    if reduced is None:
+        rk = reduced_kernel(kernel, X, Q)
+    else:
+        rk = reduced
+        if rk.kernel != kernel or rk.n != np.asarray(Q).shape[0] or rk.unisolvent.size != np.asarray(Q).shape[1]:
+            raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
     calls = {"seconds": 0.0, "columns": 0}
 
     def entries(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
