@@ -45,7 +45,7 @@ __all__ = ["ReducedKernel", "reduced_kernel", "cpd_primal_svm_reduced"]
 Array = NDArray[np.float64]
 
 
-@dataclass
+@dataclass(eq=False)  # holds arrays and a column cache: compare by identity
 class ReducedKernel:
     """K_Ξ on the training points X, evaluated entry block by entry block (module docstring).
 
@@ -186,7 +186,8 @@ def cpd_primal_svm_reduced(
     NewtonResult
         ``alpha`` (Pᵀα = 0 to round-off), ``beta_bar``, ``f``, the eq. (14) objective;
         ``n_refactor`` counts Cholesky factorisations from scratch; ``times`` has "kernel"
-        (seconds computing kernel columns), "columns" (how many) and "total".
+        (seconds spent getting kernel columns), "columns" (how many the solver asked for; with a
+        shared ``reduced`` some were computed by an earlier solve) and "total".
     """
     t0 = time.perf_counter()
     lam = check_positive(lam, "lam")
