@@ -199,7 +199,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         lam = float(self.lam)
         if self.solver == "reduced" and not bz:
             res = cpd_primal_svm_reduced(
-                self._kernel(), X, factor.Q, ypm, lam, reduced=gram.reduced(factor.Q), max_iter=self.max_iter
+                gram.kernel, X, factor.Q, ypm, lam, reduced=gram.reduced(factor.Q), max_iter=self.max_iter
             )
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
