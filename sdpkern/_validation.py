@@ -1,14 +1,34 @@
-"""Input validation shared by builders, native solvers and estimators.
+"""Input and parameter validation shared by builders, native solvers and estimators.
 
-Thin wrappers over :mod:`sklearn.utils.validation` that re-raise as sdpkern's typed errors,
-so every message names the argument and what was expected.
+The one place where sdpkern checks what a user passes (docs/conventions.md, "Validation"):
+
+* data: thin wrappers over :mod:`sklearn.utils.validation` that re-raise as sdpkern's typed
+  errors, so every message names the argument and what was expected;
+* parameters: constraints declared once per class or function, scikit-learn's
+  ``_parameter_constraints`` style (:class:`Interval`, :class:`Options`, types, ``None``, a few
+  named kinds), checked in one place by :func:`validate_params` (raising
+  :class:`~sdpkern.errors.ParameterError`), and renamed parameters resolved by
+  :func:`take_deprecated` (a ``FutureWarning`` for one release).
+
+Example
+-------
+>>> from numbers import Integral, Real
+>>> constraints = {"C": [Interval(Real, 0, None, closed="neither")],
+...                "solver": [Options({"auto", "exact"})], "max_iter": [Interval(Integral, 1, None)]}
+>>> validate_params({"C": 1.0, "solver": "auto", "max_iter": 10}, constraints)
+>>> validate_params({"C": -1.0}, constraints)
+Traceback (most recent call last):
+...
+sdpkern.errors.ParameterError: C must be a real number in (0, inf), got -1.0
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -113,3 +133,155 @@ def check_psd(A: NDArray[np.float64], name: str, *, tol: float = 1e-8) -> None:
             "method for indefinite kernels",
             min_eigenvalue=lam_min,
         )
+
+
+# ----------------------------------------------------------------------------- parameter constraints
+class Interval:
+    """Numbers of type ``kind`` between ``left`` and ``right`` (``None`` = unbounded).
+
+    ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"``, as in scikit-learn.
+    ``Interval(Integral, ...)`` rejects floats and booleans; ``Interval(Real, ...)`` accepts
+    integers and NumPy scalars but never booleans, NaN or infinity (unless a bound is ``None``
+    and the value is that infinity: no sdpkern parameter takes one, so they are refused too).
+    """
+
+    def __init__(
+        self, kind: type, left: float | None, right: float | None, *, closed: str = "both"
+    ) -> None:
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be 'both', 'left', 'right' or 'neither', got {closed!r}")
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            return False
+        v = float(value)  # type: ignore[arg-type]  # an instance of a numbers ABC
+        if not math.isfinite(v):
+            return False
+        if self.left is not None and (v < self.left or (v == self.left and self.closed in ("right", "neither"))):
+            return False
+        if self.right is not None and (v > self.right or (v == self.right and self.closed in ("left", "neither"))):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        what = "an integer" if self.kind is numbers.Integral else "a real number"
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        return f"{what} in {lb}{lo}, {hi}{rb}"
+
+
+class Options:
+    """One of a fixed set of values (usually strings); ``deprecated`` ones are accepted but not advertised."""
+
+    def __init__(self, options: Iterable[Any], *, deprecated: Iterable[Any] = ()) -> None:
+        self.options = frozenset(options)
+        self.deprecated = frozenset(deprecated)
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            return value in self.options or value in self.deprecated
+        except TypeError:  # unhashable values are never options
+            return False
+
+    def __str__(self) -> str:
+        shown = ", ".join(repr(o) for o in sorted(self.options, key=repr))
+        return f"one of {{{shown}}}"
+
+
+def _accepts(constraint: Any, value: Any) -> bool:
+    if constraint is None:
+        return value is None
+    if isinstance(constraint, (Interval, Options)):
+        return constraint.accepts(value)
+    if isinstance(constraint, type):
+        return isinstance(value, constraint) and not (constraint is not bool and isinstance(value, bool))
+    if constraint == "boolean":
+        return isinstance(value, (bool, np.bool_))
+    if constraint == "array-like":
+        return hasattr(value, "__len__") or hasattr(value, "__array__")
+    if constraint == "random_state":
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value) >= 0
+        return value is None or isinstance(value, (np.random.Generator, np.random.RandomState))
+    if constraint is callable or constraint == "callable":
+        return callable(value)
+    raise TypeError(f"unknown parameter constraint {constraint!r}")
+
+
+def _describe(constraint: Any) -> str:
+    if constraint is None:
+        return "None"
+    if isinstance(constraint, (Interval, Options)):
+        return str(constraint)
+    if isinstance(constraint, type):
+        return f"an instance of {constraint.__name__}"
+    if constraint is callable or constraint == "callable":
+        return "a callable"
+    return {
+        "boolean": "True or False",
+        "array-like": "an array-like",
+        "random_state": "None, a non-negative integer or a numpy Generator",
+    }[constraint]
+
+
+def validate_params(
+    params: Mapping[str, Any], constraints: Mapping[str, Sequence[Any]], *, owner: str | None = None
+) -> None:
+    """Check every value of ``params`` that has an entry in ``constraints``.
+
+    A value passes when it satisfies any one of its constraints. The first failure raises
+    :class:`~sdpkern.errors.ParameterError` naming the parameter (and ``owner``, e.g. the
+    estimator's class), what it must be, and what it got. Parameters without constraints are
+    not checked here (objects such as kernels check themselves).
+    """
+    for name, value in params.items():
+        allowed = constraints.get(name)
+        if allowed is None or any(_accepts(c, value) for c in allowed):
+            continue
+        what = " or ".join(_describe(c) for c in allowed)
+        where = f"{owner}: " if owner else ""
+        raise ParameterError(f"{where}{name} must be {what}, got {value!r}")
+
+
+class ValidatedParams:
+    """Mixin for estimators: ``_parameter_constraints`` declared once per class, checked by
+    :meth:`_validate_params` at the start of ``fit`` (STYLE.md, item 3)."""
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
+
+    def _validate_params(self) -> None:
+        validate_params(self.get_params(deep=False), self._parameter_constraints, owner=type(self).__name__)  # type: ignore[attr-defined]
+
+
+#: Default of a renamed parameter's old name: "not passed".
+DEPRECATED = "deprecated"
+
+
+def take_deprecated(
+    owner: str,
+    old: str,
+    old_value: Any,
+    new: str,
+    new_value: Any,
+    *,
+    convert: Callable[[Any], Any] | None = None,
+    removal: str = "1.1",
+) -> Any:
+    """The value to use for ``new`` when the deprecated ``old`` may also have been passed.
+
+    ``old_value`` equal to :data:`DEPRECATED` means the user did not pass ``old``: ``new_value``
+    is returned. Otherwise a ``FutureWarning`` names both and ``convert(old_value)`` (the old
+    value in the new parameter's meaning) is returned.
+    """
+    if isinstance(old_value, str) and old_value == DEPRECATED:
+        return new_value
+    warnings.warn(
+        f"{owner}: '{old}' is deprecated since sdpkern 1.0 and will be removed in {removal}; use '{new}'"
+        + ("" if convert is None else " (converted here)"),
+        FutureWarning,
+        stacklevel=3,
+    )
+    return old_value if convert is None else convert(old_value)
