@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sdpkern.apps.instances import list_instances, load, load_metadata
 from sdpkern.errors import SolverError
 from sdpkern.export.solvers import available, solve_external
-from sdpkern.instances import list_instances, load, load_metadata
 
 SOLVERS = ("csdp", "dsdp")
 RTOL = 1e-5

@@ -1,4 +1,4 @@
-"""Every plot of :mod:`sdpkern.plotting`, each from a model fitted here, saved as PNGs.
+"""Every plot of :mod:`sdpkern.apps.plotting`, each from a model fitted here, saved as PNGs.
 
 - ``decision_boundary.png``: a thin-plate SVM on 2-D banana data (000 Figure 1);
 - ``kernel_weights.png``: the learned weights β of a hyperkernel SVM on wdbc (002 eq. 2.15);
@@ -29,7 +29,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sdpkern import plotting
+from sdpkern.apps import plotting
 from sdpkern.builders.sdpm import sdpm
 from sdpkern.datasets import load_keel
 from sdpkern.estimators import HyperkernelSVC, ThinPlateSVC

@@ -15,7 +15,7 @@
 
 Defaults are the thesis' (002 §3.2): λ_Q = 1, λ_h = 0.6, C = 100 (ν = 0.3 for the ν-forms),
 ARD widths from the data. Inputs are standardised on each training part for every method.
-All runs go through :func:`sdpkern.experiments.run_grid` (``--n-jobs``, resumable with
+All runs go through :func:`sdpkern.apps.experiments.run_grid` (``--n-jobs``, resumable with
 ``--results``). Run::
 
     .venv/bin/python examples/reproduce_hyperkernel_tables.py table31 --splits 10
@@ -43,6 +43,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
+from sdpkern.apps.experiments import ExperimentResult, run_grid
 from sdpkern.estimators import (
     HyperkernelL2SVC,
     HyperkernelNuSVC,
@@ -50,7 +51,6 @@ from sdpkern.estimators import (
     HyperkernelOneClassSVM,
     HyperkernelSVC,
 )
-from sdpkern.experiments import ExperimentResult, run_grid
 
 # 002 Table 3.1 (test error %, mean ± std over 60/40 splits): C-SVM, ν-SVM, Lag-SVM, CV-tuned SVM.
 THESIS_31: dict[str, dict[str, tuple[float, float]]] = {
@@ -214,7 +214,7 @@ def lambda_sensitivity(args: argparse.Namespace) -> None:
     for ds in data:
         e = np.array(errors[ds])
         print(f"{ds}: error {e.mean():.1f} ± {e.std(ddof=1):.1f} over λ_Q (thesis Table 3.3: spread < split std)")
-    from sdpkern import plotting
+    from sdpkern.apps import plotting
 
     path = args.out / "figure_3_1_lambda_Q.png"
     plotting.plot_sensitivity(values, errors, std=stds, parameter="λ_Q", path=path, title="002 Figure 3.1")
@@ -252,7 +252,7 @@ def novelty(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
     from sklearn.datasets import load_digits
 
-    from sdpkern.plotting import save_png
+    from sdpkern.apps.plotting import save_png
 
     X, y = load_digits(return_X_y=True)
     n_show, per_digit = 5, args.max_train or 150

@@ -18,7 +18,7 @@ from pathlib import Path
 import cvxpy as cp
 
 from sdpkern import export
-from sdpkern.instances import list_instances, load, load_metadata
+from sdpkern.apps.instances import list_instances, load, load_metadata
 
 RTOL = 1e-6
 

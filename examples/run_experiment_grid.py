@@ -16,8 +16,8 @@ import contextlib
 import time
 from pathlib import Path
 
+from sdpkern.apps.experiments import run_grid
 from sdpkern.estimators import PrimalSVC, ThinPlateSVC
-from sdpkern.experiments import run_grid
 
 
 def main() -> None:

@@ -3,6 +3,9 @@
     .venv/bin/python problems/_generate.py            # all
     .venv/bin/python problems/_generate.py NAME ...   # some
 
+The TOML files are written to ``sdpkern/apps/problems/`` (package data, so that an installed
+wheel has them; see problems/README.md).
+
 References are measured here, never typed: ``objective`` is Clarabel's optimum, ``scs`` the
 SCS one (eps 1e-7), ``rel_diff`` their relative difference |a − b| / max(1, |a|).
 """
@@ -17,8 +20,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from sdpkern.apps.instances import build, rel_diff  # noqa: E402
 from sdpkern.errors import SolverError  # noqa: E402
-from sdpkern.instances import build, rel_diff  # noqa: E402
+
+#: Where the instances live: inside the package, so the wheel ships them.
+LIBRARY = HERE.parent / "sdpkern" / "apps" / "problems"
 
 BC = {"source": "sklearn:breast_cancer"}
 HK = {"C": 10.0, "lambda_Q": 1.0, "eta": 1e-4}
@@ -184,7 +190,7 @@ def generate(name: str) -> str:
     ref.update(clarabel_time=round(t_c, 3), scs_time=round(t_s, 3))
     lines += _table("reference", ref)
     text = "\n".join(lines) + "\n"
-    (HERE / f"{name}.toml").write_text(text, encoding="utf-8")
+    (LIBRARY / f"{name}.toml").write_text(text, encoding="utf-8")
     print(f"{name:<28} {st_c:<11} clarabel={obj_c!s:<22} scs={obj_s!s:<22} t=({t_c:.2f}s, {t_s:.2f}s)", flush=True)
     return text
 

@@ -1,16 +1,20 @@
-"""The ``sdpkern`` command, driven through ``sdpkern.cli.main([...])``: output, --json, exit codes."""
+"""The ``sdpkern`` command, driven through ``sdpkern.apps.cli.main([...])``: output, --json, exit codes."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+import warnings
 from pathlib import Path
 
 import cvxpy as cp
 import pytest
 
 from sdpkern import export
-from sdpkern.cli import main
-from sdpkern.instances import load_metadata, rel_diff
+from sdpkern.apps.cli import main
+from sdpkern.apps.instances import load_metadata, rel_diff
 
 TINY = "sdpm_deg0"
 SDP = "hk_csvm_sdp_m10"
@@ -90,6 +94,14 @@ def test_solve_iteration_limit_exits_one(capsys: pytest.CaptureFixture[str]) -> 
         (["bench", TINY, "--repeat", "0"], "--repeat"),
         (["bench", TINY, "--backends", "clarabel,bogus"], "bogus"),
         (["inspect", "no_such_instance"], "no_such_instance"),
+        (["solve", str(Path("no_dir") / "x.toml")], "does not exist"),
+        (["export", TINY, "-o", str(Path("no_dir") / "x.dat-s")], "No such file or directory"),
+        (["demo", "--n-train", "0"], "--n-train: must be an integer >= 20"),
+        (["demo", "--n-train", "many"], "--n-train: must be an integer >= 20"),
+        (["demo", "--backend", "nosuch"], "backend='nosuch' is not known"),
+        (["demo", "--no-such-flag"], "unrecognized arguments"),
+        (["list", "extra"], "unrecognized arguments"),
+        (["bench", "--repeat", "x"], "invalid int value"),
     ],
 )
 def test_usage_errors_exit_two(
@@ -97,7 +109,28 @@ def test_usage_errors_exit_two(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
-    assert needle in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_list_without_a_library_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SDPKERN_PROBLEMS", str(tmp_path / "missing"))
+    assert main(["list"]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_usage_error_from_the_console_entry_point_has_no_traceback(tmp_path: Path) -> None:
+    """The issue-17 case, end to end in a fresh process: exit 2 and one line on stderr."""
+    for argv in (["demo", "--n-train", "0"], ["demo", "--backend", "nosuch"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "sdpkern.apps.cli", *argv], capture_output=True, text=True, cwd=tmp_path, timeout=300
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.strip().splitlines()[-1].startswith("sdpkern")
 
 
 @pytest.mark.parametrize("suffix", [".dat-s", ".cbf"])
@@ -133,27 +166,69 @@ def test_bench_unexpected_failure_exits_one(capsys: pytest.CaptureFixture[str]) 
     assert "iteration_limit" in capsys.readouterr().err
 
 
-def test_demo_forwards_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sdpkern.demo
-
-    seen: list[object] = []
-    monkeypatch.setattr(sdpkern.demo, "main", lambda argv=None: seen.append(list(argv)) or 0)
-    assert main(["demo", "--n-train", "30"]) == 0
-    assert seen == [["--n-train", "30"]]
+def test_demo_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--quick" in out and "--n-train" in out and "--backend" in out
 
 
-def test_demo_usage_error_exits_two() -> None:
-    assert main(["demo", "--no-such-flag"]) == 2
+def test_demo_quick_runs_in_seconds_without_warnings(tmp_path: Path) -> None:
+    # `sdpkern demo --quick` is what CI runs from an installed wheel: it must finish quickly and
+    # print no warning of any kind (-W error turns one into a failure).
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "sdpkern.apps.cli", "demo", "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "40 training" in proc.stdout and "status: optimal" in proc.stdout
+    assert "RBF SVC, GridSearchCV" in proc.stdout
+    assert elapsed < 120  # ~3 s on an idle machine; generous for a loaded one
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the default demo (120 points) gets optimal_inaccurate from Clarabel: the builders' scaling, "
+    "fixed by the conic workstream (issue 17); remove this mark when it lands",
+)
+def test_make_demo_prints_no_convergence_warning() -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
+    import sdpkern.apps.demo
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert sdpkern.apps.demo.main([]) == 0
+
+
+def test_demo_objective_matches_the_estimator(capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo builds eq. (3.8) itself from ``HyperkernelSVC``'s defaults; the estimator fitted
+    on the same points must reach the same optimum (catches a change of C's meaning on one side)."""
+    import re
+
+    import sdpkern.apps.demo
+    from sdpkern.estimators import HyperkernelSVC
+
+    assert sdpkern.apps.demo.main(["--n-train", "40"]) == 0
+    printed = float(re.search(r"objective: ([-0-9.e+]+)", capsys.readouterr().out).group(1))
+    X_tr, _, y_tr, _ = sdpkern.apps.demo.load_split(40, seed=0)
+    clf = HyperkernelSVC().fit(X_tr, y_tr)
+    assert printed == pytest.approx(clf.objective_, rel=1e-5)  # printed to 6 decimals
 
 
 def test_demo_generated_cones_reach_the_full_socp_objective(capsys: pytest.CaptureFixture[str]) -> None:
     import re
 
-    import sdpkern.demo
+    import sdpkern.apps.demo
 
     objectives = []
     for flags in ([], ["--full"]):
-        assert sdpkern.demo.main(["--n-train", "40", *flags]) == 0
+        assert sdpkern.apps.demo.main(["--n-train", "40", *flags]) == 0
         out = capsys.readouterr().out
         objectives.append(float(re.search(r"objective: ([-0-9.e+]+)", out).group(1)))
     assert "constraint generation" not in out

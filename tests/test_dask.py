@@ -8,8 +8,8 @@ import time
 import pytest
 from sklearn.datasets import make_classification
 
+from sdpkern.apps.experiments import run_grid
 from sdpkern.estimators import PrimalSVC, ThinPlateSVC
-from sdpkern.experiments import run_grid
 
 try:
     import dask.distributed  # noqa: F401

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
+from sdpkern.apps.experiments import TIMING_COLUMNS, run_grid
 from sdpkern.errors import ParameterError
 from sdpkern.estimators import PrimalSVC
-from sdpkern.experiments import TIMING_COLUMNS, run_grid
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ class _Boom(Exception):
 
 
 def test_resume_after_interruption(data, tmp_path, monkeypatch):
-    import sdpkern.experiments as ex
+    import sdpkern.apps.experiments as ex
 
     real = ex.run_cell
     calls = {"n": 0}
@@ -93,6 +93,81 @@ def test_resume_after_interruption(data, tmp_path, monkeypatch):
     monkeypatch.setattr(ex, "run_cell", real)
     fresh = run_grid(PrimalSVC(kernel="linear"), data, param_grid=GRID, n_splits=3)
     assert res.table(timing=False) == fresh.table(timing=False)
+
+
+def _cells(tmp_path):
+    return {p.name: p.read_bytes() for p in (tmp_path / "cells").glob("*")}
+
+
+def test_keyboard_interrupt_keeps_finished_cells_and_resumes(data, tmp_path, monkeypatch, caplog):
+    """Ctrl-C during a cell: KeyboardInterrupt reaches the caller, the cells finished before are
+    on disk, the log says so, and a rerun computes only the rest (issue 17, fault tests)."""
+    import sdpkern.apps.experiments as ex
+
+    real = ex.run_cell
+    calls = {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ex, "run_cell", interrupted)
+    kw = {"param_grid": GRID, "n_splits": 3, "results_dir": tmp_path, "n_jobs": 1}
+    with caplog.at_level("WARNING", logger="sdpkern.apps.experiments"), pytest.raises(KeyboardInterrupt):
+        run_grid(PrimalSVC(kernel="linear"), data, **kw)
+    saved = _cells(tmp_path)
+    assert len(saved) == 4 and all(name.endswith(".json") for name in saved)  # no temporary files
+    assert "4 of 12 cells are saved" in caplog.text and "resume" in caplog.text
+
+    monkeypatch.setattr(ex, "run_cell", real)
+    res = run_grid(PrimalSVC(kernel="linear"), data, **kw)
+    assert res.n_skipped == 4 and res.n_computed == 8
+    assert all(_cells(tmp_path)[name] == content for name, content in saved.items())  # nothing saved changed
+    fresh = run_grid(PrimalSVC(kernel="linear"), data, param_grid=GRID, n_splits=3)
+    assert res.table(timing=False) == fresh.table(timing=False)
+
+
+@pytest.mark.filterwarnings("ignore:.*tasks which were still being processed by the workers:UserWarning")
+def test_keyboard_interrupt_while_saving_leaves_no_partial_file(data, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of writing a cell (after the bytes, before the rename), with two
+    worker processes: the cell is not half-saved, no temporary file is left, the rest resumes."""
+    import sdpkern.apps.experiments as ex
+
+    real_fsync = ex.os.fsync
+    calls = {"n": 0}
+
+    def fsync(fd):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real_fsync(fd)
+
+    monkeypatch.setattr(ex.os, "fsync", fsync)
+    kw = {"param_grid": GRID, "n_splits": 3, "results_dir": tmp_path, "n_jobs": 2}
+    with pytest.raises(KeyboardInterrupt):
+        run_grid(PrimalSVC(kernel="linear"), data, **kw)
+    monkeypatch.setattr(ex.os, "fsync", real_fsync)
+    saved = _cells(tmp_path)
+    assert len(saved) == 2 and all(name.endswith(".json") for name in saved)
+    for content in saved.values():
+        assert json.loads(content)["score"] >= 0.0  # complete JSON, not a partial write
+    res = run_grid(PrimalSVC(kernel="linear"), data, **kw)
+    assert res.n_skipped == 2 and res.n_computed == 10
+    assert all(_cells(tmp_path)[name] == content for name, content in saved.items())
+
+
+def test_interrupt_without_results_dir_says_nothing_is_kept(data, monkeypatch, caplog):
+    import sdpkern.apps.experiments as ex
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ex, "run_cell", interrupted)
+    with caplog.at_level("WARNING", logger="sdpkern.apps.experiments"), pytest.raises(KeyboardInterrupt):
+        run_grid(PrimalSVC(kernel="linear"), data, param_grid=GRID, n_splits=1, n_jobs=1)
+    assert "pass results_dir" in caplog.text
 
 
 def test_stale_cells_are_not_reused(data, tmp_path):

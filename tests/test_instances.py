@@ -9,8 +9,8 @@ import cvxpy as cp
 import pytest
 
 from sdpkern import export
+from sdpkern.apps.instances import FORMULATIONS, list_instances, load, load_metadata, problems_dir, rel_diff
 from sdpkern.errors import InputError
-from sdpkern.instances import FORMULATIONS, list_instances, load, load_metadata, problems_dir, rel_diff
 
 NAMES = list_instances()
 QUICK = [n for n in NAMES if not load_metadata(n).get("slow")]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from export_problems import require_external_solver
 
+from sdpkern.apps.instances import list_instances, load, load_metadata
 from sdpkern.export.solvers import solve_external
-from sdpkern.instances import list_instances, load, load_metadata
 
 pytestmark = pytest.mark.external
 

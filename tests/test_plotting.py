@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 from sklearn.datasets import make_classification  # noqa: E402
 
-from sdpkern import plotting  # noqa: E402
+from sdpkern.apps import plotting  # noqa: E402
 from sdpkern.errors import DataError, ParameterError  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -1,29 +1,9 @@
-"""Kernels: base kernels, hyperkernels, low-rank bases (and, as they land, c.p.d. kernels and
-spectrum tools)."""
+"""Kernels: base kernels, c.p.d. kernels, hyperkernels, low-rank bases and spectrum tools."""
 
-from .base import (
-    Epanechnikov,
-    Gaussian,
-    Kernel,
-    Laplacian,
-    Linear,
-    Polynomial,
-    Sigmoid,
-    SquaredEuclidean,
-    squared_distances,
-)
+from . import base
+from .base import *  # noqa: F403
 
-__all__ = [
-    "Kernel",
-    "Linear",
-    "Polynomial",
-    "Gaussian",
-    "Laplacian",
-    "Epanechnikov",
-    "Sigmoid",
-    "SquaredEuclidean",
-    "squared_distances",
-]
+__all__ = list(base.__all__)
 
 from .cpd import CPDKernel, PolynomialSpace, PowerDistance, ThinPlate  # noqa: E402
 
@@ -32,3 +12,17 @@ __all__ += ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace"]
 from .spectrum import Signature, center_kernel, eigen_signature, repair_spectrum  # noqa: E402
 
 __all__ += ["Signature", "center_kernel", "eigen_signature", "repair_spectrum"]
+
+from .hyperkernels import (  # noqa: E402
+    ExplicitHyperkernel,
+    HarmonicARD,
+    HarmonicHyperkernel,
+    Hyperkernel,
+    PowerSeriesHyperkernel,
+)
+
+__all__ += ["Hyperkernel", "HarmonicHyperkernel", "HarmonicARD", "PowerSeriesHyperkernel", "ExplicitHyperkernel"]
+
+from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky  # noqa: E402
+
+__all__ += ["HyperkernelBasis", "hyperkernel_basis", "incomplete_cholesky"]

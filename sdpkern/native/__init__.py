@@ -1,8 +1,15 @@
-from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update  # noqa: F401
-from .cpd_newton import CPDPrimalSVM, cpd_primal_svm  # noqa: F401
-from .cpd_reduced import ReducedKernel, cpd_primal_svm_reduced, reduced_kernel  # noqa: F401
-from .early_stopping import StoppingChoice, cv_stopping_index, discrepancy_stop  # noqa: F401
-from .filters import (  # noqa: F401
+"""The native path: NumPy/SciPy solvers that need no conic solver (and never import CVXPY).
+
+Primal Newton SVMs (004), the c.p.d. Newton method (000 Algorithm 1) and its reduced form,
+Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-kernel methods
+(002 Ch. 6) and pseudo-Euclidean tools (001).
+"""
+
+from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
+from .cpd_newton import CPDPrimalSVM, cpd_primal_svm
+from .cpd_reduced import ReducedKernel, cpd_primal_svm_reduced, reduced_kernel
+from .early_stopping import StoppingChoice, cv_stopping_index, discrepancy_stop
+from .filters import (
     filter_factors,
     filtered_solution,
     iteration_polynomials,
@@ -12,11 +19,11 @@ from .filters import (  # noqa: F401
     tikhonov_filter,
     tsf_filter,
 )
-from .indefinite import best_offset, fisher_system, indefinite_kpca, krein_spline_smoothing  # noqa: F401
-from .kernel_columns import KernelColumns  # noqa: F401
-from .krylov import SOLVERS, KrylovResult, cg, cgne, get_solver, make_system, mr, mr_ii  # noqa: F401
-from .primal_svm import PrimalSVMResult, primal_svm_kernel, primal_svm_linear, primal_svm_lowrank  # noqa: F401
-from .pseudo_euclidean import (  # noqa: F401
+from .indefinite import best_offset, fisher_system, indefinite_kpca, krein_spline_smoothing
+from .kernel_columns import KernelColumns
+from .krylov import SOLVERS, KrylovResult, cg, cgne, get_solver, make_system, mr, mr_ii
+from .primal_svm import PrimalSVMResult, primal_svm_kernel, primal_svm_linear, primal_svm_lowrank
+from .pseudo_euclidean import (
     PseudoEuclideanEmbedding,
     SuitabilityReport,
     UnsuitableKernelWarning,
@@ -25,3 +32,50 @@ from .pseudo_euclidean import (  # noqa: F401
     svm_suitability,
     wMw,
 )
+
+__all__ = [
+    "chol_append",
+    "chol_delete",
+    "chol_downdate",
+    "chol_update",
+    "CPDPrimalSVM",
+    "cpd_primal_svm",
+    "ReducedKernel",
+    "cpd_primal_svm_reduced",
+    "reduced_kernel",
+    "StoppingChoice",
+    "cv_stopping_index",
+    "discrepancy_stop",
+    "filter_factors",
+    "filtered_solution",
+    "iteration_polynomials",
+    "landweber_filter",
+    "residual_polynomials",
+    "ridge_filter",
+    "tikhonov_filter",
+    "tsf_filter",
+    "best_offset",
+    "fisher_system",
+    "indefinite_kpca",
+    "krein_spline_smoothing",
+    "KernelColumns",
+    "SOLVERS",
+    "KrylovResult",
+    "cg",
+    "cgne",
+    "get_solver",
+    "make_system",
+    "mr",
+    "mr_ii",
+    "PrimalSVMResult",
+    "primal_svm_kernel",
+    "primal_svm_linear",
+    "primal_svm_lowrank",
+    "PseudoEuclideanEmbedding",
+    "SuitabilityReport",
+    "UnsuitableKernelWarning",
+    "kernel_suitability",
+    "pseudo_euclidean_embedding",
+    "svm_suitability",
+    "wMw",
+]

@@ -1,6 +1,8 @@
-"""The ``problems/`` instance library: named, reproducible kernel programs with reference optima.
+"""The instance library: named, reproducible kernel programs with reference optima.
 
-Each instance is a small TOML file, ``problems/NAME.toml``::
+Each instance is a small TOML file, ``NAME.toml`` in :func:`problems_dir` (the ``problems/``
+folder of this package, shipped in the wheel; ``problems/_generate.py`` in the source tree
+writes them)::
 
     name = "hk_csvm_sdp_m10"
     description = "hyperkernel C-SVM (002 eq. 3.8), SDP form, 10 breast-cancer points"
@@ -42,7 +44,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import InputError
+from ..errors import InputError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -88,7 +90,7 @@ def _sklearn_breast_cancer(spec: Mapping[str, Any]) -> tuple[Array, Array]:
 
 
 def _keel(spec: Mapping[str, Any], name: str) -> tuple[Array, Array]:
-    from .datasets import load_keel
+    from ..datasets import load_keel
 
     ds = load_keel(name)
     return np.asarray(ds.X, float), np.asarray(ds.y, float)
@@ -144,13 +146,13 @@ def load_data(spec: Mapping[str, Any]) -> tuple[Array, Array]:
 
 # ----------------------------------------------------------------------------- formulations
 def _hyperkernel_csvm(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
-    from .builders.hyperkernel import csvm
+    from ..builders.hyperkernel import csvm
 
     return csvm(X, y, form=form or "socp", **params)  # type: ignore[arg-type]
 
 
 def _sdpm(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
-    from .builders.sdpm import sdpm
+    from ..builders.sdpm import sdpm
 
     return sdpm(X, y, form=form or "auto", **params)  # type: ignore[arg-type]
 
@@ -161,14 +163,14 @@ def _cpd_kernel(spec: Any) -> Any:
         return None
     if not isinstance(spec, dict) or spec.get("name") != "thin_plate":
         raise InputError(f"parameters.kernel must be an inline table with name = 'thin_plate', got {spec!r}")
-    from .kernels.cpd import ThinPlate
+    from ..kernels.cpd import ThinPlate
 
     return ThinPlate(**{k: v for k, v in spec.items() if k != "name"})
 
 
 def _cpd(name: str) -> Callable[[Array, Array, str | None, dict[str, Any]], Any]:
     def build_cpd(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
-        from .builders import cpd_svm
+        from ..builders import cpd_svm
 
         params = dict(params)
         kernel = params.pop("kernel", None)
@@ -191,18 +193,26 @@ FORMULATIONS: dict[str, Callable[[Array, Array, str | None, dict[str, Any]], Any
 
 # ----------------------------------------------------------------------------- files
 def problems_dir() -> Path:
-    """The library directory: ``$SDPKERN_PROBLEMS`` or ``problems/`` beside the package."""
+    """The library directory: ``$SDPKERN_PROBLEMS`` if set, else the ``problems/`` folder shipped
+    inside this package (``sdpkern/apps/problems``, installed with the wheel)."""
     env = os.environ.get("SDPKERN_PROBLEMS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "problems"
+    return Path(__file__).resolve().parent / "problems"
 
 
 def list_instances(directory: str | os.PathLike[str] | None = None) -> list[str]:
-    """Names of the instances in the library (sorted); files starting with ``_`` are skipped."""
+    """Names of the instances in the library (sorted); files starting with ``_`` are skipped.
+
+    Raises
+    ------
+    InputError
+        If the directory (by default :func:`problems_dir`) does not exist.
+    """
     d = Path(directory) if directory is not None else problems_dir()
     if not d.is_dir():
-        return []
+        where = "directory" if directory is not None else "instance library ($SDPKERN_PROBLEMS or the package's)"
+        raise InputError(f"{where} {str(d)!r} is not a directory")
     return sorted(p.stem for p in d.glob("*.toml") if not p.name.startswith("_"))
 
 
@@ -215,7 +225,7 @@ def _path_of(instance: str | os.PathLike[str]) -> Path:
         return p
     p = problems_dir() / f"{s}.toml"
     if not p.is_file():
-        known = list_instances()
+        known = list_instances() if problems_dir().is_dir() else []
         raise InputError(f"instance {s!r} is not in {problems_dir()}; known instances: {', '.join(known) or 'none'}")
     return p
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .errors import DataError, ParameterError
+from ..errors import DataError, ParameterError
 
 __all__ = [
     "plot_decision_boundary",
@@ -44,7 +44,7 @@ def _plt() -> Any:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - the test extra installs matplotlib
-        raise ImportError("sdpkern.plotting needs matplotlib: pip install 'sdpkern[plot]'") from exc
+        raise ImportError("sdpkern.apps.plotting needs matplotlib: pip install 'sdpkern[plot]'") from exc
     return plt
 
 
@@ -216,7 +216,7 @@ def plot_filter_factors(
     -----
     002 Figures 5.3-5.10; φ comes from :func:`sdpkern.native.filters.filter_factors`.
     """
-    from .native.filters import filter_factors
+    from ..native.filters import filter_factors
 
     lam = np.asarray(eigenvalues, dtype=np.float64).reshape(-1)
     phi = filter_factors(result, lam)
@@ -331,7 +331,7 @@ def plot_sdpm_trajectories(
     -----
     003 Figure 2a.
     """
-    from .trajectories import check_trajectories, evaluate_trajectories
+    from ..trajectories import check_trajectories, evaluate_trajectories
 
     T = check_trajectories(trajectories)
     if T.ndim != 3 or T.shape[2] != 2:

@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.model_selection import ParameterGrid, train_test_split
 
-from .errors import DataError, ParameterError
+from ..errors import DataError, ParameterError
 
 __all__ = [
     "Cell",
@@ -213,7 +213,7 @@ def run_context(
 ) -> str:
     """Fingerprint of everything besides the cell's name, split, grid point and seed that decides
     its result: the estimator's parameters, the data, ``test_size``, the scorer, sdpkern's version."""
-    from . import __version__
+    from .. import __version__
 
     params = sorted((k, _jsonable(v)) for k, v in estimator.get_params(deep=False).items())
     text = json.dumps(
@@ -285,7 +285,7 @@ def _resolve_datasets(datasets: Mapping[str, DataSpec] | Sequence[str]) -> dict[
     elif isinstance(datasets, (str, bytes)):
         raise ParameterError(f"datasets must be a mapping name -> (X, y) or a list of names, got {datasets!r}")
     else:
-        from .datasets import REGRESSION_SETS, load_keel, load_regression
+        from ..datasets import REGRESSION_SETS, load_keel, load_regression
 
         items = []
         for name in datasets:
@@ -472,6 +472,47 @@ def summarize(
     return out
 
 
+def _compute(
+    cells: Sequence[Cell],
+    todo: Sequence[int],
+    ests: Mapping[str, BaseEstimator],
+    data: Mapping[str, tuple[NDArray[Any], NDArray[Any]]],
+    results: list[dict[str, Any] | None],
+    cell_dir: Path | None,
+    bar: Any,
+    **options: Any,
+) -> None:
+    """Run the cells ``todo`` through joblib, filling ``results`` and saving each cell as it arrives."""
+    from joblib import Parallel, delayed
+
+    n_jobs = options.pop("n_jobs")
+    jobs = (
+        delayed(_run_indexed)(i, cells[i], ests[cells[i].estimator], *data[cells[i].dataset], **options) for i in todo
+    )
+    try:
+        # Unordered: each result is saved the moment it arrives, so an interruption loses only
+        # the cells still running; the table is put back in cell order by the caller.
+        for i, rec in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+            results[i] = rec
+            if cell_dir is not None:
+                atomic_write_text(cell_dir / f"{cells[i].key}.json", json.dumps(rec, allow_nan=True))
+            bar.update(1)
+    except BaseException:  # KeyboardInterrupt included: say what is kept, then propagate
+        done = sum(r is not None for r in results)
+        if cell_dir is not None:
+            logger.warning(
+                "interrupted: %d of %d cells are saved in %s; run again with the same results_dir to resume",
+                done,
+                len(cells),
+                cell_dir,
+            )
+        else:
+            logger.warning(
+                "interrupted after %d of %d cells; pass results_dir to keep finished cells", done, len(cells)
+            )
+        raise
+
+
 # --------------------------------------------------------------------------------------------
 # the runner
 
@@ -525,6 +566,17 @@ def run_grid(
     -------
     ExperimentResult
 
+    Notes
+    -----
+    **Interrupting a run** (Ctrl-C, i.e. ``KeyboardInterrupt``, or any exception from a cell):
+    the exception propagates to the caller after a log message (logger ``sdpkern.apps.experiments``,
+    level WARNING) saying how many cells are saved. With ``results_dir``, every cell whose result
+    had reached this process is already on disk, each file written atomically (an interrupted
+    write leaves no partial file and no temporary file), and nothing saved is ever overwritten or
+    deleted; running the same call again computes only the missing cells. Lost are only the
+    cells that were still running (with ``n_jobs > 1``, also those finished in a worker but not
+    yet received). Without ``results_dir`` nothing is kept.
+
     Raises
     ------
     ParameterError
@@ -570,33 +622,22 @@ def run_grid(
         logger.info("resuming: %d of %d cells already done in %s", n_skipped, len(cells), results_dir)
 
     if todo:
-        from joblib import Parallel, delayed
         from tqdm.auto import tqdm
 
         show = len(cells) > 20 if progress is None else bool(progress)
-        bar = tqdm(total=len(cells), initial=n_skipped, disable=not show, desc="cells")
-        try:
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            jobs = (
-                delayed(_run_indexed)(
-                    i,
-                    cells[i],
-                    ests[cells[i].estimator],
-                    *data[cells[i].dataset],
-                    test_size=float(test_size),
-                    scoring=scoring,
-                )
-                for i in todo
+        with tqdm(total=len(cells), initial=n_skipped, disable=not show, desc="cells") as bar:
+            _compute(
+                cells,
+                todo,
+                ests,
+                data,
+                results,
+                cell_dir,
+                bar,
+                test_size=float(test_size),
+                scoring=scoring,
+                n_jobs=n_jobs,
             )
-            # Unordered: each result is saved the moment it arrives, so an interruption loses
-            # only the cells still running; the table is put back in cell order below.
-            for i, rec in parallel(jobs):
-                results[i] = rec
-                if cell_dir is not None:
-                    atomic_write_text(cell_dir / f"{cells[i].key}.json", json.dumps(rec, allow_nan=True))
-                bar.update(1)
-        finally:
-            bar.close()
     records = [r for r in results if r is not None]
     return ExperimentResult(
         records=records,

@@ -1,15 +1,17 @@
 """The ``sdpkern`` command.
 
-    sdpkern demo [--n-train N ...]                    the breast-cancer demo (make demo)
-    sdpkern list                                      the instances in problems/
+    sdpkern demo [--quick] [--n-train N] [--backend B] the breast-cancer demo (make demo)
+    sdpkern list                                      the instances of the library
     sdpkern inspect INSTANCE                          the problem summary and the stored reference
     sdpkern solve INSTANCE --backend B [--option k=v ...] [--json]
     sdpkern export INSTANCE -o FILE                   .dat-s (SDPA) or .cbf by suffix
     sdpkern bench [INSTANCE ...] --backends clarabel,scs --repeat N [--json out.json]
 
-INSTANCE is a name in ``problems/`` or a path to an instance TOML. Exit codes: 0 success,
-2 usage error (bad arguments, unknown instance, bad option), 1 solver failure. Messages go
-to stderr. Heavy imports (CVXPY, the builders) happen only in the subcommand that needs them.
+INSTANCE is a name in the instance library (:func:`sdpkern.apps.instances.problems_dir`) or a
+path to an instance TOML. Exit codes: 0 success, 2 usage error (bad arguments, unknown instance
+or backend, bad option, a path that cannot be read or written), 1 solver failure, 130
+interrupted. Messages go to stderr, without a traceback. Heavy imports (CVXPY, the builders)
+happen only in the subcommand that needs them.
 """
 
 from __future__ import annotations
@@ -68,9 +70,9 @@ def _reference(meta: dict[str, Any]) -> float | None:
 
 # ----------------------------------------------------------------------------- subcommands
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import main as demo_main
+    from .demo import run
 
-    return int(demo_main(args.rest) or 0)
+    return run(args)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -99,7 +101,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 def _solve_record(problem: Any, meta: dict[str, Any], backend: str, options: dict[str, Any]) -> dict[str, Any]:
     """Solve once; a solver failure becomes a record with ``ok = False`` instead of an exception."""
-    from .errors import SolverError
+    from ..errors import SolverError
 
     rec: dict[str, Any] = {"instance": meta["name"], "backend": backend}
     try:
@@ -125,7 +127,7 @@ def _solve_record(problem: Any, meta: dict[str, Any], backend: str, options: dic
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from .backends import get_backend
+    from ..backends import get_backend
 
     options = _parse_options(args.option)
     get_backend(args.backend)  # unknown backend -> BackendError -> exit 2
@@ -168,7 +170,7 @@ def _median(xs: list[float]) -> float:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .backends import get_backend
+    from ..backends import get_backend
     from .instances import list_instances, load_metadata
 
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -258,15 +260,17 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    d = sub.add_parser("demo", help="hyperkernel C-SVM on breast cancer beside a tuned RBF SVC", add_help=False)
-    d.add_argument("rest", nargs=argparse.REMAINDER)
+    from .demo import add_arguments as demo_arguments
+
+    d = sub.add_parser("demo", help="hyperkernel C-SVM on breast cancer beside a tuned RBF SVC")
+    demo_arguments(d)
     d.set_defaults(func=_cmd_demo)
 
-    lst = sub.add_parser("list", help="list the instances in problems/")
+    lst = sub.add_parser("list", help="list the instances of the library")
     lst.set_defaults(func=_cmd_list)
 
     i = sub.add_parser("inspect", help="summary of an instance (variables, cones, sizes, reference)")
-    i.add_argument("instance", help="name in problems/ or path to an instance .toml")
+    i.add_argument("instance", help="an instance name (`sdpkern list`) or the path to an instance .toml")
     i.set_defaults(func=_cmd_inspect)
 
     s = sub.add_parser("solve", help="solve an instance and compare with its reference")
@@ -298,33 +302,26 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sdpkern`` console script; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["demo"]:  # the demo parses its own options
-        try:
-            return _cmd_demo(argparse.Namespace(rest=args_list[1:]))
-        except SystemExit as exc:
-            return int(exc.code or 0)
     parser = _parser()
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
+    from ..errors import SdpkernError, SolverError
+
     try:
         return int(args.func(args))
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except (ValueError, OSError) as exc:
-        # InputError, ParameterError, BackendError, ExportError are ValueErrors: usage problems
-        from .errors import SolverError
-
-        if isinstance(exc, SolverError):  # pragma: no cover - SolverError is a RuntimeError
-            _err(str(exc))
-            return EXIT_FAILURE
-        _err(f"{type(exc).__name__}: {exc}")
-        return EXIT_USAGE
-    except RuntimeError as exc:  # SolverError and anything a solver raises
+    except SolverError as exc:  # infeasible, iteration limit, inaccurate, solver failure
         _err(f"{type(exc).__name__}: {exc}")
         return EXIT_FAILURE
+    except (SdpkernError, OSError) as exc:
+        # InputError, ParameterError, BackendError, ExportError, FormatError: what the user
+        # asked for cannot be done as asked; OSError: a path that cannot be read or written.
+        _err(f"{type(exc).__name__}: {exc}")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
