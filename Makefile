@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test test-slow lint bench clean
+.PHONY: demo test test-slow lint check-wheel docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check sdpkern tests examples
 	$(VENV)/bin/mypy sdpkern
+
+# Build the wheel, install it into a fresh venv, run `sdpkern list/inspect/solve/demo --quick`
+# from outside the source tree (what CI does).
+check-wheel:
+	bash .ci/check-wheel $(PYTHON)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -21,9 +21,7 @@ MOVED = {name: f"sdpkern.apps.{name}" for name in sdpkern._MOVED}
 
 
 def _run(code: str, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *flags, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
+    return subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True, check=True, timeout=120)
 
 
 def _cumulative_import_us(stderr: str, module: str) -> int:
