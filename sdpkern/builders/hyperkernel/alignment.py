@@ -1,0 +1,201 @@
+"""Hyperkernel kernel-target alignment (002 eq. 3.13), SDP and SOCP forms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validation import as_matrix, as_vector, check_positive
+from ...errors import DataError, LabelError, SingularKernelError
+from ...kernels.hyperkernels import Hyperkernel
+from ...kernels.lowrank import HyperkernelBasis
+from ...problem import KernelProblem, Model
+from ._common import (
+    Array,
+    Form,
+    _arr,
+    _basis,
+    _check_form,
+    _check_lambda_Q,
+    _check_ridge,
+    _combination,
+    _inner_argmax,
+    _lmi_of,
+    _num,
+    _problem,
+    _validate_xy,
+)
+from .cones import _socp_kernel_cones, cone_beta, shared_factor
+
+__all__ = ["alignment"]
+
+
+def alignment(
+    X: ArrayLike,
+    y: ArrayLike,
+    hyperkernel: Hyperkernel | None = None,
+    *,
+    lambda_Q: float = 1.0,
+    ridge: float = 0.0,
+    form: Form = "socp",
+    basis: HyperkernelBasis | str | None = None,
+    eta: float = 1e-6,
+    max_terms: int | None = None,
+    factor_tol: float = 1e-10,
+    range_tol: float = 1e-6,
+) -> KernelProblem:
+    """Hyperkernel kernel-target alignment: learn a kernel matrix only (002 eq. 3.13).
+
+    The SDP printed as (3.13) is min ½t₁ + (λ_Q/2)t₂ over β ≥ 0, ‖Lᵀβ‖² ≤ t₂ (squared, as
+    printed), [[K(β), y], [yᵀ, t₁]] ⪰ 0, i.e. min ½ yᵀK(β)†y + (λ_Q/2)‖Lᵀβ‖²; the sentence
+    before it states −½yᵀKy, which is linear in β and would not need an SDP. We implement the
+    SDP as printed, plus the scale-breaking 1ᵀβ = 1 of §3.1 and an optional ``ridge`` ε ≥ 0
+    (K(β) + εI in the LMI; 0 = as printed).
+
+    SOCP (derived): ½yᵀ(K + εI)†y = max_α yᵀα − ½αᵀKα − (ε/2)‖α‖², and the squared regulariser's
+    conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ
+    (u free). With ε = 0, α is restricted to the range of Σ_l K_l (the Moore-Penrose reading
+    the thesis gives in A.2), and y is first projected there in both forms.
+
+    Parameters
+    ----------
+    y : array (m,)
+        Two classes (mapped to ±1), or real targets (more than two distinct numbers), which
+        are centred and scaled to unit standard deviation.
+    lambda_Q : float ≥ 0, default 1
+        A ``cvxpy.Parameter``.
+    ridge : float ≥ 0, default 0
+        A ``cvxpy.Parameter`` when positive. At 0 every learned kernel must reach y:
+    range_tol : float
+        With ``ridge=0``, the largest ‖y − Py‖/‖y‖ accepted (P projects on the range of the
+        basis kernels); beyond it :class:`SingularKernelError` is raised.
+
+    Returns
+    -------
+    KernelProblem
+        Its solution has β, the learned kernel matrix K(β) and α = (K + εI)†y (with ε = 0, α =
+        K†(Py), P the projector on the range of Σ_l K_l, see ``range_tol``); no decision
+        function (hand the kernel to an SVM, e.g. ``HyperkernelAlignment``).
+
+    Raises
+    ------
+    SingularKernelError
+        ``ridge=0`` and y is not in the range of the basis kernels: every K(β) is singular on y.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sol = alignment(X[:30], y[:30], ridge=1e-3, eta=1e-4).solve()
+    >>> sol.status, sol.kernel_matrix.shape
+    ('optimal', (30, 30))
+    """
+    Xa, y_pm = _alignment_target(X, y)
+    _check_form(form)
+    lq_val = _check_lambda_Q(lambda_Q)
+    ridge_val = check_positive(ridge, "ridge", allow_zero=True)
+    m = Xa.shape[0]
+    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
+    kernels = B.kernels()
+    factor = shared_factor(kernels, factor_tol)
+    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
+    params: dict[str, cp.Parameter] = {"lambda_Q": lq_par}
+    checks: dict[str, Callable[[Any], float]] = {"lambda_Q": _check_lambda_Q}
+    Q = factor.Z / np.linalg.norm(factor.Z, axis=0)  # orthonormal basis of range(Σ_l K_l)
+    target = y_pm
+    ridge_par: cp.Parameter | None = None
+    if ridge_val > 0:
+        ridge_par = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
+        params["ridge"] = ridge_par
+        checks["ridge"] = _check_ridge
+    else:
+        target = Q @ (Q.T @ y_pm)
+        miss = float(np.linalg.norm(y_pm - target) / np.linalg.norm(y_pm))
+        if miss > range_tol:
+            raise SingularKernelError(
+                f"every kernel of this basis is singular on y (rank {Q.shape[1]} of {m}; "
+                f"‖y − Py‖/‖y‖ = {miss:.2g} > range_tol = {range_tol:g}), so ½yᵀK(β)†y is infinite: "
+                "pass ridge > 0, add basis terms (lower eta, raise max_terms) or use narrower hyperkernel widths"
+            )
+    data: dict[str, Any] = {
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": checks,
+        "target": target,
+        "factor_rank": Q.shape[1],
+    }
+    if form == "sdp":
+        beta = cp.Variable(B.size, nonneg=True, name="beta")
+        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+        K = _combination(kernels, beta)
+        if ridge_par is not None:
+            K = K + ridge_par * np.eye(m)
+        cons: dict[str, Any] = {
+            "lmi": _lmi_of(K, cp.Constant(target), t1),
+            "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
+            "scale": cp.sum(beta) == 1,
+        }
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_par / 2 * t2), list(cons.values()))
+        variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
+        recover = _recover_alignment_sdp
+    else:
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        if ridge_par is not None:
+            alpha: cp.Expression = cp.Variable(m, name="alpha")
+            extra = -ridge_par / 2 * cp.sum_squares(alpha)
+            variables = {"alpha": alpha, "u": u, "tau": tau}
+        else:
+            g = cp.Variable(Q.shape[1], name="g")
+            alpha = Q @ g
+            extra = cp.Constant(0.0)
+            variables = {"g": g, "u": u, "tau": tau}
+        cones = _socp_kernel_cones(alpha, factor, B.L, lq_par, tau, u)
+        cons = {"kernel_cones": cones}
+        obj = target @ alpha + extra - lq_par / 2 * cp.sum_squares(u) + tau
+        prob = cp.Problem(cp.Maximize(obj), cones)
+        data["range_basis"] = Q
+        recover = _recover_alignment_socp
+    return _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
+
+
+def _alignment_target(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    Xa = as_matrix(X, "X", min_samples=2)
+    y_arr = np.asarray(y)
+    if y_arr.ndim != 1 or y_arr.shape[0] != Xa.shape[0]:
+        raise DataError(f"y must be 1-D with one target per row of X ({Xa.shape[0]}), got shape {y_arr.shape}")
+    if np.unique(y_arr).shape[0] <= 2:
+        return _validate_xy(Xa, y_arr)
+    if not np.issubdtype(y_arr.dtype, np.number):
+        raise LabelError(
+            f"Unknown label type for y (dtype {y_arr.dtype}, more than two classes): alignment needs "
+            "two classes or real-valued targets"
+        )
+    t = as_vector(y_arr, "y")
+    return Xa, (t - t.mean()) / t.std()
+
+
+def _recover_alignment_sdp(problem: KernelProblem) -> Model:
+    B = problem.data["basis"]
+    beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
+    K = B.learned_kernel(beta)
+    ridge = problem.parameters.get("ridge")
+    M = K if ridge is None else K + _num(ridge.value) * np.eye(K.shape[0])
+    alpha = _inner_argmax(problem.constraints["lmi"], M, problem.data["target"])
+    return Model(alpha=alpha, beta=beta, kernel_matrix=K)
+
+
+def _recover_alignment_socp(problem: KernelProblem) -> Model:
+    B = problem.data["basis"]
+    if "alpha" in problem.variables:
+        alpha = _arr(problem.variables["alpha"].value)
+    else:
+        alpha = problem.data["range_basis"] @ _arr(problem.variables["g"].value)
+    beta = cone_beta(problem)
+    return Model(alpha=alpha, beta=beta, kernel_matrix=B.learned_kernel(beta))

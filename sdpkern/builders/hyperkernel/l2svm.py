@@ -1,0 +1,144 @@
+"""Hyperkernel Lagrangian (L2 soft margin) SVM (002 eq. 3.10), SDP and SOCP forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ...kernels.hyperkernels import Hyperkernel
+from ...kernels.lowrank import HyperkernelBasis
+from ...problem import KernelProblem, Model
+from ._common import (
+    Form,
+    _arr,
+    _basis,
+    _check_C,
+    _check_form,
+    _check_lambda_Q,
+    _check_ridge,
+    _combination,
+    _inner_argmax,
+    _lmi_of,
+    _model,
+    _num,
+    _problem,
+    _validate_xy,
+)
+from .cones import cone_beta, socp_cones
+
+__all__ = ["l2svm"]
+
+
+def l2svm(
+    X: ArrayLike,
+    y: ArrayLike,
+    hyperkernel: Hyperkernel | None = None,
+    *,
+    C: float = 100.0,
+    lambda_Q: float = 1.0,
+    form: Form = "socp",
+    basis: HyperkernelBasis | str | None = None,
+    eta: float = 1e-6,
+    max_terms: int | None = None,
+    factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
+) -> KernelProblem:
+    """Hyperkernel Lagrangian (L2 soft margin) SVM of Mangasarian-Musicant (002 eq. 3.10; A.18).
+
+    SDP (as written): min ½t₁ + (λ_Q/2)t₂ over η ≥ 0, β ≥ 0, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1,
+    [[H(β), η + 1], [(η + 1)ᵀ, t₁]] ⪰ 0 with H(β) = Y(K(β) + 1 1ᵀ + λm I)Y.
+    SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
+    ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
+
+    The dual A.18 belongs to min ½(‖w‖² + b²) + (1/(2λm)) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i, so
+    w = Σ α_i y_i φ(x_i), b = yᵀα and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα (002 Example 12; the
+    stray "z = γ1 + η − ξ" printed under (3.10) belongs to Example 13 and is not used). The
+    thesis sets 1/(λm) = C = 100 (§3.2).
+
+    Parameters
+    ----------
+    C : float > 0, default 100
+        1/(λm). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/C (CVXPY cannot divide by a
+        parameter), so sweep with ``problem.set(ridge=1/C)``.
+    lambda_Q : float ≥ 0, default 1
+    Others as for :func:`nusvm`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sol = l2svm(X[:40], y[:40], eta=1e-4).solve()
+    >>> sol.status
+    'optimal'
+    """
+    Xa, y_pm = _validate_xy(X, y)
+    _check_form(form)
+    ridge_val, lq_val = 1.0 / _check_C(C), _check_lambda_Q(lambda_Q)
+    m = Xa.shape[0]
+    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
+    kernels = B.kernels()
+    ridge = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
+    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
+    data: dict[str, Any] = {
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": {"ridge": _check_ridge, "lambda_Q": _check_lambda_Q},
+    }
+    if form == "sdp":
+        beta = cp.Variable(B.size, nonneg=True, name="beta")
+        eta_v = cp.Variable(m, nonneg=True, name="eta")
+        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+        # H(β) = Σβ_l Y K_l Y + y yᵀ + λm I: the 1 1ᵀ term of (3.10) is outside the sum because 1ᵀβ = 1
+        H = _combination(kernels * np.outer(y_pm, y_pm), beta) + np.outer(y_pm, y_pm) + ridge * np.eye(m)
+        cons: dict[str, Any] = {
+            "lmi": _lmi_of(H, eta_v + 1.0, t1),
+            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "scale": cp.sum(beta) == 1,
+        }
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_par / 2 * t2), list(cons.values()))
+        variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
+        recover = _recover_l2svm_sdp
+    else:
+        alpha = cp.Variable(m, nonneg=True, name="alpha")
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
+        cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+        obj = cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
+        prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
+        variables = {"alpha": alpha, "u": u, "tau": tau}
+        recover = _recover_l2svm_socp
+    return _problem(
+        prob,
+        "hyperkernel L2-SVM",
+        "002 eq. (3.10)",
+        form,
+        variables,
+        {"ridge": ridge, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
+
+
+def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
+    B, y = problem.data["basis"], problem.data["y"]
+    beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
+    m = y.shape[0]
+    H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + _num(problem.parameters["ridge"].value) * np.eye(m)
+    alpha = _inner_argmax(problem.constraints["lmi"], H, _arr(problem.variables["eta"].value) + 1.0)
+    return _model(B, beta, alpha, alpha * y, -float(y @ alpha))  # f = K(α∘y) + yᵀα
+
+
+def _recover_l2svm_socp(problem: KernelProblem) -> Model:
+    B, y = problem.data["basis"], problem.data["y"]
+    alpha = _arr(problem.variables["alpha"].value)
+    beta = cone_beta(problem)
+    return _model(B, beta, alpha, alpha * y, -float(y @ alpha))

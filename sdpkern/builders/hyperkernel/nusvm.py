@@ -1,0 +1,173 @@
+"""Hyperkernel ν-SVM (002 eq. 3.9), SDP and SOCP forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ...errors import ParameterError
+from ...kernels.hyperkernels import Hyperkernel
+from ...kernels.lowrank import HyperkernelBasis
+from ...problem import KernelProblem, Model
+from ._common import (
+    Form,
+    _arr,
+    _basis,
+    _check_form,
+    _check_lambda_Q,
+    _check_nu,
+    _combination,
+    _inner_argmax,
+    _lmi_of,
+    _model,
+    _num,
+    _problem,
+    _validate_xy,
+)
+from .cones import cone_beta, socp_cones
+
+__all__ = ["nusvm"]
+
+
+def nusvm(
+    X: ArrayLike,
+    y: ArrayLike,
+    hyperkernel: Hyperkernel | None = None,
+    *,
+    nu: float = 0.3,
+    lambda_Q: float = 1.0,
+    form: Form = "socp",
+    basis: HyperkernelBasis | str | None = None,
+    eta: float = 1e-6,
+    max_terms: int | None = None,
+    factor_tol: float = 1e-10,
+    terms: ArrayLike | None = None,
+) -> KernelProblem:
+    """Hyperkernel ν-SVM (002 eq. 3.9; saddle problem A.13).
+
+    SDP (as written): min ½t₁ − χν + (1/m)1ᵀξ + (λ_Q/2)t₂ over χ, η, ξ, β ≥ 0, γ free,
+    ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1, [[G(β), z], [zᵀ, t₁]] ⪰ 0 with z = γy + χ1 + η − ξ.
+    SOCP (derived, see the module docstring): max τ over yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m,
+    ‖u‖ ≤ 1 and ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ. Both have the same optimum.
+
+    Parameters
+    ----------
+    X : array (m, d)
+    y : array (m,)
+        Two classes (the larger label is +1).
+    hyperkernel : Hyperkernel, default HarmonicARD(0.6, widths="auto") (002 §3.2)
+    nu : float in (0, 1], default 0.3
+        A ``cvxpy.Parameter``. Feasible only for ν ≤ 2·min(m₊, m₋)/m.
+    lambda_Q : float ≥ 0, default 1
+        A ``cvxpy.Parameter``.
+    form, basis, eta, max_terms, factor_tol, terms
+        As for :func:`~sdpkern.builders.hyperkernel.csvm` (``terms``: SOCP only, the cones of
+        these basis terms only, as :func:`~sdpkern.builders.hyperkernel.cone_generation` uses).
+
+    Returns
+    -------
+    KernelProblem
+        Its solution carries α, the offset b = γ, β, the learned kernel and the decision
+        function f(x) = Σ_j α_j y_j k(x, x_j) − b (002 Example 11).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sol = nusvm(X[40:80], y[40:80], eta=1e-4).solve()
+    >>> sol.status, round(float(sol.alpha.sum()), 4) >= 0.3
+    ('optimal', True)
+    """
+    Xa, y_pm = _validate_xy(X, y)
+    _check_form(form)
+    m = Xa.shape[0]
+    nu_max = 2.0 * min(int((y_pm > 0).sum()), int((y_pm < 0).sum())) / m
+
+    def check_nu(value: Any) -> float:
+        v = _check_nu(value)
+        if v > nu_max + 1e-12:
+            raise ParameterError(
+                f"nu = {v!r} is infeasible for these labels: the ν-SVM needs ν ≤ 2·min(m₊, m₋)/m = {nu_max:.4g}; "
+                "lower nu or balance the classes"
+            )
+        return v
+
+    nu_val, lq_val = check_nu(nu), _check_lambda_Q(lambda_Q)
+    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
+    kernels = B.kernels()
+    nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
+    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
+    data: dict[str, Any] = {
+        "X": Xa,
+        "y": y_pm,
+        "basis": B,
+        "scale": 1.0,
+        "parameter_checks": {"nu": check_nu, "lambda_Q": _check_lambda_Q},
+    }
+    if form == "sdp":
+        beta = cp.Variable(B.size, nonneg=True, name="beta")
+        gamma = cp.Variable(name="gamma")
+        chi = cp.Variable(nonneg=True, name="chi")
+        eta_v = cp.Variable(m, nonneg=True, name="eta")
+        xi = cp.Variable(m, nonneg=True, name="xi")
+        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+        z = gamma * y_pm + chi + eta_v - xi
+        cons: dict[str, Any] = {
+            "lmi": _lmi_of(_combination(kernels * np.outer(y_pm, y_pm), beta), z, t1),
+            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "scale": cp.sum(beta) == 1,
+        }
+        obj = 0.5 * t1 - nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
+        prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
+        variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+        recover = _recover_nusvm_sdp
+    else:
+        alpha = cp.Variable(m, nonneg=True, name="alpha")
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
+        cons = {
+            "box": alpha <= 1.0 / m,
+            "balance": y_pm @ alpha == 0,
+            "margin": cp.sum(alpha) >= nu_par,
+            "ball": cp.norm(u, 2) <= 1,
+            "kernel_cones": cones,
+        }
+        prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
+        variables = {"alpha": alpha, "u": u, "tau": tau}
+        recover = _recover_nusvm_socp
+    return _problem(
+        prob,
+        "hyperkernel nu-SVM",
+        "002 eq. (3.9)",
+        form,
+        variables,
+        {"nu": nu_par, "lambda_Q": lq_par},
+        cons,
+        recover,
+        data,
+    )
+
+
+def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
+    B, y = problem.data["basis"], problem.data["y"]
+    beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
+    v = problem.variables
+    gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
+    z = gamma * y + chi + _arr(v["eta"].value) - _arr(v["xi"].value)
+    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta) * np.outer(y, y), z)
+    return _model(B, beta, alpha, alpha * y, gamma, rho=chi)
+
+
+def _recover_nusvm_socp(problem: KernelProblem) -> Model:
+    """β from the cones; b = −(multiplier of yᵀα = 0), as for the C-SVM; ρ = multiplier of 1ᵀα ≥ ν."""
+    B, y = problem.data["basis"], problem.data["y"]
+    alpha = _arr(problem.variables["alpha"].value)
+    beta = cone_beta(problem)
+    offset = -_num(problem.constraints["balance"].dual_value)
+    return _model(B, beta, alpha, alpha * y, offset, rho=_num(problem.constraints["margin"].dual_value))
