@@ -23,8 +23,20 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check sdpkern tests examples
+	$(VENV)/bin/ruff check sdpkern tests examples docs/conf.py docs/sphinxext
 	$(VENV)/bin/mypy sdpkern
+
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test,plot,docs]'
+	touch $(DOCS_STAMP)
+
+# The docs site (docs/_build/html): API reference from the docstrings, the README's sections and
+# docs/*.md as pages, every example run for the gallery; warnings are errors.
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
 
 # Build the wheel, install it into a fresh venv, run `sdpkern list/inspect/solve/demo --quick`
 # from outside the source tree (what CI does).
@@ -32,4 +44,4 @@ check-wheel:
 	bash .ci/check-wheel $(PYTHON)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/api.rst docs/generated docs/auto_examples

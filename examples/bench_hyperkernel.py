@@ -1,4 +1,5 @@
 """Benchmark the hyperkernel C-SVM (002 eq. 3.8): SOCP against the same-basis SDP, and DPP re-solves.
+==================================================================================================
 
 Prints, for m breast-cancer points (default 100) and the low-rank basis at η (default 1e-4):
 the SOCP time, the SDP time and their ratio with the default backend; peak memory (Python
@@ -31,7 +32,7 @@ def timed_solve(X, y, hk, basis, form, backend):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     ap.add_argument("--m", type=int, default=100)
     ap.add_argument("--eta", type=float, default=1e-4)
     ap.add_argument("--backend", default="clarabel")

@@ -1,4 +1,5 @@
 """The hyperkernel C-SVM at the thesis' scale (002 §3.2), in one run (issue 4's speed figures).
+============================================================================================
 
 1. m = 100 breast-cancer points, η = 1e-4: the same-basis SDP (002 eq. 3.8), the full SOCP (exact
    and with the shared factor cut at factor_tol = 1e-6) and
@@ -52,13 +53,13 @@ def measured(fn: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, seconds, peak
 
 
-def part1(skip_sdp: bool) -> None:
+def part1(skip_sdp: bool, m: int = 100) -> None:
     X, y = load_breast_cancer(return_X_y=True)
-    idx = np.random.default_rng(0).permutation(y.shape[0])[:100]
+    idx = np.random.default_rng(0).permutation(y.shape[0])[:m]
     X, y = StandardScaler().fit_transform(X[idx]), y[idx]
     hk = HarmonicARD(0.6, "auto").fitted(X, random_state=0)
     B = make_basis(X, hk, None, 1e-4, None)
-    print(f"1. hyperkernel C-SVM, m = 100 breast cancer, η = 1e-4: p = {B.size} basis terms")
+    print(f"1. hyperkernel C-SVM, m = {m} breast cancer, η = 1e-4: p = {B.size} basis terms")
     full, t_full, mem_full = measured(lambda: csvm(X, y, hk, basis=B).solve())
     (_, act, trace), t_act, mem_act = measured(lambda: csvm_active_set(X, y, hk, basis=B))
     # the shared factor cut at 1e-6·λ_max (an approximation, see sdpkern.builders.hyperkernel.shared_factor)
@@ -92,11 +93,11 @@ def _pima_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     return scaler.transform(X_tr), scaler.transform(X_te), y_tr, y_te
 
 
-def part2() -> None:
+def part2(m: int = 300) -> None:
     X_tr, _, y_tr, _ = _pima_split(0)
-    X, y = X_tr[:300], y_tr[:300]
+    X, y = X_tr[:m], y_tr[:m]
     est, t, mem = measured(lambda: HyperkernelSVC().fit(X, y))
-    print(f"\n2. HyperkernelSVC().fit on 300 pima points: {t:.1f} s (target ≤ 30 s), peak {mem:.1f} MiB, "
+    print(f"\n2. HyperkernelSVC().fit on {m} pima points: {t:.1f} s (target ≤ 30 s), peak {mem:.1f} MiB, "
           f"{est.n_terms_} basis terms, {len(est.active_terms_)} cones in the final SOCP")  # fmt: skip
 
 
@@ -129,12 +130,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--splits", type=int, default=5, help="pima splits in part 3")
     ap.add_argument("--skip-sdp", action="store_true", help="leave out the (slow) SDP in part 1")
+    ap.add_argument("--quick", action="store_true", help="seconds: m = 40 without the SDP, 80 points, no part 3")
     args = ap.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        part1(args.skip_sdp)
-        part2()
-        part3(args.splits)
+        part1(args.skip_sdp or args.quick, 40 if args.quick else 100)
+        part2(80 if args.quick else 300)
+        if not args.quick:
+            part3(args.splits)
     # tracemalloc sees Python/NumPy allocations only (not libsvm's or Clarabel's): add the OS figure
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident set size of the whole run: {rss:.0f} MiB")

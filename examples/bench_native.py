@@ -1,4 +1,5 @@
 """Speed of the native path against scikit-learn's libsvm, in one run.
+===================================================================
 
 1. PrimalSVC (primal Newton, squared hinge; 004) vs ``sklearn.svm.SVC`` at the same C and
    Gaussian kernel, n = 5000 training points from a two-class KEEL set (the rest is the test
@@ -130,7 +131,7 @@ def bench_fisher(n_splits: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="one repeat per timing, 5 folds")
     parser.add_argument("--primal-only", action="store_true", help="only the PrimalSVC vs SVC table")
     args = parser.parse_args()

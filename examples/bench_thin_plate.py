@@ -1,4 +1,5 @@
 """Benchmark and acceptance figures for the c.p.d. (thin-plate) SVM (issue 6; source 000).
+=======================================================================================
 
 Prints, in one run:
 

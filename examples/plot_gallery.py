@@ -1,4 +1,5 @@
 """Every plot of :mod:`sdpkern.apps.plotting`, each from a model fitted here, saved as PNGs.
+=========================================================================================
 
 - ``decision_boundary.png``: a thin-plate SVM on 2-D banana data (000 Figure 1);
 - ``kernel_weights.png``: the learned weights β of a hyperkernel SVM on wdbc (002 eq. 2.15);
@@ -113,7 +114,7 @@ def sdpm_trajectories(out: Path) -> Path:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("gallery"), help="directory for the PNGs")
     ap.add_argument("--quick", action="store_true", help="smaller data and fewer λ_Q values")
     args = ap.parse_args()

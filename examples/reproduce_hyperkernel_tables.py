@@ -1,4 +1,5 @@
 """Reproduce the hyperkernel experiments of 002 §3.2 (Tables 3.1, 3.3, 3.4; Figures 3.1, 3.3-3.11).
+================================================================================================
 
 - ``table31``: test error (%) of the hyperkernel C-SVM (002 eq. 3.8), ν-SVM (3.9) and
   Lagrangian SVM (3.10) over random 60/40 splits of wdbc, pima, ionosphere, sonar, heart and

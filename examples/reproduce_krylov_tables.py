@@ -1,4 +1,5 @@
 """Reproduce the Krylov experiments of 002 Ch. 5-6 on the bundled data.
+====================================================================
 
 - Tables 6.3/6.4: binary classification error (median [IQR], %) and training time (ms, mean
   iterations in brackets) of C-SVM against the kernel Fisher discriminant solved by MR, CGNE and
@@ -291,7 +292,7 @@ def acceptance_figures() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--out", type=Path, default=Path("krylov_figures"))
     parser.add_argument("--quick", action="store_true", help="5 folds, three classification sets")

@@ -1,4 +1,5 @@
 """Reproduce Table 1 and Figure 1 of 000 (Walder & Chapelle): thin-plate vs Gaussian SVM.
+======================================================================================
 
 Protocol (000 §7): for each data set, ``--splits`` splits (5 in the paper) of the data into
 five parts; train on four, test on the fifth. On each training part choose the parameters by

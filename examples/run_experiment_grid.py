@@ -1,4 +1,5 @@
 """Demo of the experiment runner: two estimators × two KEEL sets × 3 random splits.
+================================================================================
 
 Usage::
 

@@ -1,4 +1,5 @@
 """Semidefinite programming machines on scikit-learn's digits (003 §4, Figure 2).
+==============================================================================
 
 scikit-learn's 8×8 digits stand in for the 16×16 USPS images of the paper.
 

@@ -57,7 +57,7 @@ Array = NDArray[np.float64]
 
 
 def rel_diff(a: float, b: float) -> float:
-    """|a − b| / max(1, |b|): the agreement measure used throughout the library."""
+    """``|a − b| / max(1, |b|)``: the agreement measure used throughout the library."""
     return abs(float(a) - float(b)) / max(1.0, abs(float(b)))
 
 

@@ -158,7 +158,7 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     (1/m) Σ hinge(y_i f(x_i)) + (λ/2)‖f‖²_k + (λ_Q/2)‖k‖²_hyper with C = 1/(λm), by default as
     the equivalent second-order cone program (``form="socp"``; see :mod:`sdpkern.builders.hyperkernel`).
     Defaults are the thesis' experiment settings (002 §3.2): the ARD harmonic hyperkernel
-    (eq. 2.22) with λ_h = 0.6 and widths 50× the 90% quantile of |x_i − x_j| per dimension,
+    (eq. 2.22) with λ_h = 0.6 and widths 50× the 90% quantile of ``|x_i − x_j|`` per dimension,
     C = 100, λ_Q = 1, 1ᵀβ = 1.
 
     Parameters

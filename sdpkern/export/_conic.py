@@ -49,7 +49,7 @@ class Cones:
     exp : int
         Number of exponential cones (3 rows each, CVXPY's order (x, y, z): y·exp(x/y) ≤ z).
     pow : tuple of float
-        The α of each 3-d power cone (3 rows each: x^α y^(1−α) ≥ |z|).
+        The α of each 3-d power cone (3 rows each: x^α y^(1−α) ≥ ``|z|``).
     """
 
     zero: int = 0

@@ -224,11 +224,11 @@ class HarmonicHyperkernel(Hyperkernel):
 def auto_widths(
     X: ArrayLike, *, factor: float = 50.0, quantile: float = 0.9, n_sample: int = 200, random_state: int | None = 0
 ) -> Array:
-    """The thesis' width rule: ``factor`` × the ``quantile`` of |x_i − x_j| per dimension (002 §3.2).
+    """The thesis' width rule: ``factor`` × the ``quantile`` of ``|x_i − x_j|`` per dimension (002 §3.2).
 
     The quantile is estimated on a random sample of at most ``n_sample`` points. Dimensions
     where the quantile is 0 (constant or nearly constant features) fall back to the largest
-    |x_i − x_j|, then to 1.
+    ``|x_i − x_j|``, then to 1.
     """
     Xa = as_matrix(X, "X", min_samples=2)
     rng = np.random.default_rng(random_state)
@@ -250,7 +250,7 @@ class HarmonicARD(Hyperkernel):
     k̲((x, x'), (x'', x''')) = Π_d (1 − λ_h) / (1 − λ_h exp(−((x_d − x'_d)² + (x''_d − x'''_d)²)/σ_d)).
 
     002 writes the exponent as σ_d(…) but calls σ_d a *width* and sets it to 50× the 90%
-    quantile of |x_i − x_j| (002 §3.2); a width divides. We follow the thesis' own convention
+    quantile of ``|x_i − x_j|`` (002 §3.2); a width divides. We follow the thesis' own convention
     for widths, k(x, x') = exp(−‖x − x'‖²/σ) (002 §6.1), so σ_d divides the squared difference.
     The other readings were measured and rejected: as a length scale (exp(−Δ²/σ_d²)) the rule
     gives kernels within 5% of constant on wdbc, which C = 100 cannot use (37% test error, the

@@ -26,7 +26,7 @@ class ActiveSetTrace:
     """What :func:`cone_generation` did: the terms it kept, rounds, the final check, the time.
 
     ``max_violation`` is max_l ((s/2) vᵀK_l v − μ(Lu)_l + τ) over the omitted basis terms at the
-    final iterate (v the cone vector, e.g. y∘α), clipped at 0; ≤ ``tol``·max(1, |objective|)
+    final iterate (v the cone vector, e.g. y∘α), clipped at 0; ≤ ``tol``·``max(1, |objective|)``
     certifies the restricted optimum as the full SOCP's (the kept cones hold to the solver's
     tolerance).
     """
@@ -101,7 +101,7 @@ def cone_generation(
     max_rounds : int
         Give up (SolverError) after this many restricted solves.
     tol : float
-        Violation accepted as zero, relative to max(1, |objective|).
+        Violation accepted as zero, relative to ``max(1, |objective|)``.
     backend, allow_inaccurate, solve_options
         Passed to :meth:`KernelProblem.solve` for every restricted problem.
 

@@ -1,0 +1,100 @@
+"""Sphinx configuration: numpydoc API reference, MyST pages, sphinx-gallery of examples/.
+
+Build with ``make docs`` (warnings are errors). The API reference page (``api.rst``) is written
+from the package's ``__all__`` lists at every build (``sphinxext/api_reference.py``); the
+gallery runs every script of ``examples/`` with its quick arguments
+(``sphinxext/gallery_hooks.py``) and fails the build if one raises.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "sphinxext"))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from api_reference import write_api_page  # noqa: E402
+from gallery_hooks import PNGScraper, ResetArgv  # noqa: E402
+
+import sdpkern  # noqa: E402
+
+project = "sdpkern"
+author = "the sdpkern developers"
+copyright = "the sdpkern developers"  # noqa: A001
+version = release = sdpkern.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "**/README.md", "sphinxext", "auto_examples/*.ipynb", "auto_examples/*.py"]
+templates_path = ["_templates"]
+
+# ---------------------------------------------------------------------------- API reference
+write_api_page(HERE / "api.rst")
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+autodoc_default_options = {
+    "members": True,
+    # Members sdpkern's classes define or inherit from sdpkern bases; not scikit-learn's or
+    # Exception's (documented upstream).
+    "inherited-members": "BaseEstimator,ClassifierMixin,RegressorMixin,OutlierMixin,TransformerMixin,"
+    "_MetadataRequester,_SetOutputMixin,_HTMLDocumentationLinkMixin,BaseException,object",
+}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# ---------------------------------------------------------------------------- MyST
+myst_enable_extensions = ["colon_fence", "dollarmath"]
+myst_heading_anchors = 3
+
+# ---------------------------------------------------------------------------- gallery
+sphinx_gallery_conf = {
+    "examples_dirs": str(HERE.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"\.py$",  # run every example: the gallery is their smoke test
+    "reset_argv": ResetArgv(),
+    # The examples save their figures as PNG files and close them; the PNGs are the figures.
+    "image_scrapers": (PNGScraper(),),
+    "abort_on_example_error": False,  # run all, then fail the build listing every failure
+    "only_warn_on_example_error": False,
+    "min_reported_time": 1,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "show_memory": False,
+    "plot_gallery": "True",
+    "within_subsection_order": "FileNameSortKey",
+}
+
+# ---------------------------------------------------------------------------- HTML
+html_theme = "pydata_sphinx_theme"
+html_title = f"sdpkern {release}"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_static_path: list[str] = []
+html_show_sourcelink = False
+
+# ---------------------------------------------------------------------------- hooks
+#: scikit-learn adds these to every estimator class (metadata routing); documented upstream.
+_SKLEARN_GENERATED = re.compile(r"^(set_\w+_request|get_metadata_routing)$")
+
+
+def _skip_member(app: object, what: str, name: str, obj: object, skip: bool, options: object) -> bool | None:
+    return True if _SKLEARN_GENERATED.match(name) else None
+
+
+def setup(app: object) -> None:
+    app.connect("autodoc-skip-member", _skip_member)  # type: ignore[attr-defined]
