@@ -59,6 +59,7 @@ def test_wheel_carries_the_instances_and_the_data(wheel: Path) -> None:
     for path in data.iterdir():
         if path.suffix == ".gz":
             assert f"sdpkern/datasets/data/{path.name}" in names, path.name
+    assert {"sdpkern/__init__.pyi", "sdpkern/py.typed"} <= names  # the lazy top level reads the stub
     assert not any(n.startswith(("tests/", "problems/", "examples/")) for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "sdpkern = sdpkern.apps.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -43,7 +43,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,6 +55,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.model_selection import ParameterGrid, train_test_split
 
+from .._atomic import atomic_open
 from ..errors import DataError, ParameterError
 
 __all__ = [
@@ -235,22 +235,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
     A reader never sees a half-written file, and an interrupted write leaves the old file (or none).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        # BaseException: a KeyboardInterrupt must not leave the temporary file behind either.
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
 
 
 def write_csv(records: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
@@ -472,6 +458,33 @@ def summarize(
     return out
 
 
+def _grids_by_estimator(
+    estimators: BaseEstimator | Mapping[str, BaseEstimator], param_grid: Any, ests: Mapping[str, BaseEstimator]
+) -> dict[str, Any]:
+    """One grid per estimator: a mapping keyed by the estimators' names, or the same grid for all."""
+    if (
+        isinstance(estimators, Mapping)
+        and isinstance(param_grid, Mapping)
+        and param_grid
+        and set(param_grid) <= set(ests)
+    ):
+        return dict(param_grid)
+    return {name: param_grid for name in ests}
+
+
+def _read_finished(cells: Sequence[Cell], cell_dir: Path | None) -> tuple[list[dict[str, Any] | None], list[int]]:
+    """The records already in ``cell_dir`` (``None`` for the others) and the indices still to run."""
+    results: list[dict[str, Any] | None] = [None] * len(cells)
+    todo: list[int] = []
+    for i, c in enumerate(cells):
+        path = cell_dir / f"{c.key}.json" if cell_dir is not None else None
+        if path is not None and path.exists():
+            results[i] = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            todo.append(i)
+    return results, todo
+
+
 def _compute(
     cells: Sequence[Cell],
     todo: Sequence[int],
@@ -590,15 +603,7 @@ def run_grid(
         raise ParameterError(f"test_size must be a fraction in (0, 1), got {test_size!r}")
     ests = _resolve_estimators(estimators)
     data = _resolve_datasets(datasets)
-    if (
-        isinstance(estimators, Mapping)
-        and isinstance(param_grid, Mapping)
-        and set(param_grid) <= set(ests)
-        and param_grid
-    ):
-        grids = dict(param_grid)
-    else:
-        grids = {name: param_grid for name in ests}
+    grids = _grids_by_estimator(estimators, param_grid, ests)
     cells = make_cells(list(ests), list(data), grids, n_splits=int(n_splits), random_state=int(random_state))
     contexts = {
         (e, d): run_context(ests[e], *data[d], test_size=float(test_size), scoring=scoring) for e in ests for d in data
@@ -610,13 +615,7 @@ def run_grid(
 
     start = time.perf_counter()
     cell_dir = Path(results_dir) / "cells" if results_dir is not None else None
-    results: list[dict[str, Any] | None] = [None] * len(cells)
-    todo: list[int] = []
-    for i, c in enumerate(cells):
-        if cell_dir is not None and (cell_dir / f"{c.key}.json").exists():
-            results[i] = json.loads((cell_dir / f"{c.key}.json").read_text(encoding="utf-8"))
-        else:
-            todo.append(i)
+    results, todo = _read_finished(cells, cell_dir)
     n_skipped = len(cells) - len(todo)
     if n_skipped:
         logger.info("resuming: %d of %d cells already done in %s", n_skipped, len(cells), results_dir)
@@ -626,18 +625,8 @@ def run_grid(
 
         show = len(cells) > 20 if progress is None else bool(progress)
         with tqdm(total=len(cells), initial=n_skipped, disable=not show, desc="cells") as bar:
-            _compute(
-                cells,
-                todo,
-                ests,
-                data,
-                results,
-                cell_dir,
-                bar,
-                test_size=float(test_size),
-                scoring=scoring,
-                n_jobs=n_jobs,
-            )
+            options = {"test_size": float(test_size), "scoring": scoring, "n_jobs": n_jobs}
+            _compute(cells, todo, ests, data, results, cell_dir, bar, **options)
     records = [r for r in results if r is not None]
     return ExperimentResult(
         records=records,

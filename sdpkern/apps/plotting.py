@@ -15,7 +15,6 @@ function here is called. Every function returns the :class:`matplotlib.figure.Fi
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._atomic import atomic_open
 from ..errors import DataError, ParameterError
 
 __all__ = [
@@ -50,20 +50,9 @@ def _plt() -> Any:
 
 def save_png(fig: Any, path: str | os.PathLike[str], dpi: int = 100) -> Path:
     """Save ``fig`` as a PNG at ``path`` atomically; return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format="png", dpi=dpi)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=dpi)
+    return Path(path)
 
 
 def _new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)) -> tuple[Any, Any]:
