@@ -32,3 +32,27 @@ __all__ += ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace"]
 from .spectrum import Signature, center_kernel, eigen_signature, repair_spectrum  # noqa: E402
 
 __all__ += ["Signature", "center_kernel", "eigen_signature", "repair_spectrum"]
+
+from .gram import (  # noqa: E402
+    CallableGram,
+    GramOperator,
+    GramSpec,
+    KernelGram,
+    PrecomputedGram,
+    ReducedGram,
+    SumGram,
+    as_gram,
+    reduced_gram,
+)
+
+__all__ += [
+    "GramOperator",
+    "GramSpec",
+    "KernelGram",
+    "PrecomputedGram",
+    "ReducedGram",
+    "CallableGram",
+    "SumGram",
+    "as_gram",
+    "reduced_gram",
+]
