@@ -39,8 +39,9 @@ from sdpkern.builders.cpd_svm import squared_hinge, squared_hinge_beta_zero
 from sdpkern.datasets import load_keel
 from sdpkern.estimators.cpd import polynomially_separable
 from sdpkern.kernels.cpd import ThinPlate
+from sdpkern.kernels.gram import reduced_gram
 from sdpkern.native.cpd_newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced, reduced_kernel
+from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_lowrank
 
 
@@ -90,7 +91,7 @@ def section_speed() -> None:
           f"({rd.times['columns']:.0f} of 3000) + Newton; {rd.n_refactor} factorisations over all warm-start levels")
     # the floor of any exact solve: the kernel columns of the final violators and one factorisation
     S = rd.violators
-    rk = reduced_kernel(kern, X, fac.Q)
+    rk = reduced_gram(kern, X, fac.Q)
 
     def floor() -> None:
         KS = rk.entries(np.arange(3000), S)
@@ -228,7 +229,7 @@ def section_low_rank() -> None:
     X, y = banana(3000)
     kern = ThinPlate(2)
     fac = polynomial_factor(X, kern)
-    rk = reduced_kernel(kern, X, fac.Q)
+    rk = reduced_gram(kern, X, fac.Q)
     n = X.shape[0]
 
     def column(j: int) -> np.ndarray:
@@ -239,7 +240,8 @@ def section_low_rank() -> None:
         row = []
         for r in (200, 400, 800):
             t0 = time.perf_counter()
-            low = primal_svm_lowrank(rk.diag(), column, y, 1.0 / (2 * lam), max_rank=r, eta=0.0, unpenalized=fac.Q)
+            low = primal_svm_lowrank(reduced_gram(kern, X, fac.Q), y, 1.0 / (2 * lam), max_rank=r, eta=0.0,
+                                     unpenalized=fac.Q)
             t = time.perf_counter() - t0
             row.append(f"r={r}: gap {(2 * lam * low.objective - exact) / exact:.1e} in {t:.2f} s")
         print(f"  lam={lam:.0e}: " + "; ".join(row))

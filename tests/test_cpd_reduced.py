@@ -19,9 +19,10 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import DataError, ParameterError
 from sdpkern.estimators.cpd import CPDSVC, polynomially_separable
 from sdpkern.kernels import Gaussian
-from sdpkern.kernels.cpd import PowerDistance, ThinPlate
-from sdpkern.native.cpd_newton import cpd_primal_svm, polynomial_factor, squared_hinge_objective
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced, reduced_kernel
+from sdpkern.kernels.cpd import PowerDistance, ThinPlate, polynomial_factor, squared_hinge_objective
+from sdpkern.kernels.gram import reduced_gram
+from sdpkern.native.cpd_newton import cpd_primal_svm
+from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_kernel, primal_svm_lowrank
 
 
@@ -49,7 +50,7 @@ def test_reduced_kernel_is_TtPhiT_and_psd(kernel):
     if kernel == ThinPlate(2):
         X = X[:, :2]
     fac = polynomial_factor(X, kernel)
-    rk = reduced_kernel(kernel, X, fac.Q)
+    rk = reduced_gram(kernel, X, fac.Q)
     n, k = fac.Q.shape
     K0 = rk.entries(np.arange(n), np.arange(n))
     T = np.eye(n)
@@ -191,34 +192,31 @@ def test_full_rank_pivoted_cholesky_of_the_reduced_kernel_is_exact():
     X, y = _data(120, 2, 8)
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    rk = reduced_kernel(kernel, X, fac.Q)
+    rk = reduced_gram(kernel, X, fac.Q)
     n = X.shape[0]
-    np.testing.assert_allclose(rk.diag(), np.diag(rk.entries(np.arange(n), np.arange(n))), atol=1e-10)
+    np.testing.assert_allclose(rk.diagonal(), np.diag(rk.entries(np.arange(n), np.arange(n))), atol=1e-10)
     lam = 0.05
-
-    def column(j: int) -> np.ndarray:
-        return rk.entries(np.arange(n), np.array([j]))[:, 0]
-
-    low = primal_svm_lowrank(rk.diag(), column, y, 1.0 / (2 * lam), max_rank=n, eta=0.0, unpenalized=fac.Q)
+    low = primal_svm_lowrank(rk, y, 1.0 / (2 * lam), max_rank=n, eta=0.0, unpenalized=fac.Q)
     ref = cpd_primal_svm(kernel(X), fac.Q, y, lam)
     assert abs(2 * lam * low.objective - ref.objective) <= 1e-8 * ref.objective
 
 
 def test_shared_columns_serve_later_solves():
-    """With shared=True a second solve on the same points (another one-vs-rest model) reads the
-    kept columns: same optimum as an unshared solve, and no column is computed twice."""
+    """A second solve on the same reduced operator (another one-vs-rest model) reads its cached
+    columns: same optimum as an unshared solve, and no column is computed twice."""
     X, y = _data(300, 2, 9)
     y2 = np.where(X[:, 1] + 0.5 * np.random.default_rng(1).normal(size=300) > 0, 1.0, -1.0)
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    rk = reduced_kernel(kernel, X, fac.Q, shared=True)
+    rk = reduced_gram(kernel, X, fac.Q)
     for labels in (y, y2):
         shared = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05, reduced=rk)
         alone = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05)
         assert shared.objective == pytest.approx(alone.objective, rel=1e-12)
-    assert rk._kept is not None and rk._kept.size <= 300  # each column at most once
+    assert rk.columns_computed <= 300 and rk.evictions == 0  # each column at most once
     perm = np.random.default_rng(0).permutation(300)
     cols = np.array([4, 150, 7])
-    np.testing.assert_allclose(rk.entries(perm, cols), rk._compute(perm, cols), atol=1e-12)
+    assert rk.cached(cols).all()
+    np.testing.assert_allclose(rk.entries(perm, cols), rk._block(perm, cols), atol=1e-12)
     with pytest.raises(DataError, match="another kernel"):
         cpd_primal_svm_reduced(ThinPlate(3), X, fac.Q, y, 0.05, reduced=rk)

@@ -87,7 +87,7 @@ def test_primal_svc_close_to_libsvm() -> None:
 
 
 def test_primal_svc_auto_solver_and_lazy_gaussian_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sdpkern.estimators.native import _kernel_entries
+    from sdpkern.kernels.gram import KernelGram
 
     X, y = _binary("pima", 400)
     Xtr, ytr, Xte, yte = X[:300], y[:300], X[300:], y[300:]
@@ -105,7 +105,7 @@ def test_primal_svc_auto_solver_and_lazy_gaussian_blocks(monkeypatch: pytest.Mon
     # the Gaussian blocks from cached norms are the kernel's own entries
     rows, cols = np.array([3, 0, 299, 17]), np.array([5, 5, 120])
     np.testing.assert_allclose(
-        _kernel_entries(Gaussian(gamma=0.1), Xtr)(rows, cols),
+        KernelGram(Gaussian(gamma=0.1), Xtr).entries(rows, cols),
         Gaussian(gamma=0.1)(Xtr[rows], Xtr[cols]),
         rtol=1e-12,
         atol=1e-14,

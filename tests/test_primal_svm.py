@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 from sdpkern.datasets import load_keel
 from sdpkern.errors import DataError, LabelError, NotPSDError, ParameterError
 from sdpkern.kernels import Gaussian, SquaredEuclidean
+from sdpkern.kernels.gram import KernelGram, PrecomputedGram
 from sdpkern.native.primal_svm import (
     exact_line_search,
     primal_svm_kernel,
@@ -98,7 +99,7 @@ def test_lowrank_with_full_rank_is_exact() -> None:
     kern = Gaussian(gamma=0.1)
     K = kern(X)
     exact = primal_svm_kernel(K, y, 1.0)
-    lr = primal_svm_lowrank(np.ones(120), lambda j: K[:, j], y, 1.0, max_rank=120, eta=0.0)
+    lr = primal_svm_lowrank(PrecomputedGram(K), y, 1.0, max_rank=120, eta=0.0)
     assert lr.pivots.shape[0] > 100
     np.testing.assert_allclose(K[:, lr.pivots] @ lr.coef + lr.intercept, K @ exact.coef + exact.intercept, atol=1e-5)
 
@@ -171,13 +172,12 @@ def test_warm_started_solver_reaches_cvxpy_objective() -> None:
 
 def test_factor_updates_match_a_fresh_solve() -> None:
     """Appending entering points and pinning leaving ones by multipliers solves the same system."""
-    from sdpkern.native.kernel_columns import KernelColumns
     from sdpkern.native.primal_svm import _SupportFactor
 
     X, y = _data(n=150, seed=5)
     K = Gaussian(gamma=0.1)(X)
     lam = 0.25
-    factor = _SupportFactor(KernelColumns(150, lambda r, c: K[np.ix_(r, c)]), y, lam, np.ones((150, 1)))
+    factor = _SupportFactor(PrecomputedGram(K), y, lam, np.ones((150, 1)))
     rng = np.random.default_rng(0)
     sv = np.sort(rng.choice(150, 90, replace=False))
     sets = [sv]
@@ -224,7 +224,7 @@ def test_lowrank_stops_on_the_residual_diagonal() -> None:
     ds = load_keel("banana")
     X, y = ds.X[:1200], ds.y[:1200]
     kern = Gaussian(gamma=0.5)
-    lr = primal_svm_lowrank(np.ones(1200), lambda j: kern(X, X[j : j + 1]).ravel(), y, 1.0, eta=1e-3)
+    lr = primal_svm_lowrank(KernelGram(kern, X), y, 1.0, eta=1e-3)
     assert 0 < lr.pivots.shape[0] < 300
     assert lr.residual_trace <= 1e-3 * 1200
     exact = primal_svm_kernel(lambda r, c: kern(X[r], X[c]), y, 1.0)

@@ -40,8 +40,7 @@ from scipy.linalg import qr
 from .._validation import as_matrix, binary_labels, check_positive
 from ..errors import NotPSDError, ParameterError
 from ..kernels.base import Kernel
-from ..kernels.cpd import ThinPlate
-from ..native.cpd_newton import PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
+from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor, squared_hinge_objective
 from ..problem import KernelProblem, Model
 
 __all__ = ["CPDData", "cpd_data", "squared_hinge", "squared_hinge_beta_zero", "hinge_dual", "hinge_primal"]

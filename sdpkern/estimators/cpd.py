@@ -23,9 +23,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_positive, validate_data
 from ..errors import LabelError, ParameterError
 from ..kernels.base import Kernel
-from ..kernels.cpd import ThinPlate
-from ..native.cpd_newton import PolynomialFactor, cpd_decision, cpd_primal_svm, polynomial_factor
-from ..native.cpd_reduced import ReducedKernel, cpd_primal_svm_reduced, reduced_kernel
+from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
+from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
+from ..native.cpd_newton import cpd_primal_svm
+from ..native.cpd_reduced import cpd_primal_svm_reduced
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
 
@@ -50,24 +51,23 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     return bool(res.status == 0)
 
 
-class _Gram:
-    """Φ (or, for the reduced solver, K_Ξ column by column) on the training inputs, made on
-    first use and shared by the one-vs-rest models."""
+@dataclass(eq=False)
+class _Operators:
+    """The fit's Gram operators, made on first use and shared by the one-vs-rest models: Φ
+    (dense, for 000 Algorithm 1) and the reduced kernel K_Ξ (one column cache for every model)."""
 
-    def __init__(self, kernel: Kernel, X: Array, n_models: int) -> None:
-        self.kernel, self.X, self.n_models = kernel, X, n_models
-        self._Phi: Array | None = None
-        self._reduced: ReducedKernel | None = None
+    base: KernelGram
+    _dense: Array | None = None
+    _reduced: ReducedGram | None = None
 
-    def __call__(self) -> Array:
-        if self._Phi is None:
-            self._Phi = self.kernel(self.X)
-        return self._Phi
+    def dense(self) -> Array:
+        if self._dense is None:
+            self._dense = self.base.kernel(self.base.X)
+        return self._dense
 
-    def reduced(self, Q: Array) -> ReducedKernel:
+    def reduced(self, Q: Array) -> ReducedGram:
         if self._reduced is None:
-            # keep the columns only when another model will read them
-            self._reduced = reduced_kernel(self.kernel, self.X, Q, shared=self.n_models > 1)
+            self._reduced = reduced_gram(self.base, self.base.X, Q)
         return self._reduced
 
 
@@ -189,7 +189,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
             raise ParameterError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
-    def _fit_binary(self, gram: _Gram, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
+    def _fit_binary(self, ops: _Operators, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
         if self.beta_zero == "auto":
             # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
             # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
@@ -199,12 +199,14 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
         lam = float(self.lam)
         if self.solver == "reduced" and not bz:
             res = cpd_primal_svm_reduced(
-                gram.kernel, X, factor.Q, ypm, lam, reduced=gram.reduced(factor.Q), max_iter=self.max_iter
+                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter
             )
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
         if self.solver in ("native", "reduced"):
-            res = cpd_primal_svm(gram(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter)  # type: ignore[arg-type]
+            res = cpd_primal_svm(
+                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
+            )
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
         from ..builders.cpd_svm import CPDData, cpd_data, squared_hinge, squared_hinge_beta_zero
@@ -231,12 +233,12 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
             )
         kernel = self._kernel()
         self.factor_ = polynomial_factor(X, kernel)
-        gram = _Gram(kernel, X, 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0])
+        ops = _Operators(KernelGram(kernel, X))
         self.X_fit_ = X
         if self.classes_.shape[0] == 2:
-            fits = [self._fit_binary(gram, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]
+            fits = [self._fit_binary(ops, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]
         else:
-            fits = [self._fit_binary(gram, self.factor_, X, np.where(y == c, 1.0, -1.0)) for c in self.classes_]
+            fits = [self._fit_binary(ops, self.factor_, X, np.where(y == c, 1.0, -1.0)) for c in self.classes_]
         self.alpha_: Any = np.array([b.alpha for b in fits])
         self.beta_: Any = np.array([b.beta for b in fits]).reshape(len(fits), -1)
         self.beta_zero_: Any = np.array([b.beta_zero for b in fits])

@@ -39,6 +39,7 @@ from ..kernels.base import (
     Sigmoid,
     SquaredEuclidean,
 )
+from ..kernels.gram import CallableGram, GramOperator, KernelGram, PrecomputedGram
 from ..kernels.spectrum import center_kernel
 from ..native.early_stopping import cv_stopping_index, discrepancy_stop
 from ..native.indefinite import best_offset, fisher_system, indefinite_kpca
@@ -169,32 +170,14 @@ class _BinaryClassifierBase(ClassifierMixin, _NativeKernelBase):
         return tags
 
 
-def _kernel_entries(kern: Callable[..., Any], X: NDArray[np.float64]) -> Callable[..., NDArray[np.float64]]:
-    """``K(rows, cols)`` on the training data, for solvers that ask for kernel blocks or columns.
-
-    The Gaussian kernel is evaluated from squared norms computed once (the same formula as
-    :func:`~sdpkern.kernels.base.squared_distances`, clipped at 0), skipping the input checks of a
-    kernel call, which dominate when a pivoted Cholesky asks for one column at a time.
-    """
-    if type(kern) is Gaussian:
-        sq = np.einsum("ij,ij->i", X, X)
-        gamma = float(kern.gamma)
-
-        def gaussian(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
-            D = X[rows] @ X[cols].T
-            D *= -2.0
-            D += sq[rows][:, None]
-            D += sq[cols][None, :]
-            np.maximum(D, 0.0, out=D)
-            D *= -gamma
-            return np.exp(D, out=D)
-
-        return gaussian
-
-    def generic(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
-        return np.asarray(kern(X[rows], X[cols]), dtype=np.float64)
-
-    return generic
+def _gram_operator(kern: Kernel | Callable[..., Any] | None, X: NDArray[np.float64]) -> GramOperator:
+    """The training Gram matrix as a :class:`~sdpkern.kernels.gram.GramOperator`: a kernel
+    object on X, a user callable ``k(A, B)`` on X, or ``X`` itself (``kernel="precomputed"``)."""
+    if kern is None:
+        return PrecomputedGram(X, name="X (a precomputed Gram matrix)")
+    if isinstance(kern, Kernel):
+        return KernelGram(kern, X)
+    return CallableGram(kern, X, kind="pairs")
 
 
 class PrimalSVC(_BinaryClassifierBase):
@@ -309,8 +292,10 @@ class PrimalSVC(_BinaryClassifierBase):
         if solver == "exact":
             self._kernel_ = kern
             # kernel blocks on demand: only the columns of support vectors, never n × n
-            K: Any = self._fit_kernel(Xa) if kern is None else _kernel_entries(kern, Xa)
-            res = primal_svm_kernel(K, y_pm, C, max_iter=max_iter, random_state=self.random_state)
+            if kern is None:
+                self._fit_kernel(Xa)
+            op = _gram_operator(kern, Xa)
+            res = primal_svm_kernel(op, y_pm, C, max_iter=max_iter, random_state=self.random_state)
             nz = np.nonzero(res.coef)[0]
             self.support_ = nz
             self.dual_coef_ = res.coef[nz]
@@ -324,16 +309,8 @@ class PrimalSVC(_BinaryClassifierBase):
                 max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0])))
             else:
                 max_rank = _check_int(self.max_rank, "max_rank", 1)
-            diag = (
-                np.array([float(np.asarray(kern(Xa[i : i + 1]))[0, 0]) for i in range(Xa.shape[0])])
-                if not hasattr(kern, "diag")
-                else np.asarray(kern.diag(Xa), dtype=np.float64)
-            )
-            entries = _kernel_entries(kern, Xa)
-            every = np.arange(Xa.shape[0])
             lr = primal_svm_lowrank(
-                diag,
-                lambda j: entries(every, np.array([j])).ravel(),
+                _gram_operator(kern, Xa),
                 y_pm,
                 C,
                 max_rank=max_rank,

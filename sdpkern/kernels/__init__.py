@@ -26,3 +26,27 @@ __all__ += ["Hyperkernel", "HarmonicHyperkernel", "HarmonicARD", "PowerSeriesHyp
 from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky  # noqa: E402
 
 __all__ += ["HyperkernelBasis", "hyperkernel_basis", "incomplete_cholesky"]
+
+from .gram import (  # noqa: E402
+    CallableGram,
+    GramOperator,
+    GramSpec,
+    KernelGram,
+    PrecomputedGram,
+    ReducedGram,
+    SumGram,
+    as_gram,
+    reduced_gram,
+)
+
+__all__ += [
+    "GramOperator",
+    "GramSpec",
+    "KernelGram",
+    "PrecomputedGram",
+    "ReducedGram",
+    "CallableGram",
+    "SumGram",
+    "as_gram",
+    "reduced_gram",
+]

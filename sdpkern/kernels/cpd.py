@@ -15,6 +15,14 @@ Kernels
 
 Ordinary positive definite kernels have the empty polynomial space (degree −1): the c.p.d.
 solvers accept them too.
+
+Model pieces
+------------
+Shared by the CVXPY builders (:mod:`sdpkern.builders.cpd_svm`) and the native solvers
+(:mod:`sdpkern.native.cpd_newton`, :mod:`sdpkern.native.cpd_reduced`), which depend only on
+this module: :class:`PolynomialFactor` / :func:`polynomial_factor` (P and its rank-revealing QR,
+000 §6.1), :func:`cpd_decision` (f(x) = Σ α_j φ(x, x_j) + Σ β_k p_k(x)) and
+:func:`squared_hinge_objective` (000 eq. 14).
 """
 
 from __future__ import annotations
@@ -27,12 +35,23 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import lstsq, qr
 
 from .._validation import as_matrix
 from ..errors import DataError, ParameterError
 from .base import Kernel, squared_distances
 
-__all__ = ["CPDKernel", "ThinPlate", "PowerDistance", "PolynomialSpace", "polynomial_space_of"]
+__all__ = [
+    "CPDKernel",
+    "ThinPlate",
+    "PowerDistance",
+    "PolynomialSpace",
+    "polynomial_space_of",
+    "PolynomialFactor",
+    "polynomial_factor",
+    "cpd_decision",
+    "squared_hinge_objective",
+]
 
 Array = NDArray[np.float64]
 
@@ -224,6 +243,14 @@ class ThinPlate(CPDKernel):
         """2m − d (000 eq. 13: ‖f∘W_s‖² = s^{2m−d}‖f‖²)."""
         return float(2 * self.order - self._effective_d(d))
 
+    def radial_form(self, d: int) -> tuple[float, int, bool]:
+        """``(sign, p, log)`` with φ = sign · r^p · (log r if ``log`` else 1) in dimension ``d`` (eq. 11)."""
+        self._check_dimension(d)
+        de, m = self._effective_d(d), self.order
+        if de % 2 == 0:
+            return (-1.0) ** (m - (de - 2) // 2), 2 * m - de, True
+        return (-1.0) ** (m - (de - 1) // 2), 2 * m - de, False
+
     def _gram(self, X: Array, Y: Array | None) -> Array:
         d = self._effective_d(X.shape[1])
         m = self.order
@@ -298,3 +325,88 @@ def polynomial_space_of(kernel: Kernel, d: int) -> PolynomialSpace:
     if isinstance(kernel, CPDKernel):
         return kernel.polynomial_space(d)
     return PolynomialSpace(-1, d)
+
+
+# ----------------------------------------------------------------------------- c.p.d. model pieces
+#: Relative tolerance for the numerical rank of P (and of Q_s).
+RANK_TOL = 1e-10
+
+
+@dataclass
+class PolynomialFactor:
+    """The polynomial part of a c.p.d. problem on training inputs X (000 §6.1).
+
+    ``P = basis(X)`` (n×r), its column-pivoted QR ``P ≈ Q Rk`` with ``Q`` (n×k) orthonormal and
+    ``Rk`` (k×r) of full row rank k = numerical rank of P. β̄ = Rk β and β = Rk⁺ β̄.
+    The basis is evaluated on (x − center)/scale for conditioning (it spans the same space).
+    """
+
+    space: PolynomialSpace
+    center: Array
+    scale: float
+    P: Array
+    Q: Array
+    Rk: Array
+
+    @property
+    def rank(self) -> int:
+        return int(self.Q.shape[1])
+
+    def basis(self, X: Array) -> Array:
+        """P on new inputs, in the same (shifted, scaled) monomial basis."""
+        return self.space.basis(X, self.center, self.scale)
+
+    def beta_from_bar(self, beta_bar: Array) -> Array:
+        """β = Rk⁺ β̄: the minimum-norm solution of Rk β = β̄ (000 §6.1, Algorithm 1 line 33)."""
+        if self.space.dim == 0:
+            return np.zeros(0)
+        if self.rank == 0:
+            return np.zeros(self.space.dim)
+        sol = lstsq(self.Rk, beta_bar, lapack_driver="gelsd")[0]
+        return np.asarray(sol, dtype=np.float64)
+
+
+def polynomial_factor(X: Array, kernel: Kernel) -> PolynomialFactor:
+    """Build P for ``kernel``'s polynomial space on X, and its rank-revealing QR.
+
+    Works when P is rank deficient (fewer distinct points than dim π, or points on a
+    lower-dimensional set): k < r columns are kept, as 000 §6.1 prescribes.
+    """
+    n, d = X.shape
+    space = polynomial_space_of(kernel, d)
+    center = X.mean(axis=0)
+    scale = float(np.sqrt(np.mean(np.sum((X - center) ** 2, axis=1))))
+    if not scale > 0.0:
+        scale = 1.0
+    P = space.basis(X, center, scale)
+    r = P.shape[1]
+    if r == 0:
+        return PolynomialFactor(space, center, scale, P, np.zeros((n, 0)), np.zeros((0, 0)))
+    Qf, Rf, piv = qr(P, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(Rf))
+    k = int(np.sum(diag > RANK_TOL * max(diag[0], 1e-300)))
+    Rk = np.zeros((k, r))
+    Rk[:, piv] = Rf[:k, :]
+    return PolynomialFactor(space, center, scale, P, np.ascontiguousarray(Qf[:, :k]), Rk)
+
+
+def squared_hinge_objective(Phi: Array, alpha: Array, f: Array, y: Array, lam: float) -> float:
+    """λ αᵀΦα + Σ max(0, 1 − y_i f_i)² (000 eq. 14 with eq. 15)."""
+    nz = np.flatnonzero(alpha)
+    quad = float(alpha[nz] @ (Phi[np.ix_(nz, nz)] @ alpha[nz])) if nz.size else 0.0
+    hinge = np.maximum(0.0, 1.0 - y * f)
+    return lam * quad + float(hinge @ hinge)
+
+
+def cpd_decision(
+    kernel: Kernel, X_train: Array, alpha: Array, factor: PolynomialFactor, beta: Array, X: ArrayLike
+) -> Array:
+    """f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) (000 §6.1, after Theorem 4.6)."""
+    Xa = as_matrix(X, "X")
+    if Xa.shape[1] != X_train.shape[1]:
+        raise DataError(f"X has {Xa.shape[1]} features but the model was fitted on {X_train.shape[1]}")
+    nz = np.flatnonzero(alpha)
+    f = kernel(Xa, X_train[nz]) @ alpha[nz] if nz.size else np.zeros(Xa.shape[0])
+    if beta.size:
+        f = f + factor.basis(Xa) @ beta
+    return np.asarray(f, dtype=np.float64)

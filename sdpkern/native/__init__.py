@@ -7,7 +7,7 @@ Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-ke
 
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
 from .cpd_newton import CPDPrimalSVM, cpd_primal_svm
-from .cpd_reduced import ReducedKernel, cpd_primal_svm_reduced, reduced_kernel
+from .cpd_reduced import cpd_primal_svm_reduced
 from .early_stopping import StoppingChoice, cv_stopping_index, discrepancy_stop
 from .filters import (
     filter_factors,
@@ -20,7 +20,6 @@ from .filters import (
     tsf_filter,
 )
 from .indefinite import best_offset, fisher_system, indefinite_kpca, krein_spline_smoothing
-from .kernel_columns import KernelColumns
 from .krylov import SOLVERS, KrylovResult, cg, cgne, get_solver, make_system, mr, mr_ii
 from .primal_svm import PrimalSVMResult, primal_svm_kernel, primal_svm_linear, primal_svm_lowrank
 from .pseudo_euclidean import (
@@ -40,9 +39,7 @@ __all__ = [
     "chol_update",
     "CPDPrimalSVM",
     "cpd_primal_svm",
-    "ReducedKernel",
     "cpd_primal_svm_reduced",
-    "reduced_kernel",
     "StoppingChoice",
     "cv_stopping_index",
     "discrepancy_stop",
@@ -58,7 +55,6 @@ __all__ = [
     "fisher_system",
     "indefinite_kpca",
     "krein_spline_smoothing",
-    "KernelColumns",
     "SOLVERS",
     "KrylovResult",
     "cg",

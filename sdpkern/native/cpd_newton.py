@@ -49,13 +49,14 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import cho_solve, cholesky, lstsq, qr, solve
+from scipy.linalg import cho_solve, cholesky, qr, solve
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_matrix, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
-from ..kernels.cpd import PolynomialSpace, polynomial_space_of
+from ..kernels.cpd import RANK_TOL, PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
+from ..kernels.gram import GramOperator
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
 
 __all__ = [
@@ -69,78 +70,6 @@ __all__ = [
 
 Array = NDArray[np.float64]
 Update = Literal["rank_one", "refactor"]
-
-#: Relative tolerance for the numerical rank of P (and of Q_s).
-RANK_TOL = 1e-10
-
-
-# ============================================================================ polynomial part
-@dataclass
-class PolynomialFactor:
-    """The polynomial part of a c.p.d. problem on training inputs X (000 §6.1).
-
-    ``P = basis(X)`` (n×r), its column-pivoted QR ``P ≈ Q Rk`` with ``Q`` (n×k) orthonormal and
-    ``Rk`` (k×r) of full row rank k = numerical rank of P. β̄ = Rk β and β = Rk⁺ β̄.
-    The basis is evaluated on (x − center)/scale for conditioning (it spans the same space).
-    """
-
-    space: PolynomialSpace
-    center: Array
-    scale: float
-    P: Array
-    Q: Array
-    Rk: Array
-
-    @property
-    def rank(self) -> int:
-        return int(self.Q.shape[1])
-
-    def basis(self, X: Array) -> Array:
-        """P on new inputs, in the same (shifted, scaled) monomial basis."""
-        return self.space.basis(X, self.center, self.scale)
-
-    def beta_from_bar(self, beta_bar: Array) -> Array:
-        """β = Rk⁺ β̄: the minimum-norm solution of Rk β = β̄ (000 §6.1, Algorithm 1 line 33)."""
-        if self.space.dim == 0:
-            return np.zeros(0)
-        if self.rank == 0:
-            return np.zeros(self.space.dim)
-        sol = lstsq(self.Rk, beta_bar, lapack_driver="gelsd")[0]
-        return np.asarray(sol, dtype=np.float64)
-
-
-def polynomial_factor(X: Array, kernel: Kernel) -> PolynomialFactor:
-    """Build P for ``kernel``'s polynomial space on X, and its rank-revealing QR.
-
-    Works when P is rank deficient (fewer distinct points than dim π, or points on a
-    lower-dimensional set): k < r columns are kept, as 000 §6.1 prescribes.
-    """
-    n, d = X.shape
-    space = polynomial_space_of(kernel, d)
-    center = X.mean(axis=0)
-    scale = float(np.sqrt(np.mean(np.sum((X - center) ** 2, axis=1))))
-    if not scale > 0.0:
-        scale = 1.0
-    P = space.basis(X, center, scale)
-    r = P.shape[1]
-    if r == 0:
-        return PolynomialFactor(space, center, scale, P, np.zeros((n, 0)), np.zeros((0, 0)))
-    Qf, Rf, piv = qr(P, mode="economic", pivoting=True)
-    diag = np.abs(np.diag(Rf))
-    k = int(np.sum(diag > RANK_TOL * max(diag[0], 1e-300)))
-    Rk = np.zeros((k, r))
-    Rk[:, piv] = Rf[:k, :]
-    return PolynomialFactor(space, center, scale, P, np.ascontiguousarray(Qf[:, :k]), Rk)
-
-
-# ============================================================================ helpers
-def squared_hinge_objective(Phi: Array, alpha: Array, f: Array, y: Array, lam: float) -> float:
-    """λ αᵀΦα + Σ max(0, 1 − y_i f_i)² (000 eq. 14 with eq. 15)."""
-    nz = np.flatnonzero(alpha)
-    quad = float(alpha[nz] @ (Phi[np.ix_(nz, nz)] @ alpha[nz])) if nz.size else 0.0
-    hinge = np.maximum(0.0, 1.0 - y * f)
-    return lam * quad + float(hinge @ hinge)
-
 
 @dataclass
 class _Pivots:
@@ -427,7 +356,7 @@ class _BetaZeroSolver:
 
 # ============================================================================ Algorithm 1
 def cpd_primal_svm(
-    Phi: ArrayLike,
+    Phi: ArrayLike | GramOperator,
     Q: ArrayLike,
     y: ArrayLike,
     lam: float,
@@ -443,8 +372,8 @@ def cpd_primal_svm(
 
     Parameters
     ----------
-    Phi : (n, n) array
-        Kernel matrix [Φ]_{jk} = φ(x_j, x_k).
+    Phi : (n, n) array or GramOperator
+        Kernel matrix [Φ]_{jk} = φ(x_j, x_k) (an operator is made dense: Algorithm 1 reads all of Φ).
     Q : (n, k) array
         Orthonormal basis of the range of P (``polynomial_factor(...).Q``); ``(n, 0)`` for a
         p.d. kernel.
@@ -468,7 +397,7 @@ def cpd_primal_svm(
     -------
     NewtonResult
     """
-    Phi = np.asarray(Phi, dtype=np.float64)
+    Phi = Phi.to_dense() if isinstance(Phi, GramOperator) else np.asarray(Phi, dtype=np.float64)
     Q = np.asarray(Q, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     lam = check_positive(lam, "lam")
@@ -656,17 +585,3 @@ class CPDPrimalSVM:
 
     def decision_function(self, X: ArrayLike) -> Array:
         return cpd_decision(self.kernel, self.X_, self.alpha_, self.factor_, self.beta_, X)
-
-
-def cpd_decision(
-    kernel: Kernel, X_train: Array, alpha: Array, factor: PolynomialFactor, beta: Array, X: ArrayLike
-) -> Array:
-    """f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) (000 §6.1, after Theorem 4.6)."""
-    Xa = as_matrix(X, "X")
-    if Xa.shape[1] != X_train.shape[1]:
-        raise DataError(f"X has {Xa.shape[1]} features but the model was fitted on {X_train.shape[1]}")
-    nz = np.flatnonzero(alpha)
-    f = kernel(Xa, X_train[nz]) @ alpha[nz] if nz.size else np.zeros(Xa.shape[0])
-    if beta.size:
-        f = f + factor.basis(Xa) @ beta
-    return np.asarray(f, dtype=np.float64)

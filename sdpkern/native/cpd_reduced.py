@@ -27,123 +27,20 @@ are violators at some stage; no n × n matrix is formed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import qr, solve
 
-from .._validation import as_matrix, check_positive
+from .._validation import check_positive
 from ..errors import DataError
 from ..kernels.base import Kernel
+from ..kernels.gram import ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
-from .kernel_columns import KernelColumns
 from .primal_svm import primal_svm_kernel
 
-__all__ = ["ReducedKernel", "reduced_kernel", "cpd_primal_svm_reduced"]
+__all__ = ["cpd_primal_svm_reduced"]
 
 Array = NDArray[np.float64]
-
-
-@dataclass(eq=False)  # holds arrays and a column cache: compare by identity
-class ReducedKernel:
-    """K_Ξ on the training points X, evaluated entry block by entry block (module docstring).
-
-    Attributes
-    ----------
-    kernel : Kernel
-    X : (n, d) array
-    unisolvent : (k,) int array
-        Ξ, training points with Q_Ξ invertible.
-    ell : (n, k) array
-        ℓ(x_i), the Lagrange basis of 𝒫 on Ξ at the training points.
-    Phi_XXi : (n, k) array
-        φ(x_i, ξ_j).
-    Q_Xi : (k, k) array
-        Q_Ξ.
-    shared : bool
-        Keep every column computed for a request of all rows, so that later solves on the same
-        points (the one-vs-rest models of a multi-class fit) reuse it.
-    """
-
-    kernel: Kernel
-    X: Array
-    unisolvent: NDArray[np.intp]
-    ell: Array
-    Phi_XXi: Array
-    Q_Xi: Array
-    shared: bool = False
-
-    def __post_init__(self) -> None:
-        k = self.unisolvent.shape[0]
-        Phi_XiXi = self.Phi_XXi[self.unisolvent] if k else np.zeros((0, 0))
-        # K_Ξ[R, C] = Φ[R, C] − [ℓ, φ(·, Ξ)]_R [φ(·, Ξ) − ℓ φ(Ξ, Ξ), ℓ]_Cᵀ: one product of inner size 2k
-        self._left = np.hstack([self.ell, self.Phi_XXi])
-        self._right = np.hstack([self.Phi_XXi - self.ell @ Phi_XiXi, self.ell])
-        self._diag = self.kernel.diag(self.X)
-        self._kept = KernelColumns(self.n, self._compute) if self.shared else None
-
-    @property
-    def n(self) -> int:
-        return int(self.X.shape[0])
-
-    def entries(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
-        """``K_Ξ[np.ix_(rows, cols)]``, with φ's own diagonal where a row and a column coincide.
-
-        With ``shared``, a request for all rows (``rows`` a permutation of the points, as the
-        Newton solver's column cache makes) is served from the kept columns."""
-        if self._kept is not None and rows.shape[0] == self.n:
-            self._kept.ensure(cols)
-            return self._kept.block(rows, cols)
-        return self._compute(rows, cols)
-
-    def _compute(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
-        block = self.kernel(self.X[rows], self.X[cols])
-        pos = np.full(self.n, -1, dtype=np.intp)
-        pos[rows] = np.arange(rows.shape[0])
-        r = pos[cols]
-        hit = np.flatnonzero(r >= 0)
-        block[r[hit], hit] = self._diag[cols[hit]]
-        if self.unisolvent.size:
-            block -= self._left[rows] @ self._right[cols].T
-        return np.asarray(block, dtype=np.float64)
-
-    def diag(self) -> Array:
-        """K_Ξ(x_i, x_i) = φ(x_i, x_i) − 2ℓ(x_i)ᵀφ(Ξ, x_i) + ℓ(x_i)ᵀφ(Ξ, Ξ)ℓ(x_i) (zero on Ξ)."""
-        if self.unisolvent.size == 0:
-            return np.array(self._diag, dtype=np.float64)
-        return np.asarray(self._diag - np.einsum("ij,ij->i", self._left, self._right), dtype=np.float64)
-
-    def to_cpd(self, gamma: Array, c: Array) -> tuple[Array, Array]:
-        """(α, β̄) of 000 eq. (14) from (γ, c): α = Tγ, β̄ = c − Q_Ξ⁻¹(Φα)_Ξ (so Pᵀα = 0)."""
-        alpha = np.array(gamma, dtype=np.float64)
-        if self.unisolvent.size == 0:
-            return alpha, np.zeros(0)
-        alpha[self.unisolvent] -= self.ell.T @ gamma
-        beta_bar = c - solve(self.Q_Xi, self.Phi_XXi.T @ alpha)
-        return alpha, np.asarray(beta_bar, dtype=np.float64)
-
-
-def reduced_kernel(kernel: Kernel, X: ArrayLike, Q: ArrayLike, *, shared: bool = False) -> ReducedKernel:
-    """Choose Ξ by a column-pivoted QR of Qᵀ and set up K_Ξ (module docstring).
-
-    ``Q`` is the orthonormal basis of range P (``polynomial_factor(X, kernel).Q``, k = rank P
-    columns, so k unisolvent points exist even when P is rank deficient); ``(n, 0)`` for a p.d.
-    kernel, when K_Ξ = Φ. ``shared=True`` keeps the computed columns for later solves.
-    """
-    Xa = as_matrix(X, "X")
-    Qa = np.asarray(Q, dtype=np.float64)
-    n, k = Qa.shape if Qa.ndim == 2 else (-1, -1)
-    if n != Xa.shape[0]:
-        raise DataError(f"Q must have one row per point of X ({Xa.shape[0]}), got shape {Qa.shape}")
-    if k == 0:
-        empty = np.zeros((n, 0))
-        return ReducedKernel(kernel, Xa, np.zeros(0, dtype=np.intp), empty, empty, np.zeros((0, 0)), shared)
-    piv = qr(Qa.T, mode="economic", pivoting=True)[2]
-    xi = np.sort(piv[:k]).astype(np.intp)
-    Q_Xi = Qa[xi]
-    ell = solve(Q_Xi.T, Qa.T).T  # ℓ(X) = Q Q_Ξ⁻¹
-    return ReducedKernel(kernel, Xa, xi, np.asarray(ell), kernel(Xa, Xa[xi]), Q_Xi, shared)
 
 
 def cpd_primal_svm_reduced(
@@ -153,7 +50,7 @@ def cpd_primal_svm_reduced(
     y: ArrayLike,
     lam: float,
     *,
-    reduced: ReducedKernel | None = None,
+    reduced: ReducedGram | None = None,
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
@@ -175,9 +72,9 @@ def cpd_primal_svm_reduced(
     y : (n,) array of ±1
     lam : float
         λ > 0 of 000 eq. (14).
-    reduced : ReducedKernel, optional
-        ``reduced_kernel(kernel, X, Q)`` made beforehand, e.g. with ``shared=True`` so that
-        several solves on the same points (one-vs-rest) compute each kernel column once.
+    reduced : ReducedGram, optional
+        ``reduced_gram(kernel, X, Q)`` made beforehand: several solves on the same points
+        (one-vs-rest) then share its column cache and compute each kernel column once.
     max_iter, warm_start_size, random_state
         As in :func:`~sdpkern.native.primal_svm.primal_svm_kernel`.
 
@@ -186,30 +83,22 @@ def cpd_primal_svm_reduced(
     NewtonResult
         ``alpha`` (Pᵀα = 0 to round-off), ``beta_bar``, ``f``, the eq. (14) objective;
         ``n_refactor`` counts Cholesky factorisations from scratch; ``times`` has "kernel"
-        (seconds spent getting kernel columns), "columns" (how many the solver asked for; with a
-        shared ``reduced`` some were computed by an earlier solve) and "total".
+        (seconds spent computing kernel columns), "columns" (how many this solve computed; with a
+        shared ``reduced`` those an earlier solve computed are not counted again) and "total".
     """
     t0 = time.perf_counter()
     lam = check_positive(lam, "lam")
+    Qa = np.asarray(Q, dtype=np.float64)
     if reduced is None:
-        rk = reduced_kernel(kernel, X, Q)
+        rk = reduced_gram(kernel, X, Qa)
     else:
         rk = reduced
-        if rk.kernel != kernel or rk.n != np.asarray(Q).shape[0] or rk.unisolvent.size != np.asarray(Q).shape[1]:
+        if rk.kernel != kernel or rk.n != Qa.shape[0] or rk.unisolvent.size != Qa.shape[1]:
             raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
-    calls = {"seconds": 0.0, "columns": 0}
-
-    def entries(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
-        t = time.perf_counter()
-        out = rk.entries(rows, cols)
-        calls["seconds"] += time.perf_counter() - t
-        calls["columns"] += cols.shape[0]
-        return out
-
-    Qa = np.asarray(Q, dtype=np.float64)
+    cols0, secs0 = rk.columns_computed, rk.seconds
     # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²) with C = 1/(2λ)
     res = primal_svm_kernel(
-        entries,
+        rk,
         y,
         1.0 / (2.0 * lam),
         unpenalized=Qa,
@@ -229,5 +118,9 @@ def cpd_primal_svm_reduced(
         iterations=res.iterations,
         converged=res.converged,
         n_refactor=res.factorisations,
-        times={"kernel": calls["seconds"], "columns": float(calls["columns"]), "total": time.perf_counter() - t0},
+        times={
+            "kernel": rk.seconds - secs0,
+            "columns": float(rk.columns_computed - cols0),
+            "total": time.perf_counter() - t0,
+        },
     )

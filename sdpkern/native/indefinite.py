@@ -18,6 +18,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from .._validation import as_vector, check_positive
 from ..errors import DataError, LabelError, ParameterError
+from ..kernels.gram import GramOperator
 from ..kernels.spectrum import center_kernel, check_symmetric
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
 ]
 
 
-def krein_spline_smoothing(K: ArrayLike, y: ArrayLike, lam: float, *, rtol: float = 1e-10) -> NDArray[np.float64]:
+def krein_spline_smoothing(
+    K: ArrayLike | GramOperator, y: ArrayLike, lam: float, *, rtol: float = 1e-10
+) -> NDArray[np.float64]:
     """Stationary point of Kreĭn-space spline smoothing, 002 eq. (4.6).
 
     ``J(f) = (1/m) Σ_i (y_i − f(x_i))² + λ ⟨f, f⟩_K`` with ``f = Σ_j α_j k(x_j, ·)`` becomes
@@ -60,7 +63,7 @@ def krein_spline_smoothing(K: ArrayLike, y: ArrayLike, lam: float, *, rtol: floa
     ParameterError
         ``−mλ`` is (numerically) an eigenvalue of ``K``; the message names the eigenvalue.
     """
-    Ka = check_symmetric(K)
+    Ka = check_symmetric(K.to_dense() if isinstance(K, GramOperator) else K)
     m = Ka.shape[0]
     ya = as_vector(y, "y", length=m)
     lam = check_positive(lam, "lam")
@@ -93,13 +96,13 @@ class KPCAResult:
     eigenvectors: NDArray[np.float64]
 
 
-def indefinite_kpca(K: ArrayLike, n_components: int) -> KPCAResult:
+def indefinite_kpca(K: ArrayLike | GramOperator, n_components: int) -> KPCAResult:
     """Kernel PCA for an indefinite kernel: eigenvectors of ``J K J`` with largest ``|λ|``.
 
     002 §6.1 (MATLAB ``eigs(K, p, 'LM')``): the principal components are those of the majorising
     Hilbert space ``K̄ = K₊ + K₋``, i.e. the eigenvalues of largest magnitude.
     """
-    Ka = check_symmetric(K)
+    Ka = check_symmetric(K.to_dense() if isinstance(K, GramOperator) else K)
     n = Ka.shape[0]
     if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or not 1 <= n_components <= n:
         raise ParameterError(f"n_components must be an integer in [1, {n}], got {n_components!r}")
@@ -108,7 +111,9 @@ def indefinite_kpca(K: ArrayLike, n_components: int) -> KPCAResult:
     return KPCAResult(eigenvalues=lam[order], eigenvectors=U[:, order])
 
 
-def fisher_system(K: ArrayLike, y: ArrayLike) -> tuple[LinearOperator, NDArray[np.float64], NDArray[np.float64]]:
+def fisher_system(
+    K: ArrayLike | GramOperator, y: ArrayLike
+) -> tuple[LinearOperator, NDArray[np.float64], NDArray[np.float64]]:
     """The kernel Fisher discriminant system ``N α = μ₊ − μ₋`` of 002 §6.3.
 
     With ``μ± = K 1±/m±`` and ``N = KKᵀ − m₊μ₊μ₊ᵀ − m₋μ₋μ₋ᵀ``, ``N = K B K`` where
@@ -131,7 +136,7 @@ def fisher_system(K: ArrayLike, y: ArrayLike) -> tuple[LinearOperator, NDArray[n
     class_means : ndarray of shape (2, m)
         ``μ₋`` and ``μ₊``: ``μ±ᵀα`` is the mean score of each class.
     """
-    Ka = np.asarray(K, dtype=np.float64)
+    Ka = K.to_dense() if isinstance(K, GramOperator) else np.asarray(K, dtype=np.float64)
     if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
         raise DataError(f"K must be a square matrix, got shape {Ka.shape}")
     ya = np.asarray(y, dtype=np.float64).reshape(-1)

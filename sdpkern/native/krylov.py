@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
 from ..errors import BreakdownError, DataError, ParameterError
+from ..kernels.gram import GramOperator
 
 __all__ = [
     "KrylovResult",
@@ -95,7 +96,7 @@ class KrylovResult:
 
 
 def make_system(
-    A: ArrayLike | LinearOperator,
+    A: ArrayLike | LinearOperator | GramOperator,
     b: ArrayLike,
     x0: ArrayLike | None = None,
     *,
@@ -103,7 +104,8 @@ def make_system(
 ) -> tuple[LinearOperator, NDArray[np.float64], NDArray[np.float64]]:
     """Validate ``A x = b`` once for every solver and return ``(A_op, b, x0)``.
 
-    ``A`` may be a dense array, a sparse matrix or a :class:`LinearOperator`. Symmetry is
+    ``A`` may be a dense array, a sparse matrix, a :class:`LinearOperator` or a
+    :class:`~sdpkern.kernels.gram.GramOperator` (applied through its column cache). Symmetry is
     checked exactly (to round-off) for explicit matrices and, for operators, by one random probe
     ``uᵀ(Av) = vᵀ(Au)`` (two extra products).
 
@@ -112,7 +114,11 @@ def make_system(
     DataError
         Non-square or non-symmetric ``A``, mismatched ``b``/``x0``, NaN or infinity.
     """
-    if isinstance(A, LinearOperator):
+    if isinstance(A, GramOperator):  # symmetric by construction; products through its column cache
+        op = LinearOperator(A.shape, matvec=A.matvec, dtype=np.float64)  # type: ignore[call-arg]
+        dense = None
+        check_symmetric = False
+    elif isinstance(A, LinearOperator):
         op = A
         dense = None
     else:

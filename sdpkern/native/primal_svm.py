@@ -25,6 +25,7 @@ import logging
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,7 +34,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_matrix, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
-from .kernel_columns import KernelColumns
+from ..kernels.gram import CallableGram, GramOperator, PrecomputedGram
 
 __all__ = [
     "PrimalSVMResult",
@@ -150,6 +151,15 @@ def _unpenalized_block(unpenalized: ArrayLike | None, n: int) -> NDArray[np.floa
     return U
 
 
+def _gram_of(K: Any, y: ArrayLike) -> GramOperator:
+    """The kernel argument of a solver as a :class:`~sdpkern.kernels.gram.GramOperator`."""
+    if isinstance(K, GramOperator):
+        return K
+    if callable(K):
+        return CallableGram(K, n=as_vector(y, "y").shape[0], kind="entries")
+    return PrecomputedGram(K)
+
+
 def _check_max_iter(max_iter: int) -> None:
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
@@ -193,7 +203,7 @@ class _SupportFactor:
     more than a refactorisation, so they are not used here.)
     """
 
-    def __init__(self, cache: KernelColumns, y: NDArray[np.float64], lam: float, U: NDArray[np.float64]) -> None:
+    def __init__(self, cache: GramOperator, y: NDArray[np.float64], lam: float, U: NDArray[np.float64]) -> None:
         self.cache, self.y, self.lam, self.U = cache, y, lam, U
         self.k = U.shape[1]
         self.R = np.empty((0, 0))
@@ -203,7 +213,6 @@ class _SupportFactor:
         self._zcol = np.empty(0, dtype=np.intp)
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
-        idx = self.cache.grouped(idx)
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam
         try:
@@ -271,7 +280,7 @@ class _SupportFactor:
         if mf == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
             self._factorise(sv)
         elif k:
-            self._append(self.cache.grouped(new))
+            self._append(new)
         F = self.F
         drop = np.nonzero(~in_sv[F])[0]  # positions in F of points outside the SV set
         Z = self._columns(drop)
@@ -305,22 +314,21 @@ class _KernelState:
 
 
 def _solve_kernel(
-    cache: KernelColumns,
+    cache: GramOperator,
     y: NDArray[np.float64],
     U: NDArray[np.float64],
     C: float,
-    p: int,
+    P: NDArray[np.intp],
     beta: NDArray[np.float64],
     b: NDArray[np.float64],
     max_iter: int,
 ) -> _KernelState:
-    """Finite Newton method on the first ``p`` points from ``(β, c)`` (``β`` supported on cached points)."""
+    """Finite Newton method on the points ``P`` from ``(β, c)`` (``β`` over all points, zero off ``P``)."""
     lam = 1.0 / (2.0 * C)
-    P = np.arange(p)
-    yP, UP = y[:p], U[:p]
+    yP, UP = y[P], U[P]
     factor = _SupportFactor(cache, y, lam, U)
-    Kbeta = cache.matvec(beta, p)
-    beta_P = beta[:p]
+    Kbeta = cache.matvec(beta, P)
+    beta_P = beta[P]
     out = Kbeta + UP @ b
     sv_mask = yP * out < 1
     if not sv_mask.any():
@@ -330,8 +338,8 @@ def _solve_kernel(
         beta_sv, b_new = factor.newton_point(sv)
         beta_new = np.zeros(y.shape[0])
         beta_new[sv] = beta_sv
-        Kbeta_new = cache.matvec(beta_new, p)
-        beta_new_P = beta_new[:p]
+        Kbeta_new = cache.matvec(beta_new, P)
+        beta_new_P = beta_new[P]
         out_new = Kbeta_new + UP @ b_new
         slack_new = 1 - yP * out_new
         if _settled(np.nonzero(sv_mask)[0], np.nonzero(slack_new > 0)[0], slack_new):
@@ -352,35 +360,36 @@ def _solve_kernel(
         stacklevel=4,
     )
     beta_full = np.zeros(y.shape[0])
-    beta_full[:p] = beta_P
+    beta_full[P] = beta_P
     return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False, factor.refactorisations)
 
 
 def _solve_recursive(
-    cache: KernelColumns,
+    cache: GramOperator,
     y: NDArray[np.float64],
     U: NDArray[np.float64],
     C: float,
+    order: NDArray[np.intp],
     p: int,
     max_iter: int,
     warm_start_size: int,
 ) -> _KernelState:
-    """Solve on the first ``p`` points, warm-started by the first ``p // 2`` (the data are shuffled)."""
+    """Solve on the points ``order[:p]``, warm-started by ``order[:p // 2]`` (``order`` a shuffle)."""
     beta, b = np.zeros(y.shape[0]), np.zeros(U.shape[1])
     half = p // 2
     done = 0
-    if p > max(warm_start_size, 2) and np.unique(y[:half]).shape[0] == 2:
+    if p > max(warm_start_size, 2) and np.unique(y[order[:half]]).shape[0] == 2:
         # C scaled with the data (C p / half): the half problem then estimates the same function,
         # so its support vectors are close to the final set
-        sub = _solve_recursive(cache, y, U, C * p / half, half, max_iter, warm_start_size)
+        sub = _solve_recursive(cache, y, U, C * p / half, order, half, max_iter, warm_start_size)
         beta, b, done = sub.beta, sub.b, sub.factorisations
-    st = _solve_kernel(cache, y, U, C, p, beta, b, max_iter)
+    st = _solve_kernel(cache, y, U, C, np.sort(order[:p]), beta, b, max_iter)
     st.factorisations += done
     return st
 
 
 def primal_svm_kernel(
-    K: ArrayLike | Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]],
+    K: GramOperator | ArrayLike | Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]],
     y: ArrayLike,
     C: float = 1.0,
     *,
@@ -397,10 +406,11 @@ def primal_svm_kernel(
 
     Parameters
     ----------
-    K : array of shape (n, n), or callable
-        Positive semidefinite kernel matrix, or an oracle ``K(rows, cols)`` returning
+    K : GramOperator, array of shape (n, n), or callable
+        Positive semidefinite kernel: a :class:`~sdpkern.kernels.gram.GramOperator` (its column
+        cache is used and kept), a matrix, or an oracle ``K(rows, cols)`` returning
         ``K[np.ix_(rows, cols)]``. Only columns of points that are support vectors at some stage
-        are used (and, with an oracle, computed, each entry once).
+        are used (and computed).
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -433,41 +443,22 @@ def primal_svm_kernel(
     >>> bool(np.all(np.sign(X @ X.T @ res.coef + res.intercept) == y))
     True
     """
-    if callable(K):
-        ya0 = as_vector(y, "y")
-        n = ya0.shape[0]
-        entries = K
-    else:
-        Ka = as_matrix(K, "K")
-        n = Ka.shape[0]
-        if Ka.shape != (n, n):
-            raise DataError(f"K must be square, got shape {Ka.shape}")
-
-        def entries(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
-            return Ka[np.ix_(rows, cols)]
-
+    op = _gram_of(K, y)
+    n = op.n
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
     U = _unpenalized_block(unpenalized, n)
-    # one shuffle: the nested warm-start halves are then prefixes, and so are their kernel rows
-    perm = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
-
-    def shuffled(rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]:
-        return entries(perm[rows], perm[cols])
-
-    Up = np.ascontiguousarray(U[perm])
-    st = _solve_recursive(KernelColumns(n, shuffled), ya[perm], Up, float(C), n, max_iter, warm_start_size)
-    out = st.Kbeta + Up @ st.b
-    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya[perm], float(C))
-    beta = np.empty(n)
-    beta[perm] = st.beta
-    outputs = np.empty(n)
-    outputs[perm] = out
+    # one shuffle: the nested warm-start halves are its prefixes
+    order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
+    st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size)
+    out = st.Kbeta + U @ st.b
+    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya, float(C))
+    beta, outputs = st.beta, out
     return PrimalSVMResult(
         coef=beta,
         intercept=float(st.b[0]) if unpenalized is None else 0.0,
         objective=obj,
-        support=np.sort(perm[st.sv]),
+        support=np.sort(st.sv),
         iterations=st.iterations,
         converged=st.converged,
         unpenalized_coef=st.b,
@@ -574,8 +565,7 @@ class LowRankPrimalSVMResult:
 
 
 def primal_svm_lowrank(
-    diagonal: ArrayLike,
-    column: Callable[[int], NDArray[np.float64]],
+    K: GramOperator,
     y: ArrayLike,
     C: float = 1.0,
     *,
@@ -593,10 +583,8 @@ def primal_svm_lowrank(
 
     Parameters
     ----------
-    diagonal : array of shape (n,)
-        ``k(x_i, x_i)``.
-    column : callable
-        ``column(j)`` returns column ``j`` of ``K``.
+    K : GramOperator
+        The kernel (its diagonal and the pivots' columns are used).
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -613,11 +601,13 @@ def primal_svm_lowrank(
     """
     from ..kernels.lowrank import incomplete_cholesky
 
-    d = np.asarray(diagonal, dtype=np.float64)
+    if not isinstance(K, GramOperator):
+        raise ParameterError(f"K must be a GramOperator (sdpkern.kernels.gram), got {type(K).__name__}")
+    d = K.diagonal()
     check_positive(eta, "eta", allow_zero=True)
     if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
         raise ParameterError(f"max_rank must be an integer >= 1, got {max_rank!r}")
-    chol = incomplete_cholesky(d, column, eta=eta, max_rank=max_rank)
+    chol = incomplete_cholesky(d, K.column, eta=eta, max_rank=max_rank)
     lin = primal_svm_linear(chol.G, y, C, unpenalized=unpenalized, max_iter=max_iter)
     L = chol.G[chol.pivots]
     coef = solve_triangular(L, lin.coef, lower=True, trans="T")

@@ -1,0 +1,42 @@
+"""Type stub of the compiled core (sdpkern/_svmcore.pyx)."""
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+class ColumnCache:
+    owner: Any
+    store_array: NDArray[np.float64] | None
+    slot_array: NDArray[np.intp]
+    point_array: NDArray[np.intp]
+    stamp_array: NDArray[np.int64]
+    n: int
+    capacity: int
+    tick: int
+    computed: int
+    evictions: int
+    seconds: float
+    fixed: bool
+    def __init__(self, owner: Any, n: int, capacity: int, spec: Any = ..., matrix: Any = ...) -> None: ...
+    def ensure(self, cols: NDArray[np.intp]) -> bool: ...
+    def gather(self, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> NDArray[np.float64]: ...
+    def weighted_sum(self, cols: NDArray[np.intp], w: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    def clear(self) -> None: ...
+
+def eval_columns(spec: Any, n: int, cols: NDArray[np.intp]) -> NDArray[np.float64]: ...
+def smo(
+    cache: ColumnCache,
+    y: NDArray[np.float64],
+    alpha: NDArray[np.float64],
+    e: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    D: NDArray[np.float64],
+    diag: NDArray[np.float64],
+    V: NDArray[np.float64],
+    s: NDArray[np.float64],
+    rho: float,
+    pair: bool,
+    tol: float,
+    max_iter: int,
+) -> tuple[int, float]: ...

@@ -1,0 +1,643 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""sdpkern's compiled core: kernel columns, the column cache, and the SMO dual solver.
+
+Python-facing entry points validate nothing themselves: their callers in
+:mod:`sdpkern.kernels.gram` and :mod:`sdpkern.native.dual_svm` check shapes, dtypes, index ranges
+and finiteness before calling, so that no out-of-range index ever reaches these loops.
+
+Kernel evaluation (a :class:`~sdpkern.kernels.gram.GramSpec`): distances or inner products by
+plain loops; ``exp`` and ``log`` through NumPy's own SIMD ufunc loops, called directly by their
+function pointers (no Python call per column); the reduced-kernel correction
+``K[r, c] = base(x_r, x_c) − left[r]·right[c]`` fused into the same pass.
+
+The SMO solver (:func:`smo`) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
+order information) on the dual of the hinge or squared-hinge SVM, with the extra polynomial
+equality constraints of the c.p.d. SVM (000 §6) handled by an augmented Lagrangian whose
+multiplier and penalty the caller updates (see :mod:`sdpkern.native.dual_svm`).
+"""
+
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport exp, floor, log, pow, sqrt, fabs, INFINITY
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+import numpy as np
+
+cnp.import_array()
+
+ctypedef void (*ufunc_loop)(char **args, cnp.npy_intp *dims, cnp.npy_intp *steps, void *data) noexcept nogil
+
+cdef ufunc_loop EXP_LOOP = NULL
+cdef void *EXP_DATA = NULL
+cdef ufunc_loop LOG_LOOP = NULL
+cdef void *LOG_DATA = NULL
+
+
+cdef int _find_loop(object uf, ufunc_loop *loop, void **data):
+    """The first 'd->d' inner loop of a NumPy ufunc (the one NumPy itself dispatches to)."""
+    cdef cnp.ufunc u = uf
+    cdef int i
+    if u.nin != 1 or u.nout != 1:
+        return 0
+    for i in range(u.ntypes):
+        if u.types[2 * i] == cnp.NPY_DOUBLE and u.types[2 * i + 1] == cnp.NPY_DOUBLE:
+            loop[0] = <ufunc_loop>u.functions[i]
+            data[0] = u.data[i]
+            return 1
+    return 0
+
+
+if not _find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
+    EXP_LOOP = NULL
+if not _find_loop(np.log, &LOG_LOOP, &LOG_DATA):
+    LOG_LOOP = NULL
+
+
+cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
+    cdef char *args[2]
+    cdef cnp.npy_intp dims[1]
+    cdef cnp.npy_intp steps[2]
+    cdef Py_ssize_t i
+    if EXP_LOOP != NULL:
+        args[0] = <char *>x
+        args[1] = <char *>x
+        dims[0] = n
+        steps[0] = 8
+        steps[1] = 8
+        EXP_LOOP(args, dims, steps, EXP_DATA)
+    else:
+        for i in range(n):
+            x[i] = exp(x[i])
+
+
+cdef inline void _vlog(double *x, Py_ssize_t n) noexcept nogil:
+    cdef char *args[2]
+    cdef cnp.npy_intp dims[1]
+    cdef cnp.npy_intp steps[2]
+    cdef Py_ssize_t i
+    if LOG_LOOP != NULL:
+        args[0] = <char *>x
+        args[1] = <char *>x
+        dims[0] = n
+        steps[0] = 8
+        steps[1] = 8
+        LOG_LOOP(args, dims, steps, LOG_DATA)
+    else:
+        for i in range(n):
+            x[i] = log(x[i])
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+# ----------------------------------------------------------------------------- kernel specs
+cdef enum:
+    K_MATRIX = 0
+    K_LINEAR = 1
+    K_POLY = 2
+    K_RBF = 3
+    K_LAPLACE = 4
+    K_POWER = 5
+
+_KINDS = {"matrix": K_MATRIX, "linear": K_LINEAR, "poly": K_POLY, "rbf": K_RBF, "laplace": K_LAPLACE, "power": K_POWER}
+
+
+cdef struct Spec:
+    int kind
+    Py_ssize_t n
+    Py_ssize_t d
+    const double *X
+    const double *M
+    double gamma
+    double coef0
+    int degree
+    double scale
+    double half_power
+    int int_power       # half_power as an integer, or -1
+    int half_int_power  # half_power - 1/2 as an integer, or -1
+    int uselog
+    Py_ssize_t t
+    const double *left
+    const double *right
+
+
+cdef object _spec_arrays(object spec):
+    """The arrays a Spec points into, C-contiguous float64 (kept alive by the caller)."""
+    X = np.ascontiguousarray(spec.X, dtype=np.float64)
+    M = None if spec.matrix is None else np.ascontiguousarray(spec.matrix, dtype=np.float64)
+    L = None if spec.left is None else np.ascontiguousarray(spec.left, dtype=np.float64)
+    R = None if spec.right is None else np.ascontiguousarray(spec.right, dtype=np.float64)
+    return (X, M, L, R)
+
+
+cdef void _fill_spec(Spec *s, object spec, tuple arrays, Py_ssize_t n) except *:
+    cdef cnp.ndarray X = arrays[0]
+    cdef cnp.ndarray M = arrays[1]
+    cdef cnp.ndarray L = arrays[2]
+    cdef cnp.ndarray R = arrays[3]
+    s.kind = _KINDS[spec.kind]
+    s.n = n
+    s.d = X.shape[1] if X.ndim == 2 else 0
+    s.X = <const double *>X.data
+    s.M = <const double *>M.data if M is not None else NULL
+    s.gamma = spec.gamma
+    s.coef0 = spec.coef0
+    s.degree = spec.degree
+    s.scale = spec.scale
+    s.half_power = spec.half_power
+    s.int_power = <int>spec.half_power if spec.half_power == floor(spec.half_power) else -1
+    s.half_int_power = <int>(spec.half_power - 0.5) if spec.half_power - 0.5 == floor(spec.half_power - 0.5) else -1
+    s.uselog = 1 if spec.log else 0
+    if L is not None and R is not None:
+        s.t = L.shape[1]
+        s.left = <const double *>L.data
+        s.right = <const double *>R.data
+    else:
+        s.t = 0
+        s.left = NULL
+        s.right = NULL
+
+
+cdef inline double _ipow(double x, int p) noexcept nogil:
+    cdef double r = 1.0
+    while p > 0:
+        if p & 1:
+            r *= x
+        x *= x
+        p >>= 1
+    return r
+
+
+cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) noexcept nogil:
+    """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j)."""
+    cdef Py_ssize_t n = s.n, d = s.d, i, k
+    cdef const double *xj
+    cdef const double *xi
+    cdef const double *rj
+    cdef const double *li
+    cdef double acc, diff, sq, p
+    if s.kind == K_MATRIX:
+        for i in range(n):
+            out[i] = s.M[j * n + i]
+    else:
+        xj = s.X + j * d
+        if s.kind == K_LINEAR or s.kind == K_POLY:
+            for i in range(n):
+                xi = s.X + i * d
+                acc = 0.0
+                for k in range(d):
+                    acc += xi[k] * xj[k]
+                if s.kind == K_POLY:
+                    acc = _ipow(s.gamma * acc + s.coef0, s.degree)
+                out[i] = acc
+        else:
+            for i in range(n):
+                xi = s.X + i * d
+                acc = 0.0
+                for k in range(d):
+                    diff = xi[k] - xj[k]
+                    acc += diff * diff
+                out[i] = acc
+            if s.kind == K_RBF:
+                for i in range(n):
+                    out[i] = -s.gamma * out[i]
+                _vexp(out, n)
+            elif s.kind == K_LAPLACE:
+                for i in range(n):
+                    out[i] = -s.gamma * sqrt(out[i])
+                _vexp(out, n)
+            else:  # K_POWER: scale * s^h * (½ log s)
+                if s.uselog:
+                    for i in range(n):
+                        buf[i] = out[i] if out[i] > 0.0 else 1.0
+                    _vlog(buf, n)
+                for i in range(n):
+                    sq = out[i]
+                    if sq <= 0.0:
+                        out[i] = 0.0
+                        continue
+                    if s.int_power >= 0:
+                        p = _ipow(sq, s.int_power)
+                    elif s.half_int_power >= 0:
+                        p = sqrt(sq) * _ipow(sq, s.half_int_power)
+                    else:
+                        p = pow(sq, s.half_power)
+                    if s.uselog:
+                        p *= 0.5 * buf[i]
+                    out[i] = s.scale * p
+    if s.t > 0:
+        rj = s.right + j * s.t
+        for i in range(n):
+            li = s.left + i * s.t
+            acc = 0.0
+            for k in range(s.t):
+                acc += li[k] * rj[k]
+            out[i] -= acc
+
+
+# ----------------------------------------------------------------------------- column cache
+cdef class ColumnCache:
+    """Kernel columns in the rows of one array, ``slot_of[j]`` their slot, LRU eviction.
+
+    See :mod:`sdpkern.kernels.gram` ("The column cache") for the policy. ``owner`` computes
+    columns the spec cannot (``owner._checked_block(None, cols)``).
+    """
+
+    cdef public object owner
+    cdef public object store_array
+    cdef public object slot_array
+    cdef public object point_array
+    cdef public object stamp_array
+    cdef double[:, ::1] store
+    cdef Py_ssize_t[::1] slot_of
+    cdef Py_ssize_t[::1] point_of
+    cdef long long[::1] stamp
+    cdef Py_ssize_t[::1] free
+    cdef Py_ssize_t nfree
+    cdef public Py_ssize_t n
+    cdef public Py_ssize_t capacity
+    cdef public long long tick
+    cdef public long long computed
+    cdef public long long evictions
+    cdef public double seconds
+    cdef public bint fixed
+    cdef Spec spec
+    cdef bint has_spec
+    cdef object spec_refs
+    cdef double[::1] buf
+
+    def __init__(self, owner, Py_ssize_t n, Py_ssize_t capacity, spec=None, matrix=None):
+        self.owner = owner
+        self.n = n
+        self.tick = 0
+        self.computed = 0
+        self.evictions = 0
+        self.seconds = 0.0
+        self.buf = np.empty(n)
+        self.slot_array = np.full(n, -1, dtype=np.intp)
+        self.slot_of = self.slot_array
+        self.has_spec = spec is not None
+        if self.has_spec:
+            self.spec_refs = _spec_arrays(spec)
+            _fill_spec(&self.spec, spec, self.spec_refs, n)
+        if matrix is not None:  # a precomputed matrix is its own cache: every column present
+            self.fixed = True
+            self.capacity = n
+            self.store_array = matrix
+            self.store = matrix
+            self.slot_array[:] = np.arange(n)
+            self.point_array = np.arange(n, dtype=np.intp)
+            self.point_of = self.point_array
+            self.stamp_array = np.zeros(n, dtype=np.int64)
+            self.stamp = self.stamp_array
+            self.free = np.empty(0, dtype=np.intp)
+            self.nfree = 0
+        else:
+            self.fixed = False
+            self.capacity = capacity
+            self.store_array = None
+            self.point_array = np.full(capacity, -1, dtype=np.intp)
+            self.point_of = self.point_array
+            self.stamp_array = np.zeros(capacity, dtype=np.int64)
+            self.stamp = self.stamp_array
+            self.free = np.arange(capacity - 1, -1, -1, dtype=np.intp)
+            self.nfree = capacity
+
+    cdef void _allocate(self) except *:
+        if self.store_array is None:
+            self.store_array = np.zeros((self.capacity, self.n))  # calloc: pages zeroed lazily
+            self.store = self.store_array
+
+    cdef void _evict(self, Py_ssize_t m) except *:
+        """Free at least m slots: least recently used first, never one stamped this tick."""
+        stamps = self.stamp_array
+        points = self.point_array
+        occupied = np.flatnonzero((points >= 0) & (stamps < self.tick))
+        want = min(occupied.size, max(m, self.capacity // 8))
+        if want < m:
+            raise MemoryError("the column cache cannot hold the columns of one request; raise cache_bytes")
+        if want < occupied.size:
+            victims = occupied[np.argpartition(stamps[occupied], want - 1)[:want]]
+        else:
+            victims = occupied
+        cdef Py_ssize_t[::1] v = np.ascontiguousarray(victims, dtype=np.intp)
+        cdef Py_ssize_t a, slot
+        for a in range(v.shape[0]):
+            slot = v[a]
+            self.slot_of[self.point_of[slot]] = -1
+            self.point_of[slot] = -1
+            self.free[self.nfree] = slot
+            self.nfree += 1
+        self.evictions += v.shape[0]
+
+    cdef Py_ssize_t _take(self) except -1:
+        if self.nfree == 0:
+            self._evict(1)
+        self.nfree -= 1
+        return self.free[self.nfree]
+
+    cdef double *col(self, Py_ssize_t j) except NULL:
+        """Pointer to column j (computed if missing), stamped with the current tick."""
+        cdef Py_ssize_t slot = self.slot_of[j]
+        cdef double t0
+        if slot >= 0:
+            self.stamp[slot] = self.tick
+            return &self.store[slot, 0]
+        self._allocate()
+        slot = self._take()
+        t0 = _now()
+        if self.has_spec:
+            _eval_column(&self.spec, j, &self.store[slot, 0], &self.buf[0])
+        else:
+            block = self.owner._checked_block(None, np.array([j], dtype=np.intp))
+            self.store_array[slot] = block[:, 0]
+        self.seconds += _now() - t0
+        self.computed += 1
+        self.slot_of[j] = slot
+        self.point_of[slot] = j
+        self.stamp[slot] = self.tick
+        return &self.store[slot, 0]
+
+    def ensure(self, Py_ssize_t[::1] cols):
+        """Cache the (distinct) columns ``cols``; False, caching nothing, when they exceed the capacity."""
+        cdef Py_ssize_t a, j, slot, m = cols.shape[0], nnew = 0
+        cdef double t0
+        if self.fixed:
+            return True
+        if m > self.capacity:
+            return False
+        self.tick += 1
+        for a in range(m):
+            slot = self.slot_of[cols[a]]
+            if slot >= 0:
+                self.stamp[slot] = self.tick
+            else:
+                nnew += 1
+        if nnew == 0:
+            return True
+        self._allocate()
+        if self.nfree < nnew:
+            self._evict(nnew - self.nfree)
+        new = np.empty(nnew, dtype=np.intp)
+        slots = np.empty(nnew, dtype=np.intp)
+        cdef Py_ssize_t[::1] nv = new
+        cdef Py_ssize_t[::1] sv = slots
+        nnew = 0
+        for a in range(m):
+            j = cols[a]
+            if self.slot_of[j] < 0:
+                nv[nnew] = j
+                self.nfree -= 1
+                sv[nnew] = self.free[self.nfree]
+                nnew += 1
+        t0 = _now()
+        if self.has_spec:
+            for a in range(nnew):
+                _eval_column(&self.spec, nv[a], &self.store[sv[a], 0], &self.buf[0])
+        else:
+            block = self.owner._checked_block(None, new)
+            self.store_array[slots] = block.T
+        self.seconds += _now() - t0
+        self.computed += nnew
+        for a in range(nnew):
+            self.slot_of[nv[a]] = sv[a]
+            self.point_of[sv[a]] = nv[a]
+            self.stamp[sv[a]] = self.tick
+        return True
+
+    def gather(self, Py_ssize_t[::1] rows, Py_ssize_t[::1] cols):
+        """K[rows, cols] (every column cached) as a Fortran-ordered array."""
+        cdef Py_ssize_t a, b, nr = rows.shape[0], nc = cols.shape[0]
+        out = np.empty((nc, nr))
+        cdef double[:, ::1] o = out
+        cdef double *p
+        for b in range(nc):
+            p = &self.store[self.slot_of[cols[b]], 0]
+            for a in range(nr):
+                o[b, a] = p[rows[a]]
+        return out.T
+
+    def weighted_sum(self, Py_ssize_t[::1] cols, double[::1] w):
+        """Σ_b w_b K[:, cols_b] over cached columns."""
+        cdef Py_ssize_t a, b, n = self.n
+        out = np.zeros(n)
+        cdef double[::1] o = out
+        cdef double *p
+        cdef double wb
+        for b in range(cols.shape[0]):
+            wb = w[b]
+            if wb == 0.0:
+                continue
+            p = &self.store[self.slot_of[cols[b]], 0]
+            for a in range(n):
+                o[a] += wb * p[a]
+        return out
+
+    def clear(self):
+        if self.fixed:
+            return
+        self.slot_array[:] = -1
+        self.point_array[:] = -1
+        self.free = np.arange(self.capacity - 1, -1, -1, dtype=np.intp)
+        self.nfree = self.capacity
+
+
+def eval_columns(spec, Py_ssize_t n, Py_ssize_t[::1] cols):
+    """K[:, cols] (shape (n, len(cols))) evaluated from ``spec`` without a cache."""
+    cdef Spec s
+    refs = _spec_arrays(spec)
+    _fill_spec(&s, spec, refs, n)
+    out = np.empty((cols.shape[0], n))
+    cdef double[:, ::1] o = out
+    cdef double[::1] buf = np.empty(n)
+    cdef Py_ssize_t b
+    for b in range(cols.shape[0]):
+        _eval_column(&s, cols[b], &o[b, 0], &buf[0])
+    return out.T
+
+
+# ----------------------------------------------------------------------------- SMO
+cdef double TAU = 1e-12
+
+
+cdef inline bint _in_up(double y, double a, double c) noexcept nogil:
+    return (y > 0 and a < c) or (y < 0 and a > 0)
+
+
+cdef inline bint _in_low(double y, double a, double c) noexcept nogil:
+    return (y > 0 and a > 0) or (y < 0 and a < c)
+
+
+def smo(
+    ColumnCache cache,
+    double[::1] y,
+    double[::1] alpha,
+    double[::1] e,
+    double[::1] upper,
+    double[::1] D,
+    double[::1] diag,
+    double[:, ::1] V,
+    double[::1] s,
+    double rho,
+    bint pair,
+    double tol,
+    long long max_iter,
+):
+    """Run SMO on  min ½uᵀKu + ½Σ D_i α_i² − Σ α_i + zᵀVᵀu + ½ρ‖Vᵀu‖²,  u = y∘α,
+    0 ≤ α_i ≤ upper_i, and (``pair``) Σ y_i α_i = 0, updating ``alpha``, ``e``, ``s`` in place.
+
+    ``e`` holds the effective outputs Ku + y∘D∘α + V(z + ρ s) on entry (z folded in by the
+    caller) and is kept up to date; ``s`` holds Vᵀu. ``pair``: libsvm's second-order pair
+    selection (the offset constraint exact); otherwise single coordinates, greedy by gain.
+    Stops when the maximal KKT violation (margin units) is ≤ ``tol``.
+
+    Returns ``(iterations, violation)``.
+    """
+    cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
+    cdef Py_ssize_t t, i, j, k
+    cdef long long it = 0
+    cdef double gmax, gmin, v, b, a, od, best, delta, bij, aij, g, h, step, gain, viol, lo, hi
+    cdef double *Ki
+    cdef double *Kj
+    cdef double[::1] z = np.empty(max(m, 1))
+    cdef double[::1] Vz = np.empty(n)
+    viol = INFINITY
+    while it < max_iter:
+        if (it & 1023) == 0:
+            PyErr_CheckSignals()
+        cache.tick += 1
+        if pair:
+            gmax = -INFINITY
+            i = -1
+            for t in range(n):
+                if _in_up(y[t], alpha[t], upper[t]):
+                    v = y[t] - e[t]
+                    if v > gmax:
+                        gmax = v
+                        i = t
+            if i < 0:
+                viol = 0.0
+                break
+            Ki = cache.col(i)
+            gmin = INFINITY
+            best = INFINITY
+            j = -1
+            bij = 0.0
+            aij = 0.0
+            for t in range(n):
+                if not _in_low(y[t], alpha[t], upper[t]):
+                    continue
+                v = y[t] - e[t]
+                if v < gmin:
+                    gmin = v
+                b = gmax - v
+                if b > 0.0:
+                    a = diag[i] + diag[t] - 2.0 * Ki[t] + D[i] + D[t]
+                    if m > 0:
+                        h = 0.0
+                        for k in range(m):
+                            h += (V[i, k] - V[t, k]) * (V[i, k] - V[t, k])
+                        a += rho * h
+                    if a <= 0.0:
+                        a = TAU
+                    od = -b * b / a
+                    if od < best:
+                        best = od
+                        j = t
+                        bij = b
+                        aij = a
+            viol = gmax - gmin
+            if viol <= tol or j < 0:
+                break
+            Kj = cache.col(j)
+            Ki = cache.col(i)  # still cached: stamped this tick
+            delta = bij / aij
+            if y[i] > 0:
+                hi = upper[i] - alpha[i]
+            else:
+                hi = alpha[i]
+            if delta > hi:
+                delta = hi
+            if y[j] > 0:
+                hi = alpha[j]
+            else:
+                hi = upper[j] - alpha[j]
+            if delta > hi:
+                delta = hi
+            alpha[i] += y[i] * delta
+            alpha[j] -= y[j] * delta
+            if alpha[i] < 0.0:
+                alpha[i] = 0.0
+            if alpha[j] < 0.0:
+                alpha[j] = 0.0
+            for t in range(n):
+                e[t] += delta * (Ki[t] - Kj[t])
+            e[i] += D[i] * delta
+            e[j] -= D[j] * delta
+            if m > 0:
+                for k in range(m):
+                    z[k] = V[i, k] - V[j, k]
+                    s[k] += delta * z[k]
+                for t in range(n):
+                    h = 0.0
+                    for k in range(m):
+                        h += V[t, k] * z[k]
+                    e[t] += rho * delta * h
+        else:
+            best = 0.0
+            viol = 0.0
+            i = -1
+            step = 0.0
+            for t in range(n):
+                g = y[t] * e[t] - 1.0
+                if g < 0.0 and alpha[t] < upper[t]:
+                    v = -g
+                elif g > 0.0 and alpha[t] > 0.0:
+                    v = g
+                else:
+                    continue
+                if v > viol:
+                    viol = v
+                h = diag[t] + D[t]
+                if m > 0:
+                    a = 0.0
+                    for k in range(m):
+                        a += V[t, k] * V[t, k]
+                    h += rho * a
+                if h <= 0.0:
+                    h = TAU
+                delta = -g / h
+                lo = -alpha[t]
+                hi = upper[t] - alpha[t]
+                if delta < lo:
+                    delta = lo
+                if delta > hi:
+                    delta = hi
+                gain = -(g * delta + 0.5 * h * delta * delta)
+                if gain > best:
+                    best = gain
+                    i = t
+                    step = delta
+            if viol <= tol or i < 0:
+                break
+            Ki = cache.col(i)
+            alpha[i] += step
+            if alpha[i] < 0.0:
+                alpha[i] = 0.0
+            delta = y[i] * step
+            for t in range(n):
+                e[t] += delta * Ki[t]
+            e[i] += D[i] * step * y[i]
+            if m > 0:
+                for k in range(m):
+                    s[k] += delta * V[i, k]
+                for t in range(n):
+                    h = 0.0
+                    for k in range(m):
+                        h += V[t, k] * V[i, k]
+                    e[t] += rho * delta * h
+        it += 1
+    return it, viol

@@ -1,0 +1,198 @@
+"""GramOperator (sdpkern.kernels.gram): every implementation against the dense kernel matrix,
+the capped column cache (eviction, counters), and the solvers that accept it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sdpkern.errors import DataError, ParameterError
+from sdpkern.kernels import Gaussian, Laplacian, Linear, Polynomial, Sigmoid
+from sdpkern.kernels.cpd import PowerDistance, ThinPlate, polynomial_factor
+from sdpkern.kernels.gram import (
+    CallableGram,
+    GramOperator,
+    KernelGram,
+    PrecomputedGram,
+    SumGram,
+    as_gram,
+    reduced_gram,
+)
+from sdpkern.native.krylov import cg
+from sdpkern.native.primal_svm import primal_svm_kernel
+
+KERNELS = [
+    Gaussian(0.3),
+    Linear(),
+    Polynomial(3, 0.5, 1.0),
+    Laplacian(0.7),
+    Sigmoid(0.2, 0.1),
+    ThinPlate(2, formula_dimension=2),
+    ThinPlate(3),
+    PowerDistance(1.3),
+]
+
+
+def _points(n: int = 120, d: int = 3, seed: int = 0) -> np.ndarray:
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    X[5] = X[7]  # a duplicate: exact zero distances must give the kernel's own diagonal
+    return X
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+@pytest.mark.parametrize("d", [2, 5])
+def test_kernel_gram_equals_the_dense_kernel(kernel, d):
+    X = _points(d=d)
+    try:
+        K = kernel(X)
+    except ParameterError:  # e.g. ThinPlate(3) needs 2m > d
+        pytest.skip("kernel not defined in this dimension")
+    G = KernelGram(kernel, X)
+    scale = max(1.0, np.abs(K).max())
+    cols = np.array([3, 5, 100, 7, 3])
+    np.testing.assert_allclose(G.columns(cols), K[:, cols], atol=1e-13 * scale)
+    np.testing.assert_allclose(G.diagonal(), np.diag(K), atol=1e-13 * scale)
+    v = np.random.default_rng(1).normal(size=X.shape[0]) * (np.arange(X.shape[0]) % 3 == 0)
+    np.testing.assert_allclose(G.matvec(v), K @ v, atol=1e-12 * scale * np.abs(v).sum())
+    np.testing.assert_allclose(G.matvec(v, rows=[4, 0, 9]), (K @ v)[[4, 0, 9]], atol=1e-12 * scale * np.abs(v).sum())
+    rows = np.array([1, 5, 9, 7])
+    np.testing.assert_allclose(G.block(rows, [7, 5, 3]), K[np.ix_(rows, [7, 5, 3])], atol=1e-13 * scale)
+    np.testing.assert_allclose(G.entries(rows, [60, 61]), K[np.ix_(rows, [60, 61])], atol=1e-13 * scale)
+    assert (G.spec is not None) == (type(kernel) is not Sigmoid)  # the compiled core knows all but sigmoid
+
+
+@pytest.mark.parametrize("kernel", [ThinPlate(2), ThinPlate(3), PowerDistance(1.0)], ids=repr)
+def test_reduced_gram_compiled_columns_equal_its_numpy_blocks(kernel):
+    X = _points(90, 2, 4)
+    fac = polynomial_factor(X, kernel)
+    R = reduced_gram(kernel, X, fac.Q)
+    assert R.spec is not None and R.spec.left is not None
+    dense = R._block(None, np.arange(90))  # the NumPy route
+    np.testing.assert_allclose(R.columns(np.arange(90)), dense, atol=1e-12 * np.abs(dense).max())
+    np.testing.assert_allclose(R.diagonal(), np.diag(dense), atol=1e-12 * np.abs(dense).max())
+
+
+def test_cache_cap_evicts_least_recently_used_and_stays_exact():
+    X = _points(300, 2, 2)
+    K = Gaussian(1.0)(X)
+    G = KernelGram(Gaussian(1.0), X, cache_bytes=8 * 300 * 40)
+    assert G.capacity == 40
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        c = rng.choice(300, size=int(rng.integers(1, 41)), replace=False)
+        np.testing.assert_allclose(G.columns(c), K[:, c], atol=1e-14)
+    assert G.evictions > 0 and int((G.slot_of >= 0).sum()) <= 40
+    G.columns([0])
+    recent = np.flatnonzero(G.slot_of >= 0)
+    G.columns(np.setdiff1d(np.arange(35, 75), recent)[:5])
+    assert G.cached([0]).all()  # the most recently used column survives the next eviction
+    # a request larger than the cache is computed without caching
+    before = G.columns_computed
+    np.testing.assert_allclose(G.columns(np.arange(100)), K[:, :100], atol=1e-14)
+    assert G.columns_computed == before  # not cached: not counted
+    np.testing.assert_allclose(G.matvec(np.ones(300)), K.sum(axis=1), atol=1e-12)
+    assert G.seconds >= 0.0
+
+
+def test_counters_count_each_column_once():
+    X = _points(80, 2, 3)
+    G = KernelGram(ThinPlate(2), X)
+    G.columns([1, 2, 3])
+    G.columns([3, 2, 1, 4])
+    G.block([0, 1], [4, 1])
+    assert G.columns_computed == 4 and G.evictions == 0
+    G.clear_cache()
+    G.column(1)
+    assert G.columns_computed == 5
+
+
+def test_precomputed_gram_computes_nothing_and_checks_its_matrix():
+    X = _points(50, 2, 5)
+    K = Gaussian(0.5)(X)
+    P = PrecomputedGram(K)
+    np.testing.assert_allclose(P.columns([3, 1]), K[:, [3, 1]])
+    np.testing.assert_allclose(P.matvec(np.arange(50.0)), K @ np.arange(50.0), atol=1e-12)
+    assert P.columns_computed == 0
+    with pytest.raises(DataError, match="symmetric"):
+        PrecomputedGram(K + np.triu(np.ones((50, 50)), 1))
+    with pytest.raises(DataError, match="square"):
+        PrecomputedGram(K[:, :40])
+    with pytest.raises(DataError, match="NaN"):
+        PrecomputedGram(np.full((3, 3), np.nan))
+
+
+def test_callable_grams_and_as_gram():
+    X = _points(60, 2, 6)
+    kern = Gaussian(0.2)
+    K = kern(X)
+    pairs = CallableGram(lambda A, B: np.exp(-0.2 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)), X)
+    asked: list[np.ndarray] = []
+
+    def entries(rows, cols):
+        asked.append(np.asarray(cols).copy())
+        return K[np.ix_(rows, cols)]
+
+    ent = CallableGram(entries, n=60, kind="entries", diagonal=np.ones(60))
+    for G in (pairs, ent, as_gram(K)):
+        np.testing.assert_allclose(G.columns([5, 9]), K[:, [5, 9]], atol=1e-14)
+        np.testing.assert_allclose(G.diagonal(), np.ones(60), atol=1e-14)
+    ent.columns([9, 5, 10])
+    assert sorted(np.concatenate(asked).tolist()) == [5, 9, 10]  # each column asked for once
+    assert as_gram(pairs) is pairs
+    with pytest.raises(ParameterError, match="needs the number of points"):
+        as_gram(lambda r, c: K[np.ix_(r, c)])
+
+
+def test_sum_gram_reweights_without_recomputing_its_terms():
+    X = _points(70, 2, 7)
+    terms = [KernelGram(Gaussian(g), X) for g in (0.1, 1.0, 10.0)]
+    dense = [t.kernel(X) for t in terms]
+    S = SumGram(terms, [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(S.columns([2, 3]), (dense[0] + 0.5 * dense[1])[:, [2, 3]], atol=1e-13)
+    computed = [t.columns_computed for t in terms]
+    S2 = S.reweighted([0.2, 0.3, 0.0])
+    np.testing.assert_allclose(S2.columns([3, 2]), (0.2 * dense[0] + 0.3 * dense[1])[:, [3, 2]], atol=1e-13)
+    assert [t.columns_computed for t in terms] == computed  # the terms' caches served the new sum
+    np.testing.assert_allclose(S2.diagonal(), 0.5 * np.ones(70), atol=1e-13)
+
+
+def test_bad_requests_are_typed_errors():
+    X = _points(30, 2, 8)
+    G = KernelGram(Gaussian(1.0), X)
+    with pytest.raises(DataError, match="outside"):
+        G.columns([30])
+    with pytest.raises(DataError, match="outside"):
+        G.entries([-1], [0])
+    with pytest.raises(DataError, match="1-D array of point indices"):
+        G.columns([0.5])
+    with pytest.raises(DataError, match="shape"):
+        G.matvec(np.ones(29))
+    with pytest.raises(ParameterError, match="cache_bytes"):
+        KernelGram(Gaussian(1.0), X, cache_bytes=8)
+    with pytest.raises(ParameterError, match="kernel must be an sdpkern Kernel"):
+        KernelGram("rbf", X)  # type: ignore[arg-type]
+
+    class Broken(GramOperator):
+        def _block(self, rows, cols):
+            return np.full((self.n if rows is None else len(rows), len(cols)), np.nan)
+
+    with pytest.raises(DataError, match="NaN"):
+        Broken(5).columns([1])
+    with pytest.raises(DataError, match="NaN"):
+        Broken(5).diagonal()
+
+
+def test_solvers_accept_gram_operators_and_a_capped_cache():
+    X = _points(200, 2, 9)
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    K = Gaussian(0.5)(X)
+    dense = primal_svm_kernel(K, y, 2.0)
+    capped = KernelGram(Gaussian(0.5), X, cache_bytes=8 * 200 * 64)
+    lazy = primal_svm_kernel(capped, y, 2.0)
+    assert lazy.objective == pytest.approx(dense.objective, rel=1e-10)
+    b = np.random.default_rng(0).normal(size=200)
+    A = KernelGram(Gaussian(0.5), X)
+    ref = cg(K + np.eye(200), b, rtol=1e-10)
+    shifted = SumGram([A, PrecomputedGram(np.eye(200))], [1.0, 1.0])
+    res = cg(shifted, b, rtol=1e-10)
+    np.testing.assert_allclose(res.x, ref.x, atol=1e-8)
