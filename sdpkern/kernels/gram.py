@@ -211,6 +211,7 @@ class GramOperator:
     # ------------------------------------------------------------------ public interface
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, n)``, as a SciPy ``LinearOperator``."""
         return (self.n, self.n)
 
     dtype = np.dtype(np.float64)
@@ -366,6 +367,7 @@ class KernelGram(GramOperator):
 
     @property
     def spec(self) -> GramSpec | None:
+        """The compiled core's description of this kernel, or ``None`` (evaluated in Python)."""
         return self._spec
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
@@ -413,6 +415,7 @@ class PrecomputedGram(GramOperator):
 
     @property
     def spec(self) -> GramSpec | None:
+        """The matrix itself, read by the compiled core."""
         return GramSpec("matrix", np.zeros((self.n, 0)), matrix=self.K)
 
     def _new_cache(self) -> Any:
@@ -425,6 +428,7 @@ class PrecomputedGram(GramOperator):
         return np.array(np.diag(self.K))
 
     def to_dense(self) -> Array:
+        """A copy of the whole matrix."""
         return np.array(self.K)
 
 
@@ -471,14 +475,17 @@ class ReducedGram(GramOperator):
 
     @property
     def kernel(self) -> Kernel:
+        """The c.p.d. kernel Φ is built from."""
         return self.base.kernel
 
     @property
     def X(self) -> Array:
+        """The training points."""
         return self.base.X
 
     @property
     def spec(self) -> GramSpec | None:
+        """The compiled core's description: Φ's kind with the rank-k correction of K_Ξ."""
         return self._spec
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
@@ -633,6 +640,7 @@ class SumGram(GramOperator):
 
     @property
     def weights(self) -> Array:
+        """The weights w_l of the terms."""
         return np.array([t.weight for t in self.terms])
 
     def reweighted(self, weights: ArrayLike) -> SumGram:
