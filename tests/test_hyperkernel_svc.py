@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdpkern.errors import BackendNotInstalledError, DataError, LabelError, ParameterError, UnknownBackendError
 from sdpkern.estimators import HyperkernelSVC
+from sdpkern.estimators._base import STATUSES
 from sdpkern.kernels.hyperkernels import HarmonicHyperkernel
 
 
@@ -42,7 +43,26 @@ def test_fit_predict_any_labels(data):
     # learned kernel between test and training points drives the decision function
     K = clf.learned_kernel(Xt, X)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
-    np.testing.assert_allclose(d, K @ (clf.alpha_ * y_pm) - clf.offset_, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(d, K @ (clf.alpha_ * y_pm) + clf.intercept_, rtol=1e-8, atol=1e-8)
+    # the conventions' form: f(x) = Σ_i c_i k(x_i, x) + b over the support
+    np.testing.assert_allclose(d, K[:, clf.support_] @ clf.dual_coef_ + clf.intercept_, rtol=1e-8, atol=1e-8)
+    with pytest.warns(FutureWarning, match="offset_ is deprecated"):
+        assert clf.offset_ == pytest.approx(-clf.intercept_)
+
+
+def test_more_than_two_classes_one_vs_rest(data):
+    X, _, Xt, _ = data
+    rng = np.random.default_rng(3)
+    y3 = rng.integers(0, 3, X.shape[0])
+    clf = HyperkernelSVC(max_terms=20).fit(X, y3)
+    d = clf.decision_function(Xt)
+    assert d.shape == (Xt.shape[0], 3) and len(clf.estimators_) == 3
+    for k, model in enumerate(clf.estimators_):  # model k: class k against the rest, sharing one basis
+        np.testing.assert_allclose(d[:, k], model.decision_function(Xt))
+        assert model.basis_ is clf.estimators_[0].basis_
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(d, axis=1)])
+    assert clf.statuses_ == [m.status_ for m in clf.estimators_]
+    assert clf.status_ == max(clf.statuses_, key=STATUSES.index)  # the worst of the three
 
 
 def test_pickle_round_trip(data):
@@ -107,8 +127,6 @@ def test_bad_data(data):
         HyperkernelSVC().fit(X[:30], y[:29])
     with pytest.raises(LabelError, match="1 class"):
         HyperkernelSVC().fit(X[:30], np.repeat("a", 30))
-    with pytest.raises(LabelError, match="Only binary"):
-        HyperkernelSVC().fit(X[:30], np.arange(30) % 3)
     clf = HyperkernelSVC(max_terms=20).fit(X[:30], y[:30])
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:5, :10])

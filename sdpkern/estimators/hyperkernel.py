@@ -1,7 +1,10 @@
 """scikit-learn estimators that learn the kernel with a hyperkernel (002 Ch. 3).
 
-One base class holds hyperkernel resolution, validation and prediction; concrete estimators
-are a docstring, an ``__init__`` and the name of their builder (STYLE.md, item 2).
+One base class holds the shared parameters (a keyword-only dataclass: each is declared once),
+hyperkernel resolution, building, solving and the fitted model; a concrete estimator is a
+docstring, its own parameters and the builder it calls (STYLE.md, item 2). Every model
+predicts with f(x) = Σ_i c_i k(x_i, x) + b, k the learned kernel (002 eq. 2.15):
+``dual_coef_`` holds c on ``support_``, ``intercept_`` holds b (docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -9,20 +12,24 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, cast
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin, TransformerMixin
+from sklearn.base import OutlierMixin, RegressorMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import binary_labels, check_open_interval, check_positive, validate_data
+from .._validation import Interval, Options, validate_data
 from ..builders import hyperkernel as hk_builders
+from ..builders.hyperkernel._common import ExpansionDecision
 from ..errors import ParameterError, SolverError
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ..kernels.lowrank import HyperkernelBasis
 from ..problem import KernelProblem, Solution
+from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute
 
 __all__ = [
     "HyperkernelSVC",
@@ -34,53 +41,91 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+Array = NDArray[np.float64]
 
-#: Backend retried once when the chosen one breaks down numerically (see ``_solve``).
+#: Backend retried once when the chosen one breaks down numerically (see ``_with_fallback``).
 _FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+_NU = Interval(Real, 0, 1, closed="right")
 
-class _HyperkernelBase(BaseEstimator):
-    """Shared machinery: resolve the hyperkernel on the training data, build, solve, keep the model."""
 
-    hyperkernel: Hyperkernel | None
-    lambda_h: float
-    widths: Any
-    lambda_Q: float
-    form: str
-    active_set: bool
-    eta: float
-    max_terms: int | None
-    backend: str
-    solver_options: dict[str, Any] | None
-    random_state: int | None
+@dataclass(kw_only=True, eq=False, repr=False)
+class _HyperkernelBase(SdpkernEstimator):
+    """Parameters and machinery every hyperkernel estimator shares.
 
-    def _resolve_hyperkernel(self, X: NDArray[np.float64]) -> Hyperkernel:
-        if self.hyperkernel is None:
-            check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
-            if not (isinstance(self.widths, str) and self.widths == "auto"):
-                w = np.asarray(self.widths, dtype=float)
-                if w.ndim == 0:
-                    w = np.full(X.shape[1], float(w))
-                if not np.all(np.isfinite(w)) or np.any(w <= 0):
-                    raise ParameterError(f"widths must be 'auto' or positive numbers, got {self.widths!r}")
-                return HarmonicARD(self.lambda_h, w).fitted(X)
-            return HarmonicARD(self.lambda_h, "auto").fitted(X, random_state=self.random_state)
-        if not isinstance(self.hyperkernel, Hyperkernel):
-            raise ParameterError(
-                f"hyperkernel must be a sdpkern Hyperkernel or None, got {type(self.hyperkernel).__name__}"
-            )
-        if isinstance(self.hyperkernel, HarmonicARD):
-            return self.hyperkernel.fitted(X, random_state=self.random_state)
-        self.hyperkernel.check()
-        return self.hyperkernel
+    Parameters
+    ----------
+    lambda_Q : float, default=1.0
+        Hyperkernel regularisation λ_Q (002 eq. 3.8).
+    lambda_h : float, default=0.6
+        λ_h of the ARD harmonic hyperkernel (002 eq. 2.22), used when ``hyperkernel`` is None.
+    widths : "auto" or array-like, default="auto"
+        Per-dimension widths of the ARD hyperkernel, used when ``hyperkernel`` is None; "auto" is
+        the thesis rule, 50× the 90% quantile of ``|x_i − x_j|`` per dimension (002 §3.2).
+    hyperkernel : Hyperkernel or None
+        Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
+    form : {"socp", "sdp"}, default="socp"
+        The equivalent SOCP (:mod:`sdpkern.builders.hyperkernel`) or the SDP as printed.
+    eta : float, default=1e-4
+        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
+    max_terms : int or None, default=150
+        Cap on the number of basis terms.
+    backend : str, default="clarabel"
+        The conic solver CVXPY calls.
+    solver_options : dict or None
+        Passed to the solver (``max_iter``, ``tol``, ``time_limit`` are mapped per backend).
+    random_state : int or None, default=0
+        Seeds the random sample of the width rule.
+    """
 
-    def _check_common(self) -> None:
-        check_positive(self.lambda_Q, "lambda_Q", allow_zero=True)
-        check_positive(self.eta, "eta", allow_zero=True)
-        if self.form not in ("socp", "sdp"):
-            raise ParameterError(f"form must be 'socp' or 'sdp', got {self.form!r}")
-        if self.max_terms is not None and (not isinstance(self.max_terms, (int, np.integer)) or self.max_terms < 1):
-            raise ParameterError(f"max_terms must be None or a positive integer, got {self.max_terms!r}")
+    lambda_Q: float = 1.0
+    lambda_h: float = 0.6
+    widths: Any = "auto"
+    hyperkernel: Hyperkernel | None = None
+    form: str = "socp"
+    eta: float = 1e-4
+    max_terms: int | None = 150
+    backend: str = "clarabel"
+    solver_options: dict[str, Any] | None = None
+    random_state: int | None = 0
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "lambda_Q": [_NON_NEGATIVE],
+        "lambda_h": [Interval(Real, 0, 1, closed="neither")],
+        "widths": [Options({"auto"}), Interval(Real, 0, None, closed="neither"), "array-like"],
+        "hyperkernel": [Hyperkernel, None],
+        "form": [Options({"socp", "sdp"})],
+        "eta": [_NON_NEGATIVE],
+        "max_terms": [Interval(Integral, 1, None), None],
+        "backend": [str],
+        "solver_options": [dict, None],
+        "random_state": ["random_state"],
+    }
+
+    # ------------------------------------------------------------------ fitting
+    def _more_validation(self) -> None:
+        if self.hyperkernel is None and not (isinstance(self.widths, str) and self.widths == "auto"):
+            w = np.asarray(self.widths, dtype=float)
+            if w.ndim > 1 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+                raise ParameterError(f"widths must be 'auto' or positive numbers, got {self.widths!r}")
+
+    def _resolve_hyperkernel(self, X: Array) -> Hyperkernel:
+        hk = self.hyperkernel
+        if hk is None:
+            if isinstance(self.widths, str):
+                return HarmonicARD(self.lambda_h, "auto").fitted(X, random_state=self.random_state)
+            w = np.asarray(self.widths, dtype=float)
+            return HarmonicARD(self.lambda_h, np.full(X.shape[1], float(w)) if w.ndim == 0 else w).fitted(X)
+        if isinstance(hk, HarmonicARD):
+            return hk.fitted(X, random_state=self.random_state)
+        hk.check()
+        return hk
+
+    def _basis(self, X: Array) -> HyperkernelBasis:
+        """The pivoted incomplete Cholesky basis of the hyperkernel on X (002 §3.2.1)."""
+        return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
 
     def _solve(self, problem: KernelProblem) -> Solution:
         return self._with_fallback(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
@@ -97,61 +142,129 @@ class _HyperkernelBase(BaseEstimator):
             fallback = _FALLBACK_BACKEND.get(str(self.backend).lower())
             if exc.status != "error" or fallback is None or self.solver_options:
                 raise
-            warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=3)
+            warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=4)
             return run(fallback, {})
 
     def _build_and_solve(
-        self,
-        build: Callable[..., KernelProblem],
-        X: NDArray[np.float64],
-        y: NDArray[Any] | None,
-        hk: Hyperkernel,
-        **params: Any,
+        self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
     ) -> tuple[KernelProblem, Solution]:
-        """Build the problem with ``build`` (a builder of :mod:`sdpkern.builders.hyperkernel`) and solve
-        it: by cone generation when ``form="socp"`` and ``active_set`` (same optimum, certified),
-        else in one go."""  # fmt: skip
-        if not isinstance(self.active_set, (bool, np.bool_)):
-            raise ParameterError(f"active_set must be True or False, got {self.active_set!r}")
-        self.active_terms_: NDArray[np.intp] | None = None
-        if self.form == "socp" and self.active_set:
-            basis = hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
-
-            def run(backend: str, opts: dict[str, Any]) -> tuple[KernelProblem, Solution]:
-                problem, solution, trace = hk_builders.cone_generation(
-                    build, X, y, hk, basis=basis, backend=backend, allow_inaccurate=True, solve_options=opts, **params
-                )
-                self.active_terms_ = trace.terms
-                return problem, solution
-
-            return self._with_fallback(run)
+        """Build the problem with ``build`` (a builder of :mod:`sdpkern.builders.hyperkernel`) on
+        ``basis`` and solve it in one go."""
         args = (X,) if y is None else (X, y)
-        problem = build(*args, hk, form=_form(self.form), eta=self.eta, max_terms=self.max_terms, **params)
+        problem = build(*args, basis.hyperkernel, form=_form(self.form), basis=basis, **params)
+        self.max_violation_: float | None = None
         return problem, self._solve(problem)
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
+        """Keep the fitted model: the family's own values and the conventions' c, b, support."""
         self.basis_ = problem.data["basis"]
         self.hyperkernel_ = self.basis_.hyperkernel
         self.beta_ = solution.beta
         self.alpha_ = solution.alpha
-        self.offset_ = solution.offset
         self.model_ = solution.model
         self.objective_ = solution.objective
         self.status_ = solution.status
+        self.backend_ = solution.backend
+        self.certificate_ = {
+            "measure": "solver status",
+            "value": solution.solver_status,
+            "max_omitted_cone_violation": self.max_violation_,
+        }
         self.n_terms_ = self.basis_.size
         self.fit_time_ = fit_time
         self.solve_time_ = solution.total_time
         self.n_iter_ = solution.iterations
+        decision = solution.model.decision
+        if isinstance(decision, ExpansionDecision):
+            self.support_ = np.flatnonzero(decision.coef)
+            self.dual_coef_ = np.asarray(decision.coef[self.support_], dtype=np.float64)
+            self.intercept_ = -float(decision.offset)
 
-    def learned_kernel(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
+    def _decision_binary(self, X: Array) -> Array:
+        assert self.model_.decision is not None
+        return self.model_.decision(X)
+
+    def learned_kernel(self, X: ArrayLike, Y: ArrayLike | None = None) -> Array:
         """The learned kernel k(X, Y) = Σ_l β_l k̲(pair_l, (X, Y)) (002 eq. 2.15)."""
-        check_is_fitted(self)
+        check_is_fitted(self, "beta_")
         Xa = validate_data(self, X, reset=False)
-        Ya = None if Y is None else validate_data(self, Y, reset=False)
-        return self.basis_.learned_kernel(self.beta_, Xa, Ya if Ya is not None else Xa)
+        Ya = Xa if Y is None else validate_data(self, Y, reset=False)
+        return self.basis_.learned_kernel(self.beta_, Xa, Ya)
 
 
-class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class _GeneratedHyperkernel(_HyperkernelBase):
+    """The SOCP forms that constraint generation solves (002 eqs. 3.8-3.12).
+
+    Parameters
+    ----------
+    active_set : bool, default=True
+        With ``form="socp"``, generate the SOCP's cones
+        (:func:`~sdpkern.builders.hyperkernel.cone_generation`): start from a few basis terms
+        and add the violated ones until none is, which certifies the full SOCP's optimum. Same
+        optimum, far faster when few terms carry weight; ``False`` solves the full SOCP in one go.
+    """
+
+    active_set: bool = True
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_HyperkernelBase._parameter_constraints,
+        "active_set": ["boolean"],
+    }
+
+    def _build_and_solve(
+        self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
+    ) -> tuple[KernelProblem, Solution]:
+        """Solve by cone generation when ``form="socp"`` and ``active_set`` (same optimum,
+        certified by the largest omitted-cone violation), else in one go."""
+        self.active_terms_: NDArray[np.intp] | None = None
+        if not (self.form == "socp" and self.active_set):
+            return super()._build_and_solve(build, X, y, basis, **params)
+
+        def run(backend: str, opts: dict[str, Any]) -> tuple[KernelProblem, Solution]:
+            problem, solution, trace = hk_builders.cone_generation(
+                build, X, y, basis.hyperkernel, basis=basis, backend=backend, allow_inaccurate=True,
+                solve_options=opts, **params,
+            )  # fmt: skip
+            self.active_terms_, self.max_violation_ = trace.terms, trace.max_violation
+            return problem, solution
+
+        return self._with_fallback(run)
+
+
+def _form(value: str) -> Literal["sdp", "socp"]:
+    """The ``form`` parameter, checked by ``_validate_params`` before any build."""
+    return cast(Literal["sdp", "socp"], value)
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
+    """Binary hyperkernel classifiers; one-vs-rest (sharing the basis) for more classes."""
+
+    _builder: ClassVar[Callable[..., KernelProblem]]
+
+    def _builder_params(self, m: int) -> dict[str, Any]:
+        """The builder's own parameters (``C``, ``nu``, ``lambda_Q``) for ``m`` training points."""
+        raise NotImplementedError
+
+    def _shared_state(self, X: Array) -> HyperkernelBasis:
+        return self._basis(X)
+
+    def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+        t0 = time.perf_counter()
+        build = type(self)._builder
+        problem, solution = self._build_and_solve(build, X, y_pm, shared, **self._builder_params(X.shape[0]))
+        self._store(problem, solution, time.perf_counter() - t0)
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
+        """Learn the kernel and the classifier from training data (one-vs-rest for more than two classes)."""
+        return self._fit_classifier(X, y)
+
+    offset_ = deprecated_attribute("intercept_", "offset_", convert=lambda b: -np.asarray(b))
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class HyperkernelSVC(_HyperkernelClassifier):
     """C-SVM that learns its kernel with a hyperkernel (002 eq. 3.8).
 
     Solves min over kernels k in the hyper-RKHS and classifiers f of
@@ -164,45 +277,37 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     Parameters
     ----------
     C : float, default=100
-        The Vapnik-style C = 1/(λm) of 002 §3.2 ("λ was adjusted so that 1/(λm) = 100"), as in
-        scikit-learn's ``SVC``: the box of the dual is 0 ≤ α ≤ C. Eq. (3.8) writes the loss as
-        (C'/m)·1ᵀξ with C' = 1/λ = C·m; :func:`~sdpkern.builders.hyperkernel.csvm` takes that C'.
-    lambda_Q : float, default=1.0
-    lambda_h : float, default=0.6
-        Used when ``hyperkernel`` is None.
-    widths : "auto" or array-like, default="auto"
-        Per-dimension widths of the ARD hyperkernel, used when ``hyperkernel`` is None.
-    hyperkernel : Hyperkernel or None
-        Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
-    form : {"socp", "sdp"}, default="socp"
+        scikit-learn's C, the thesis' Vapnik-style C = 1/(λm) of 002 §3.2 ("λ was adjusted so
+        that 1/(λm) = 100"): the box of the dual is 0 ≤ α ≤ C, as in ``SVC``. Eq. (3.8) writes
+        the loss as (C'/m)·1ᵀξ with C' = 1/λ = C·m; the builder converts.
+    lambda_Q, lambda_h, widths, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
+        Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q, the ARD
+        hyperkernel's λ_h and widths ("auto": 002 §3.2's rule), any hyperkernel instead,
+        ``"socp"``/``"sdp"``, the basis tolerance and term cap (002 §3.2.1), the CVXPY backend and
+        its options, the width rule's seed.
     active_set : bool, default=True
-        With ``form="socp"``, generate the SOCP's cones (:func:`~sdpkern.builders.hyperkernel.
-        cone_generation`): start from a few basis terms and add the violated ones until none
-        is, which certifies the full SOCP's optimum. Same optimum, far faster when few terms
-        carry weight; ``False`` solves the full SOCP in one go.
-    eta : float, default=1e-4
-        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
-    max_terms : int or None, default=150
-        Cap on the number of basis terms.
-    backend : str, default="clarabel"
-    solver_options : dict or None
-        Passed to the solver (``max_iters``, ``eps``, ``time_limit`` are mapped per backend).
-    random_state : int or None, default=0
-        Seeds the random sample of the width rule.
+        Solve the SOCP by constraint generation over its cones (same optimum, certified).
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-    active_terms_ : ndarray or None
-        Basis terms whose cones the final restricted SOCP kept (``active_set=True``), else None.
-    alpha_ : ndarray (m,)
-        Dual coefficients, 0 ≤ α ≤ C.
-    beta_ : ndarray (p,)
+    classes_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_SV,) (or (n_classes, n_SV) one-vs-rest)
+        c_i = y_i α_i on ``support_``: f(x) = Σ_i c_i k(x_i, x) + b with the learned kernel k.
+    support_ : ndarray of int
+    intercept_ : float (or ndarray of shape (n_classes,))
+        b.
+    alpha_ : ndarray of shape (m,)
+        Dual variables, 0 ≤ α ≤ C.
+    beta_ : ndarray of shape (p,)
         Learned weights of the basis kernels (non-negative, sum 1).
-    offset_ : float
-        b in f(x) = Σ_j α_j y_j k(x, x_j) − b.
+    active_terms_ : ndarray or None
+        Basis terms whose cones the final restricted SOCP kept (``active_set=True``).
     basis_ : HyperkernelBasis
-    objective_, status_, n_terms_, fit_time_, solve_time_, n_iter_
+    status_, backend_, certificate_
+        The solve's status (docs/conventions.md), the backend that ran, and how it was certified.
+    objective_, n_terms_, fit_time_, solve_time_, n_iter_
+    estimators_ : list
+        One-vs-rest only: the binary models (each with the attributes above).
 
     Examples
     --------
@@ -213,140 +318,20 @@ class HyperkernelSVC(ClassifierMixin, _HyperkernelBase):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 100.0,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        active_set: bool = True,
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.C = C
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.active_set = active_set
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    C: float = 100.0
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    _builder = hk_builders.csvm
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "C": [_POSITIVE],
+    }
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> HyperkernelSVC:
-        """Learn the kernel and the classifier from training data."""
-        t0 = time.perf_counter()
-        check_positive(self.C, "C")
-        self._check_common()
-        X_arr, y_arr = validate_data(self, X, y)
-        check_classification_targets(y_arr)
-        y_pm, self.classes_ = binary_labels(y_arr)
-        hk = self._resolve_hyperkernel(X_arr)
-        # C here is scikit-learn's and the thesis' experimental C = 1/(λm) (box 0 ≤ α ≤ C); eq. (3.8)
-        # writes (C'/m)·1ᵀξ with C' = 1/λ, so the builder gets C' = C·m (002 §3.2, Example 10).
-        problem, solution = self._build_and_solve(
-            hk_builders.csvm, X_arr, y_pm, hk, C=self.C * X_arr.shape[0], lambda_Q=self.lambda_Q
-        )
-        self._store(problem, solution, time.perf_counter() - t0)
-        return self
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """f(x) = Σ_j α_j y_j k(x, x_j) − b; positive values predict ``classes_[1]``."""
-        check_is_fitted(self)
-        X_arr = validate_data(self, X, reset=False)
-        assert self.model_.decision is not None
-        return self.model_.decision(X_arr)
-
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Class labels from the sign of the decision function."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
+    def _builder_params(self, m: int) -> dict[str, Any]:
+        # eq. (3.8) writes (C'/m)·1ᵀξ with C' = 1/λ; scikit-learn's C = 1/(λm) is C'/m (002 §3.2)
+        return {"C": self.C * m, "lambda_Q": self.lambda_Q}
 
 
-# ----------------------------------------------------------------------------- the other formulations
-_COMMON_PARAMS_DOC = """lambda_Q : float, default=1.0
-        Hyperkernel regularisation λ_Q.
-    lambda_h : float, default=0.6
-        Used when ``hyperkernel`` is None.
-    widths : "auto" or array-like, default="auto"
-        Per-dimension widths of the ARD hyperkernel (002 §3.2), used when ``hyperkernel`` is None.
-    hyperkernel : Hyperkernel or None
-        Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
-    form : {"socp", "sdp"}, default="socp"
-    active_set : bool, default=True
-        With ``form="socp"``, generate the SOCP's cones
-        (:func:`~sdpkern.builders.hyperkernel.cone_generation`): same optimum, certified, far
-        faster when few basis terms carry weight; ``False`` solves the full SOCP in one go.
-    eta : float, default=1e-4
-        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
-    max_terms : int or None, default=150
-        Cap on the number of basis terms.
-    backend : str, default="clarabel"
-    solver_options : dict or None
-    random_state : int or None, default=0
-        Seeds the random sample of the width rule."""
-
-
-def _form(value: str) -> Literal["sdp", "socp"]:
-    """The ``form`` parameter, checked by ``_check_common`` before any build."""
-    return cast(Literal["sdp", "socp"], value)
-
-
-class _HyperkernelClassifier(ClassifierMixin, _HyperkernelBase):
-    """Binary classifiers: labels, build, solve, sign of the decision function."""
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-    def _check_own(self) -> None:
-        raise NotImplementedError
-
-    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
-        """The builder and its own parameters (``C``, ``nu``, ``lambda_Q``)."""
-        raise NotImplementedError
-
-    def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
-        """Learn the kernel and the classifier from training data."""
-        t0 = time.perf_counter()
-        self._check_own()
-        self._check_common()
-        X_arr, y_arr = validate_data(self, X, y)
-        check_classification_targets(y_arr)
-        y_pm, self.classes_ = binary_labels(y_arr)
-        build, params = self._builder()
-        problem, solution = self._build_and_solve(build, X_arr, y_pm, self._resolve_hyperkernel(X_arr), **params)
-        self._store(problem, solution, time.perf_counter() - t0)
-        return self
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """f(x) through the hyperkernel expansion; positive values predict ``classes_[1]``."""
-        check_is_fitted(self)
-        X_arr = validate_data(self, X, reset=False)
-        assert self.model_.decision is not None
-        return self.model_.decision(X_arr)
-
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Class labels from the sign of the decision function."""
-        scores = self.decision_function(X)  # checks fitted before classes_ is read
-        return self.classes_[(scores > 0).astype(int)]
-
-
+@dataclass(kw_only=True, eq=False, repr=False)
 class HyperkernelNuSVC(_HyperkernelClassifier):
     """ν-SVM that learns its kernel with a hyperkernel (002 eq. 3.9).
 
@@ -359,12 +344,14 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     nu : float in (0, 1], default=0.3
         Upper bound on the fraction of margin errors, lower bound on the fraction of support
         vectors; feasible only up to 2·min(m₊, m₋)/m.
-    {common}
+    lambda_Q, lambda_h, widths, hyperkernel, form, active_set, eta, max_terms, backend, solver_options, random_state
+        As for :class:`HyperkernelSVC`.
 
     Attributes
     ----------
-    classes_, alpha_ (0 ≤ α ≤ 1/m), beta_ (sum 1), offset_ (b in f = Σ α_j y_j k(x, x_j) − b),
-    basis_, objective_, status_, n_terms_, fit_time_, solve_time_, n_iter_
+    classes_, dual_coef_ (c = y∘α on ``support_``), support_, intercept_ (b), alpha_
+    (0 ≤ α ≤ 1/m), beta_ (sum 1), basis_, status_, backend_, certificate_, objective_,
+    n_terms_, fit_time_, solve_time_, n_iter_
 
     Examples
     --------
@@ -375,42 +362,19 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        nu: float = 0.3,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        active_set: bool = True,
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.nu = nu
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.active_set = active_set
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    nu: float = 0.3
 
-    def _check_own(self) -> None:
-        check_open_interval(self.nu, "nu", 0.0, 1.0, closed_high=True)
+    _builder = hk_builders.nusvm
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "nu": [_NU],
+    }
 
-    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
-        return hk_builders.nusvm, {"nu": self.nu, "lambda_Q": self.lambda_Q}
+    def _builder_params(self, m: int) -> dict[str, Any]:
+        return {"nu": self.nu, "lambda_Q": self.lambda_Q}
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class HyperkernelL2SVC(_HyperkernelClassifier):
     """Lagrangian (L2 soft margin) SVM that learns its kernel with a hyperkernel (002 eq. 3.10).
 
@@ -422,7 +386,13 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     ----------
     C : float, default=100
         1/(λm) of 002 (3.10) (the thesis' C = 100, §3.2).
-    {common}
+    lambda_Q, lambda_h, widths, hyperkernel, form, active_set, eta, max_terms, backend, solver_options, random_state
+        As for :class:`HyperkernelSVC`.
+
+    Attributes
+    ----------
+    classes_, dual_coef_ (c = y∘α), support_, intercept_ (b = yᵀα), alpha_, beta_, basis_,
+    status_, backend_, certificate_, objective_, n_terms_, fit_time_, solve_time_, n_iter_
 
     Examples
     --------
@@ -433,58 +403,38 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 100.0,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        active_set: bool = True,
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.C = C
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.active_set = active_set
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    C: float = 100.0
 
-    def _check_own(self) -> None:
-        check_positive(self.C, "C")
+    _builder = hk_builders.l2svm
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "C": [_POSITIVE],
+    }
 
-    def _builder(self) -> tuple[Callable[..., KernelProblem], dict[str, Any]]:
-        return hk_builders.l2svm, {"C": self.C, "lambda_Q": self.lambda_Q}
+    def _builder_params(self, m: int) -> dict[str, Any]:
+        return {"C": self.C, "lambda_Q": self.lambda_Q}
 
 
-class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class HyperkernelOneClassSVM(OutlierMixin, _GeneratedHyperkernel):
     """Novelty detection that learns its kernel with a hyperkernel (002 eq. 3.11).
 
-    The score is g(x) = Σ_j α_j k(x, x_j) − ρ (002 Example 13: η − ξ on the training points);
-    ``predict`` returns +1 for inliers (g ≥ 0) and −1 for outliers, as scikit-learn's
-    ``OneClassSVM``; ``score_samples`` is Σ_j α_j k(x, x_j) (larger = more normal).
+    The decision function is f(x) = Σ_j α_j k(x, x_j) − ρ (002 Example 13: η − ξ on the
+    training points); ``predict`` returns +1 for inliers (f > 0) and −1 for outliers (f ≤ 0),
+    as scikit-learn's ``OneClassSVM``; ``score_samples`` is Σ_j α_j k(x, x_j) (larger = more
+    normal) and ``offset_`` is ρ, so ``decision_function = score_samples − offset_``.
 
     Parameters
     ----------
     nu : float in (0, 1], default=0.1
         Upper bound on the fraction of training outliers (the thesis' novelty setting, §3.2.5).
-    {common}
+    lambda_Q, lambda_h, widths, hyperkernel, form, active_set, eta, max_terms, backend, solver_options, random_state
+        As for :class:`HyperkernelSVC`.
 
     Attributes
     ----------
-    alpha_ (sum 1, 0 ≤ α ≤ 1/(νm)), beta_, offset_ (ρ: decision = score_samples − offset_), ...
+    dual_coef_ (α on ``support_``, sum 1, 0 ≤ α ≤ 1/(νm)), support_, intercept_ (−ρ),
+    offset_ (ρ), alpha_, beta_, basis_, status_, backend_, certificate_, ...
 
     Examples
     --------
@@ -495,65 +445,41 @@ class HyperkernelOneClassSVM(OutlierMixin, _HyperkernelBase):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        nu: float = 0.1,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        active_set: bool = True,
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.nu = nu
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.active_set = active_set
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    nu: float = 0.1
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "nu": [_NU],
+    }
 
     def fit(self, X: ArrayLike, y: Any = None) -> HyperkernelOneClassSVM:
         """Learn the kernel and the support of the training data (``y`` is ignored)."""
         t0 = time.perf_counter()
-        check_open_interval(self.nu, "nu", 0.0, 1.0, closed_high=True)
-        self._check_common()
+        self._validate_params()
         X_arr = validate_data(self, X)
-        hk = self._resolve_hyperkernel(X_arr)
         problem, solution = self._build_and_solve(
-            hk_builders.one_class, X_arr, None, hk, nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.one_class, X_arr, None, self._basis(X_arr), nu=self.nu, lambda_Q=self.lambda_Q
         )
         self._store(problem, solution, time.perf_counter() - t0)
+        self.offset_ = -self.intercept_
         return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """The novelty score g(x) = Σ_j α_j k(x, x_j) − ρ; negative for outliers."""
-        check_is_fitted(self)
-        X_arr = validate_data(self, X, reset=False)
-        assert self.model_.decision is not None
-        return self.model_.decision(X_arr)
+    def decision_function(self, X: ArrayLike) -> Array:
+        """f(x) = Σ_j α_j k(x, x_j) − ρ; positive for inliers."""
+        check_is_fitted(self, "model_")
+        return self._decision_binary(validate_data(self, X, reset=False))
 
-    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
+    def score_samples(self, X: ArrayLike) -> Array:
         """Σ_j α_j k(x, x_j): the unshifted score (``decision_function + offset_``)."""
-        return self.decision_function(X) + float(self.offset_ or 0.0)
+        return self.decision_function(X) + self.offset_
 
     def predict(self, X: ArrayLike) -> NDArray[np.int64]:
-        """+1 for inliers, −1 for outliers."""
-        return np.where(self.decision_function(X) >= 0, 1, -1).astype(np.int64)
+        """+1 for inliers (f > 0), −1 for outliers (f ≤ 0)."""
+        return np.where(self.decision_function(X) > 0, 1, -1).astype(np.int64)
 
 
-class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class HyperkernelNuSVR(RegressorMixin, _GeneratedHyperkernel):
     """ν-support-vector regression that learns its kernel with a hyperkernel (002 eq. 3.12).
 
     f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, learned with the scale 1ᵀβ = stddev(y) of 002 §3.2,
@@ -564,12 +490,14 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
     C : float, default=100
         1/(λm) of (3.12): the box of α, α* (scikit-learn's ``NuSVR(C)`` convention).
     nu : float in (0, 1], default=0.3
-    {common}
+    lambda_Q, lambda_h, widths, hyperkernel, form, active_set, eta, max_terms, backend, solver_options, random_state
+        As for :class:`HyperkernelSVC`.
 
     Attributes
     ----------
-    alpha_ (α̂ = [α; α*] in the SOCP form, α* − α in the SDP form), beta_ (sum stddev(y)),
-    offset_ (γ), epsilon_ (the tube width the ν-parameterisation chose), ...
+    dual_coef_ (α* − α on ``support_``), support_, intercept_ (−γ), alpha_ (α̂ = [α; α*] in the
+    SOCP form, α* − α in the SDP form), beta_ (sum stddev(y)), epsilon_ (the tube width the
+    ν-parameterisation chose), status_, backend_, certificate_, ...
 
     Examples
     --------
@@ -581,60 +509,36 @@ class HyperkernelNuSVR(RegressorMixin, _HyperkernelBase):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        C: float = 100.0,
-        nu: float = 0.3,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        active_set: bool = True,
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.C = C
-        self.nu = nu
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.active_set = active_set
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    C: float = 100.0
+    nu: float = 0.3
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "C": [_POSITIVE],
+        "nu": [_NU],
+    }
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> HyperkernelNuSVR:
         """Learn the kernel and the regression function."""
         t0 = time.perf_counter()
-        check_positive(self.C, "C")
-        check_open_interval(self.nu, "nu", 0.0, 1.0, closed_high=True)
-        self._check_common()
+        self._validate_params()
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
-        hk = self._resolve_hyperkernel(X_arr)
         problem, solution = self._build_and_solve(
-            hk_builders.nu_regression, X_arr, y_arr, hk, C=self.C, nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.nu_regression, X_arr, y_arr, self._basis(X_arr), C=self.C, nu=self.nu, lambda_Q=self.lambda_Q
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.epsilon_ = float(solution.model.extras["epsilon"])
         return self
 
-    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
-        """The regression function through the hyperkernel expansion."""
-        check_is_fitted(self)
-        X_arr = validate_data(self, X, reset=False)
-        assert self.model_.decision is not None
-        return self.model_.decision(X_arr)
+    def predict(self, X: ArrayLike) -> Array:
+        """f(x) = Σ_i c_i k(x_i, x) + b through the hyperkernel expansion."""
+        check_is_fitted(self, "model_")
+        return self._decision_binary(validate_data(self, X, reset=False))
+
+    offset_ = deprecated_attribute("intercept_", "offset_", convert=lambda b: -b)
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
     """Learn a kernel by hyperkernel target alignment (002 eq. 3.13) and hand it on.
 
@@ -651,9 +555,12 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
         ε in ½yᵀ(K(β) + εI)⁻¹y. (3.13) as printed has ε = 0, which needs y in the range of
         every learned kernel; with the smooth kernels of the 50× width rule it is not, and
         the SOCP's α ~ y/ε is badly scaled below ε ≈ 1e-2 (measured on m = 26 draws).
-    lambda_Q : float, default=1.0
-    lambda_h, widths, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
+    lambda_Q, lambda_h, widths, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
         As for :class:`HyperkernelSVC`.
+
+    Attributes
+    ----------
+    beta_, basis_, status_, backend_, certificate_, objective_, n_terms_, fit_time_
 
     Examples
     --------
@@ -666,32 +573,12 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
     True
     """
 
-    def __init__(
-        self,
-        *,
-        ridge: float = 1e-2,
-        lambda_Q: float = 1.0,
-        lambda_h: float = 0.6,
-        widths: Any = "auto",
-        hyperkernel: Hyperkernel | None = None,
-        form: str = "socp",
-        eta: float = 1e-4,
-        max_terms: int | None = 150,
-        backend: str = "clarabel",
-        solver_options: dict[str, Any] | None = None,
-        random_state: int | None = 0,
-    ) -> None:
-        self.ridge = ridge
-        self.lambda_Q = lambda_Q
-        self.lambda_h = lambda_h
-        self.widths = widths
-        self.hyperkernel = hyperkernel
-        self.form = form
-        self.eta = eta
-        self.max_terms = max_terms
-        self.backend = backend
-        self.solver_options = solver_options
-        self.random_state = random_state
+    ridge: float = 1e-2
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_HyperkernelBase._parameter_constraints,
+        "ridge": [_NON_NEGATIVE],
+    }
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -701,30 +588,17 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
     def fit(self, X: ArrayLike, y: ArrayLike) -> HyperkernelAlignment:
         """Learn the kernel from inputs and targets (two classes or real values)."""
         t0 = time.perf_counter()
-        check_positive(self.ridge, "ridge", allow_zero=True)
-        self._check_common()
+        self._validate_params()
         X_arr, y_arr = validate_data(self, X, y)
-        hk = self._resolve_hyperkernel(X_arr)
-        problem = hk_builders.alignment(
-            X_arr,
-            y_arr,
-            hk,
-            ridge=self.ridge,
-            lambda_Q=self.lambda_Q,
-            form=_form(self.form),
-            eta=self.eta,
-            max_terms=self.max_terms,
+        problem, solution = self._build_and_solve(
+            hk_builders.alignment, X_arr, y_arr, self._basis(X_arr), ridge=self.ridge, lambda_Q=self.lambda_Q
         )
-        self._store(problem, self._solve(problem), time.perf_counter() - t0)
+        self._store(problem, solution, time.perf_counter() - t0)
         self.X_fit_ = X_arr
         return self
 
-    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+    def transform(self, X: ArrayLike) -> Array:
         """The learned kernel between X and the training inputs, shape (n_samples, n_train)."""
-        check_is_fitted(self)
+        check_is_fitted(self, "beta_")
         X_arr = validate_data(self, X, reset=False)
         return self.basis_.learned_kernel(self.beta_, X_arr, self.X_fit_)
-
-
-for _cls in (HyperkernelNuSVC, HyperkernelL2SVC, HyperkernelOneClassSVM, HyperkernelNuSVR):
-    _cls.__doc__ = (_cls.__doc__ or "").replace("{common}", _COMMON_PARAMS_DOC)
