@@ -76,6 +76,21 @@ def as_vector(y: ArrayLike, name: str = "y", *, length: int | None = None) -> ND
     return arr
 
 
+def as_sample_weight(sample_weight: ArrayLike | None, n: int) -> NDArray[np.float64] | None:
+    """``sample_weight`` as n finite non-negative floats, not all zero (``None`` stays ``None``).
+
+    Point i's loss weight: its C becomes C·sample_weight_i (docs/conventions.md).
+    """
+    if sample_weight is None:
+        return None
+    w = as_vector(sample_weight, "sample_weight", length=n)
+    if np.any(w < 0):
+        raise DataError("sample_weight must be non-negative")
+    if not np.any(w > 0):
+        raise DataError("sample_weight is zero for every point: nothing to learn from")
+    return w
+
+
 def binary_labels(y: ArrayLike, name: str = "y") -> tuple[NDArray[np.float64], NDArray[Any]]:
     """Map two arbitrary class labels to -1/+1.
 

@@ -67,7 +67,7 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import binary_labels, check_positive
+from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, UnboundedError
 from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
 from ..problem import KernelProblem, Model
@@ -225,6 +225,13 @@ def _validate(
     return Xt, y_pm, classes, tau
 
 
+def _loss_weights(sample_weight: ArrayLike | None, m: int, C: float | None) -> Array | None:
+    w = as_sample_weight(sample_weight, m)
+    if w is not None and C is None:
+        raise ParameterError("sample_weight weighs the soft-margin slacks: pass C as well (the hard margin has none)")
+    return w
+
+
 # ----------------------------------------------------------------------------- cones
 def _polynomial_cone(coef: cp.Expression, m: int, degree: int, form: str) -> tuple[list[Any], str, Any]:
     """Constraints making every row of ``coef`` (m × (degree+1)) a polynomial non-negative on R."""
@@ -275,6 +282,7 @@ def sdpm(
     segment: float | None = None,
     form: Form = "auto",
     support_tol: float = 1e-6,
+    sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The linear semidefinite programming machine (003 eq. 6) as a :class:`~sdpkern.problem.KernelProblem`.
 
@@ -299,6 +307,9 @@ def sdpm(
         every l ≥ 1 (the 2×2 blocks of 003 eq. 7).
     support_tol : float
         α_i > support_tol · max α marks a support trajectory.
+    sample_weight : array of shape (m,), optional
+        Per-example loss weights: the penalty becomes C Σ_i w_i ξ_i (example i's C is C·w_i, as
+        scikit-learn's ``sample_weight``). Needs ``C``.
 
     Returns
     -------
@@ -322,6 +333,7 @@ def sdpm(
         raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
     Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
     m, n = Xt.shape[0], Xt.shape[-1]
+    weights = _loss_weights(sample_weight, m, C)
     w = cp.Variable(n, name="w")
     variables: dict[str, cp.Variable] = {"w": w}
     parameters: dict[str, cp.Parameter] = {}
@@ -340,7 +352,7 @@ def sdpm(
         variables["xi"] = xi
         parameters["C"] = C_par
         checks["C"] = _check_C
-        objective = objective + C_par * cp.sum(xi)
+        objective = objective + C_par * (cp.sum(xi) if weights is None else weights @ xi)
         constraints.append(xi >= 0)
         shift = shift + xi
     c0 = const + shift
@@ -625,6 +637,7 @@ def kernel_sdpm(
     segment: float | None = None,
     form: Form = "auto",
     support_tol: float = 1e-6,
+    sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The kernel SDPM through the dual (003 eq. 8) with Gram blocks of kernel derivatives.
 
@@ -635,8 +648,8 @@ def kernel_sdpm(
         polynomial of φ(x̃_i(θ)) of the same degree.
     y : array of shape (m,)
     kernel : Linear, Polynomial or Gaussian (default Linear)
-    C, offset, segment, form, support_tol
-        As in :func:`sdpm`.
+    C, offset, segment, form, support_tol, sample_weight
+        As in :func:`sdpm` (in the dual, example i's box is 0 ≤ μ_i0 ≤ C·w_i).
 
     Returns
     -------
@@ -652,6 +665,7 @@ def kernel_sdpm(
     if Xt.ndim != 3:
         raise DataError("kernel_sdpm supports one transformation parameter: trajectories of shape (m, r+1, n)")
     m, r = Xt.shape[0], Xt.shape[1] - 1
+    weights = _loss_weights(sample_weight, m, C)
     Kb = kernel_taylor_gram(kernel, Xt)  # (m, r+1, m, r+1)
     Kmat = Kb.reshape(m * (r + 1), m * (r + 1))
     Yw = np.repeat(y_pm, r + 1)
@@ -676,7 +690,7 @@ def kernel_sdpm(
         C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
         parameters["C"] = C_par
         checks["C"] = _check_C
-        constraints.append(mu[:, 0] <= C_par)
+        constraints.append(mu[:, 0] <= (C_par if weights is None else C_par * weights))
     eq = None
     if offset:
         eq = y_pm @ mu[:, 0] == 0

@@ -31,7 +31,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ValidatedParams, as_vector, validate_data
+from .._validation import ValidatedParams, as_sample_weight, validate_data
 from ..errors import DataError, LabelError, ParameterError
 
 __all__ = [
@@ -66,11 +66,8 @@ def point_weights(
     y_arr = np.asarray(y)
     if sample_weight is None and class_weight is None:
         return None
-    w = np.ones(y_arr.shape[0])
-    if sample_weight is not None:
-        w = as_vector(sample_weight, "sample_weight", length=y_arr.shape[0])
-        if np.any(w < 0):
-            raise DataError("sample_weight must be non-negative")
+    given = as_sample_weight(sample_weight, y_arr.shape[0])
+    w = np.ones(y_arr.shape[0]) if given is None else given
     if class_weight is not None:
         if not (isinstance(class_weight, Mapping) or class_weight == "balanced"):
             raise ParameterError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
@@ -184,12 +181,17 @@ class KernelClassifierMixin(ClassifierMixin):
         self.intercept_ = np.array([float(m.intercept_) for m in models])
         if all(getattr(m, "coef_", None) is not None for m in models):
             self.coef_ = np.vstack([np.ravel(m.coef_) for m in models])
-        if all(hasattr(m, "support_") and hasattr(m, "dual_coef_") for m in models):
+        if not all(hasattr(m, "support_") and hasattr(m, "dual_coef_") for m in models):
+            return
+        if all(np.ndim(m.dual_coef_) == 1 for m in models):  # c over the union of the supports, 0 elsewhere
             support = np.unique(np.concatenate([np.asarray(m.support_, dtype=np.intp) for m in models]))
             dual = np.zeros((len(models), support.shape[0]))
             for k, m in enumerate(models):
-                dual[k, np.searchsorted(support, m.support_)] = np.ravel(m.dual_coef_)
+                dual[k, np.searchsorted(support, m.support_)] = m.dual_coef_
             self.support_, self.dual_coef_ = support, dual
+        else:  # family-specific blocks (e.g. an SDPM's Taylor coefficients): one entry per model
+            self.support_ = [m.support_ for m in models]
+            self.dual_coef_ = [m.dual_coef_ for m in models]
 
     def decision_function(self, X: ArrayLike) -> Array:
         """f(x): shape (n_samples,) for two classes (positive means ``classes_[1]``), else one
