@@ -135,6 +135,7 @@ class KernelClassifierMixin(ClassifierMixin):
     dual_coef_: Any
     support_: Any
     coef_: Any
+    n_iter_: Any
     # implemented by the family's class (annotations only, so the MRO finds the family's methods)
     _fit_binary: Callable[[Array, Array, Array | None, Any], None]
     _decision_binary: Callable[[Array], Array]
@@ -179,6 +180,8 @@ class KernelClassifierMixin(ClassifierMixin):
         self.statuses_ = [m.status_ for m in models]
         self.status_ = worst_status(self.statuses_)
         self.intercept_ = np.array([float(m.intercept_) for m in models])
+        if all(hasattr(m, "n_iter_") for m in models):  # as LinearSVC: the largest count
+            self.n_iter_ = max(int(m.n_iter_) for m in models)
         if all(getattr(m, "coef_", None) is not None for m in models):
             self.coef_ = np.vstack([np.ravel(m.coef_) for m in models])
         if not all(hasattr(m, "support_") and hasattr(m, "dual_coef_") for m in models):

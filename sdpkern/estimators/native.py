@@ -15,20 +15,21 @@ Kernels are chosen as in scikit-learn (``kernel="rbf"``, ``gamma="scale"``) or p
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.base import RegressorMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import binary_labels, validate_data
-from ..errors import DataError, LabelError, ParameterError
+from .._validation import Interval, Options, validate_data
+from ..errors import BreakdownError, DataError, ParameterError
 from ..kernels.base import (
     Epanechnikov,
     Gaussian,
@@ -46,6 +47,7 @@ from ..native.indefinite import best_offset, fisher_system, indefinite_kpca
 from ..native.krylov import get_solver
 from ..native.primal_svm import primal_svm_kernel, primal_svm_linear, primal_svm_lowrank
 from ..native.pseudo_euclidean import UnsuitableKernelWarning, kernel_suitability, svm_suitability
+from ._base import KernelClassifierMixin, SdpkernEstimator
 
 __all__ = [
     "PrimalSVC",
@@ -68,45 +70,49 @@ _KERNEL_NAMES = (
 )
 
 
-def _check_real(value: Any, name: str, *, low: float | None = None, strict: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
-        raise ParameterError(f"{name} must be a finite real number, got {value!r}")
-    v = float(value)
-    if low is not None and (v <= low if strict else v < low):
-        raise ParameterError(f"{name} must be {'>' if strict else '>='} {low}, got {value!r}")
-    return v
+_POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NativeKernelBase(SdpkernEstimator):
+    """Kernel choice (as scikit-learn's ``SVC``), validation and Gram matrices.
 
+    Parameters
+    ----------
+    kernel : str, Kernel or callable, default="rbf"
+        One of ``"linear"``, ``"rbf"`` (``"gaussian"``), ``"poly"``, ``"sigmoid"``,
+        ``"laplacian"``, ``"epanechnikov"``, ``"sqeuclidean"``, ``"precomputed"``; an sdpkern
+        :class:`~sdpkern.kernels.Kernel`; or a callable ``k(X, Y) -> Gram matrix``.
+    gamma : "scale" or float, default="scale"
+        ``"scale"`` is 1 / (n_features · X.var()), as scikit-learn.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    """
 
-class _NativeKernelBase(BaseEstimator):
-    """Kernel choice, input validation and Gram matrices shared by every estimator here."""
+    kernel: Any = "rbf"
+    gamma: Any = "scale"
+    degree: int = 3
+    coef0: float = 0.0
 
-    kernel: Any
-    gamma: Any
-    degree: int
-    coef0: float
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "kernel": [Options(set(_KERNEL_NAMES)), Kernel, callable],
+        "gamma": [Options({"scale"}), _POSITIVE],
+        "degree": [Interval(Integral, 1, None)],
+        "coef0": [Interval(Real, None, None)],
+    }
 
     def _resolve_kernel(self, X: NDArray[np.float64]) -> Kernel | Callable[..., Any] | None:
         """Return a kernel callable (None for ``"precomputed"``), fixing ``gamma="scale"`` on ``X``."""
         k = self.kernel
-        if isinstance(k, Kernel) or (callable(k) and not isinstance(k, str)):
-            return k
-        if not isinstance(k, str) or k not in _KERNEL_NAMES:
-            raise ParameterError(f"kernel must be one of {_KERNEL_NAMES}, a sdpkern Kernel or a callable, got {k!r}")
+        if not isinstance(k, str):
+            return k  # type: ignore[no-any-return]
         if k == "precomputed":
             return None
         if isinstance(self.gamma, str):
-            if self.gamma != "scale":
-                raise ParameterError(f"gamma must be 'scale' or a positive number, got {self.gamma!r}")
             var = float(X.var())
             gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         else:
-            gamma = _check_real(self.gamma, "gamma", low=0.0)
+            gamma = float(self.gamma)
         if k == "linear":
             return Linear()
         if k in ("rbf", "gaussian"):
@@ -114,7 +120,7 @@ class _NativeKernelBase(BaseEstimator):
         if k == "laplacian":
             return Laplacian(gamma=gamma)
         if k == "poly":
-            return Polynomial(degree=_check_int(self.degree, "degree", 1), gamma=gamma, coef0=float(self.coef0))
+            return Polynomial(degree=int(self.degree), gamma=gamma, coef0=float(self.coef0))
         if k == "sigmoid":
             return Sigmoid(gamma=gamma, coef0=float(self.coef0))
         if k == "epanechnikov":
@@ -137,37 +143,27 @@ class _NativeKernelBase(BaseEstimator):
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
         return tags
 
 
-class _BinaryClassifierBase(ClassifierMixin, _NativeKernelBase):
-    """Binary classifiers: any two labels mapped to ±1; ``predict`` from ``decision_function``."""
+@dataclass(kw_only=True, eq=False, repr=False)
+class _NativeClassifier(KernelClassifierMixin, _NativeKernelBase):
+    """Binary native classifiers; one-vs-rest for more classes (docs/conventions.md)."""
 
-    def _validate_fit(self, X: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        Xa, ya = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(ya)
-        n_classes = np.unique(ya).shape[0]
-        if n_classes == 1:
-            raise LabelError(f"y contains one class only ({np.unique(ya)[0]!r}); {type(self).__name__} needs two")
-        if n_classes > 2:
-            raise LabelError(
-                f"Only binary classification is supported. y contains {n_classes} classes; wrap "
-                f"{type(self).__name__} in sklearn.multiclass.OneVsRestClassifier for more"
-            )
-        y_pm, classes = binary_labels(ya)
-        self.classes_ = classes
-        return Xa, y_pm
+    def _check_training_data(self, X: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[Any]]:
+        X_arr, y_arr = super()._check_training_data(X, y)
+        if isinstance(self.kernel, str) and self.kernel == "precomputed" and X_arr.shape[0] != X_arr.shape[1]:
+            raise DataError(f"X must be a square Gram matrix with kernel='precomputed', got shape {X_arr.shape}")
+        return X_arr, y_arr
 
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """Class labels, ``classes_[1]`` where ``decision_function > 0``."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    def _decision_binary(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Σ_i c_i k(x_i, x) + b over the support (docs/conventions.md)."""
+        if getattr(self, "coef_", None) is not None:
+            return np.asarray(X @ self.coef_[0] + self.intercept_, dtype=np.float64)
+        if self._kernel_ is None:  # precomputed: X holds k(x, x_i) for every training point
+            return np.asarray(X[:, self.support_] @ self.dual_coef_ + self.intercept_, dtype=np.float64)
+        return self._gram(X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
 
 
 def _gram_operator(kern: Kernel | Callable[..., Any] | None, X: NDArray[np.float64]) -> GramOperator:
@@ -180,7 +176,8 @@ def _gram_operator(kern: Kernel | Callable[..., Any] | None, X: NDArray[np.float
     return CallableGram(kern, X, kind="pairs")
 
 
-class PrimalSVC(_BinaryClassifierBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class PrimalSVC(_NativeClassifier):
     """Primal Newton SVM with the squared hinge loss (004; Chapelle 2007).
 
     Minimises ``½‖f‖² + C Σ_i max(0, 1 − y_i f(x_i))²`` with ``f(x) = Σ_j β_j k(x_j, x) + b``
@@ -227,6 +224,12 @@ class PrimalSVC(_BinaryClassifierBase):
     n_iter_ : int
     solver_ : str
         The solver that ran (``"exact"`` or ``"lowrank"``).
+    status_ : str
+        ``"optimal"`` when the support-vector set settled (the Newton step on it is exact),
+        ``"iteration_limit"`` otherwise (with a ``ConvergenceWarning``); one-vs-rest: the worst.
+    certificate_ : dict
+        ``{"measure": "stationarity", "value": ‖c − 2C y∘ξ‖∞ / max(1, ‖c‖∞)}`` (the optimality
+        condition of the squared-hinge primal) where the solver returns the training outputs.
 
     Examples
     --------
@@ -237,40 +240,30 @@ class PrimalSVC(_BinaryClassifierBase):
     ['a', 'b']
     """
 
-    _AUTO_EXACT_MAX_N = 2000
+    C: float = 1.0
+    solver: str = "auto"
+    max_rank: int | str = "auto"
+    eta: float = 1e-3
+    max_iter: int = 50
+    random_state: int | None = 0
 
-    def __init__(
-        self,
-        *,
-        kernel: Any = "rbf",
-        C: float = 1.0,
-        gamma: Any = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        solver: str = "auto",
-        max_rank: int | str = "auto",
-        eta: float = 1e-3,
-        max_iter: int = 50,
-        random_state: int | None = 0,
-    ) -> None:
-        self.kernel = kernel
-        self.C = C
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.solver = solver
-        self.max_rank = max_rank
-        self.eta = eta
-        self.max_iter = max_iter
-        self.random_state = random_state
+    _AUTO_EXACT_MAX_N: ClassVar[int] = 2000
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_NativeKernelBase._parameter_constraints,
+        "C": [_POSITIVE],
+        "solver": [Options({"auto", "exact", "lowrank"})],
+        "max_rank": [Options({"auto"}), Interval(Integral, 1, None)],
+        "eta": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None)],
+        "random_state": ["random_state"],
+    }
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> PrimalSVC:
-        """Fit on ``X`` (n, d) and any two class labels ``y``."""
-        Xa, y_pm = self._validate_fit(X, y)
-        C = _check_real(self.C, "C", low=0.0)
-        max_iter = _check_int(self.max_iter, "max_iter", 1)
-        if self.solver not in ("auto", "exact", "lowrank"):
-            raise ParameterError(f"solver must be 'auto', 'exact' or 'lowrank', got {self.solver!r}")
+        """Fit on ``X`` (n, d) and labels ``y`` (one-vs-rest for more than two classes)."""
+        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+
+    def _fit_binary(self, Xa: NDArray[np.float64], y_pm: NDArray[np.float64], weights: Any, shared: Any) -> None:
+        C, max_iter = float(self.C), int(self.max_iter)
         self.coef_: NDArray[np.float64] | None = None
         self.support_vectors_: NDArray[np.float64] | None = None
         kern = self._resolve_kernel(Xa)
@@ -284,16 +277,19 @@ class PrimalSVC(_BinaryClassifierBase):
             res = primal_svm_linear(Xa, y_pm, C, max_iter=max_iter)
             self.coef_ = res.coef[None, :]
             self.intercept_ = res.intercept
-            self.support_ = res.support
-            self.support_vectors_ = Xa[res.support]
-            self.dual_coef_ = np.empty(0)
+            # c_i = 2C y_i ξ_i on the margin violators: w = Σ c_i x_i at the optimum (004)
+            outputs = Xa @ res.coef + res.intercept
+            xi = np.maximum(0.0, 1.0 - y_pm * outputs)
+            self.support_ = np.flatnonzero(xi > 0)
+            self.support_vectors_ = Xa[self.support_]
+            self.dual_coef_ = 2.0 * C * y_pm[self.support_] * xi[self.support_]
             self.objective_, self.n_iter_ = res.objective, res.iterations
-            return self
+            w_gap = np.abs(res.coef - self.support_vectors_.T @ self.dual_coef_).max(initial=0.0)
+            self._set_status(res.converged, float(w_gap / max(1.0, float(np.abs(res.coef).max(initial=0.0)))))
+            return
         if solver == "exact":
             self._kernel_ = kern
             # kernel blocks on demand: only the columns of support vectors, never n × n
-            if kern is None:
-                self._fit_kernel(Xa)
             op = _gram_operator(kern, Xa)
             res = primal_svm_kernel(op, y_pm, C, max_iter=max_iter, random_state=self.random_state)
             nz = np.nonzero(res.coef)[0]
@@ -301,59 +297,102 @@ class PrimalSVC(_BinaryClassifierBase):
             self.dual_coef_ = res.coef[nz]
             self.intercept_ = res.intercept
             self.objective_, self.n_iter_ = res.objective, res.iterations
+            self._set_status(res.converged, _stationarity(res.coef, res.outputs, y_pm, C))
         else:
             if kern is None:
                 raise ParameterError("solver='lowrank' needs a kernel function, not kernel='precomputed'")
             self._kernel_ = kern
-            if isinstance(self.max_rank, str) and self.max_rank == "auto":
-                max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0])))
-            else:
-                max_rank = _check_int(self.max_rank, "max_rank", 1)
+            max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0]))) if self.max_rank == "auto" else int(self.max_rank)
             lr = primal_svm_lowrank(
-                _gram_operator(kern, Xa),
-                y_pm,
-                C,
-                max_rank=max_rank,
-                eta=_check_real(self.eta, "eta", low=0.0, strict=False),
-                max_iter=max_iter,
+                _gram_operator(kern, Xa), y_pm, C, max_rank=max_rank, eta=float(self.eta), max_iter=max_iter
             )
             self.support_ = lr.pivots
             self.dual_coef_ = lr.coef
             self.intercept_ = lr.intercept
             self.objective_, self.n_iter_ = lr.objective, lr.linear.iterations
+            self._set_status(lr.linear.converged, None)
+            self.certificate_["kernel"] = f"low rank K ≈ GGᵀ, trace(K − GGᵀ) = {lr.residual_trace:.3g}"
         self.support_vectors_ = Xa[self.support_] if self._kernel_ is not None else None
-        return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``f(x)``; positive means ``classes_[1]``."""
-        check_is_fitted(self, "intercept_")
-        Xa = validate_data(self, X, dtype=np.float64, reset=False)
-        if self.coef_ is not None:
-            return Xa @ self.coef_[0] + self.intercept_
-        if self._kernel_ is None or self.support_vectors_ is None:
-            return Xa[:, self.support_] @ self.dual_coef_ + self.intercept_
-        return self._gram(Xa, self.support_vectors_) @ self.dual_coef_ + self.intercept_
-
-
-class _KrylovMixin:
-    """Early-stopping parameters shared by the Krylov estimators."""
-
-    method: str
-    n_iter: int | None
-    max_iter: int
-    cv: int
-    random_state: int | None
-
-    def _check_krylov(self, n: int) -> tuple[str, int]:
-        get_solver(self.method)
-        max_iter = _check_int(self.max_iter, "max_iter", 1)
-        _check_int(self.cv, "cv", 2)
-        if self.n_iter is not None:
-            _check_int(self.n_iter, "n_iter", 1)
-        return self.method, max(1, min(max_iter, n))
+    def _set_status(self, converged: bool, stationarity: float | None) -> None:
+        self.status_ = "optimal" if converged else "iteration_limit"
+        self.certificate_ = {"measure": "support-vector set settled", "value": bool(converged)}
+        if stationarity is not None:
+            self.certificate_ = {"measure": "stationarity", "value": stationarity}
+        if not converged:
+            warnings.warn(
+                f"PrimalSVC: the support-vector set did not settle in max_iter={self.max_iter} Newton steps",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
 
-class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
+def _stationarity(
+    coef: NDArray[np.float64], outputs: NDArray[np.float64] | None, y: NDArray[np.float64], C: float
+) -> float | None:
+    """‖c − 2C y∘ξ‖∞ / max(1, ‖c‖∞), ξ = max(0, 1 − y∘f): zero exactly at the optimum of
+    ½‖f‖² + C Σ ξ_i² (its gradient in f is Σ_i (c_i − 2C y_i ξ_i) k(x_i, ·), 004)."""
+    if outputs is None:
+        return None
+    xi = np.maximum(0.0, 1.0 - y * outputs)
+    return float(np.abs(coef - 2.0 * C * y * xi).max(initial=0.0) / max(1.0, float(np.abs(coef).max(initial=0.0))))
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _KrylovBase(_NativeKernelBase):
+    """Early-stopping parameters shared by the Krylov estimators (002 §5.3).
+
+    Parameters
+    ----------
+    method : {"cgne", "mr_ii", "mr", "cg"}
+    n_iter : int or None, default=None
+        Fixed iteration count; None chooses it.
+    max_iter : int, default=30
+        Largest count tried by cross-validation.
+    cv : int, default=5
+    random_state : int or None, default=0
+    """
+
+    method: str = "cgne"
+    n_iter: int | None = None
+    max_iter: int = 30
+    cv: int = 5
+    random_state: int | None = 0
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_NativeKernelBase._parameter_constraints,
+        "method": [Options({"cgne", "mr_ii", "mr", "cg"})],
+        "n_iter": [Interval(Integral, 1, None), None],
+        "max_iter": [Interval(Integral, 1, None)],
+        "cv": [Interval(Integral, 2, None)],
+        "random_state": ["random_state"],
+    }
+
+    def _run(self, A: Any, b: NDArray[np.float64], n_iter: int) -> tuple[NDArray[np.float64], int]:
+        """Exactly ``n_iter`` iterations of ``method`` (fewer if it converges or breaks down).
+
+        Sets ``status_``: the early-stopped iterate is the estimate by design (002 §5.3), so
+        reaching it (or converging first) is ``"optimal"``; a breakdown before it keeps the last
+        iterate as ``"optimal_inaccurate"`` with a ``ConvergenceWarning``.
+        """
+        try:
+            res = get_solver(self.method)(A, b, maxiter=n_iter, rtol=0.0, atol=0.0)
+            self.status_ = "optimal"
+        except BreakdownError as exc:
+            res = exc.result  # type: ignore[attr-defined]
+            self.status_ = "optimal_inaccurate"
+            warnings.warn(
+                f"{type(self).__name__}: {self.method} broke down after {res.iterations} of {n_iter} iterations "
+                "(keeping the last iterate)",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        self.certificate_ = {"measure": "iterations run / chosen", "value": (res.iterations, n_iter)}
+        return res.x, res.iterations
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class KrylovRegressor(RegressorMixin, _KrylovBase):
     """Kernel regression ``K α = y − ȳ`` by a Krylov method with early stopping (002 §6.2).
 
     CGNE on ``K α = y`` early-stopped is kernel partial least squares (002 §5.2.3); MR-II
@@ -380,110 +419,79 @@ class KrylovRegressor(_KrylovMixin, RegressorMixin, _NativeKernelBase):
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_samples,)
+        c in f(x) = Σ_i c_i k(x_i, x) + b.
+    support_ : ndarray of int
+        Every training point (``arange(n_samples)``).
     intercept_ : float
-        The training mean of ``y``.
+        b, the training mean of ``y``.
     n_iter_ : int
         Iterations used for the final fit.
     cv_loss_ : ndarray or None
         Mean validation MSE per iteration count.
+    status_, certificate_
+        ``"optimal"`` when the chosen iterate was reached (see ``_KrylovBase._run``).
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: Any = "rbf",
-        gamma: Any = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        method: str = "cgne",
-        n_iter: int | None = None,
-        max_iter: int = 30,
-        cv: int = 5,
-        noise_level: float | None = None,
-        tau: float = 1.1,
-        random_state: int | None = 0,
-    ) -> None:
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.method = method
-        self.n_iter = n_iter
-        self.max_iter = max_iter
-        self.cv = cv
-        self.noise_level = noise_level
-        self.tau = tau
-        self.random_state = random_state
+    noise_level: float | None = None
+    tau: float = 1.1
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_KrylovBase._parameter_constraints,
+        "noise_level": [Interval(Real, 0, None, closed="neither"), None],
+        "tau": [Interval(Real, 1, None, closed="neither")],
+    }
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> KrylovRegressor:
         """Fit on ``X`` (n, d) and real targets ``y``."""
+        self._validate_params()
         Xa, ya = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        method, max_iter = self._check_krylov(Xa.shape[0])
+        max_iter = max(1, min(int(self.max_iter), Xa.shape[0]))
         K = self._fit_kernel(Xa)
         self.intercept_ = float(ya.mean())
         yc = ya - self.intercept_
         self.cv_loss_ = None
-        solver = get_solver(method)
         if self.noise_level is not None:
-            res = discrepancy_stop(
-                K,
-                yc,
-                _check_real(self.noise_level, "noise_level", low=0.0),
-                method=method,
-                tau=_check_real(self.tau, "tau", low=1.0),
-                maxiter=max_iter,
-            )
-            alpha, n_iter = res.x, res.iterations
+            noise, tau = float(self.noise_level), float(self.tau)
+            n_iter = discrepancy_stop(K, yc, noise, method=self.method, tau=tau, maxiter=max_iter).iterations
+        elif self.n_iter is not None:
+            n_iter = int(self.n_iter)
+        elif Xa.shape[0] < 4:
+            n_iter = 1
         else:
-            if self.n_iter is not None:
-                n_iter = int(self.n_iter)
-            elif Xa.shape[0] < 4:
-                n_iter = 1
-            else:
 
-                def make_fold(tr, va):  # type: ignore[no-untyped-def]
-                    Ktr = K[np.ix_(tr, tr)]
-                    Kva = K[np.ix_(va, tr)]
-                    ytr = ya[tr] - ya[tr].mean()
-                    yva = ya[va] - ya[tr].mean()
-                    return Ktr, ytr, lambda a: float(np.mean((Kva @ a - yva) ** 2))
+            def make_fold(tr, va):  # type: ignore[no-untyped-def]
+                Ktr = K[np.ix_(tr, tr)]
+                Kva = K[np.ix_(va, tr)]
+                ytr = ya[tr] - ya[tr].mean()
+                yva = ya[va] - ya[tr].mean()
+                return Ktr, ytr, lambda a: float(np.mean((Kva @ a - yva) ** 2))
 
-                choice = cv_stopping_index(
-                    make_fold, Xa.shape[0], method=method, max_iter=max_iter, cv=self.cv, random_state=self.random_state
-                )
-                n_iter, self.cv_loss_ = choice.n_iter, choice.mean_loss
-            alpha, n_iter = _run_partial(solver, K, yc, n_iter)
-        self.dual_coef_ = alpha
-        self.n_iter_ = n_iter
+            choice = cv_stopping_index(
+                make_fold, Xa.shape[0], method=self.method, max_iter=max_iter, cv=self.cv,
+                random_state=self.random_state,
+            )  # fmt: skip
+            n_iter, self.cv_loss_ = choice.n_iter, choice.mean_loss
+        self.dual_coef_, self.n_iter_ = self._run(K, yc, max(1, n_iter))
+        self.support_ = np.arange(Xa.shape[0])
         self.X_fit_ = Xa
         return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``Σ_j α_j k(x, x_j) + ȳ``."""
+        """``Σ_j c_j k(x_j, x) + b`` (b = ȳ)."""
         check_is_fitted(self, "dual_coef_")
         Xa = validate_data(self, X, dtype=np.float64, reset=False)
         return self._gram(Xa, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
-def _run_partial(solver: Callable[..., Any], A: Any, b: NDArray[np.float64], n_iter: int) -> tuple[Any, int]:
-    """Run exactly ``n_iter`` iterations (fewer if the solver converges or breaks down)."""
-    from ..errors import BreakdownError
-
-    try:
-        res = solver(A, b, maxiter=n_iter, rtol=0.0, atol=0.0)
-    except BreakdownError as exc:
-        res = exc.result  # type: ignore[attr-defined]
-    return res.x, res.iterations
-
-
-class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
     """Kernel Fisher discriminant ``N α = μ₊ − μ₋`` by a Krylov method with early stopping (002 §6.3).
 
     ``μ± = K1±/m±`` and ``N = K(I − 1₊1₊ᵀ/m₊ − 1₋1₋ᵀ/m₋)K`` (applied as two products with
     ``K``, never formed); any symmetric kernel. The offset minimises the training errors of the
     final scores. The iteration count is chosen by stratified ``cv``-fold cross-validation of the
     validation error (with the offset at the midpoint of the projected class means inside the
-    folds) or fixed by ``n_iter``.
+    folds) or fixed by ``n_iter``. More than two classes: one-vs-rest.
 
     Parameters
     ----------
@@ -497,37 +505,22 @@ class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
 
     Attributes
     ----------
-    classes_, dual_coef_, intercept_, n_iter_, cv_loss_
+    classes_, dual_coef_ (c on every training point), support_ (``arange(n)``), intercept_ (b),
+    n_iter_, cv_loss_, status_, certificate_
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: Any = "rbf",
-        gamma: Any = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        method: str = "mr_ii",
-        n_iter: int | None = None,
-        max_iter: int = 30,
-        cv: int = 5,
-        random_state: int | None = 0,
-    ) -> None:
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.method = method
-        self.n_iter = n_iter
-        self.max_iter = max_iter
-        self.cv = cv
-        self.random_state = random_state
+    method: str = "mr_ii"
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> KrylovFisherDiscriminant:
-        """Fit on ``X`` (n, d) and any two class labels ``y``."""
-        Xa, y_pm = self._validate_fit(X, y)
-        method, max_iter = self._check_krylov(Xa.shape[0])
-        K = self._fit_kernel(Xa)
+        """Fit on ``X`` (n, d) and labels ``y`` (one-vs-rest for more than two classes)."""
+        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+
+    def _shared_state(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self._fit_kernel(X)  # one Gram matrix for every one-vs-rest model
+
+    def _fit_binary(self, Xa: NDArray[np.float64], y_pm: NDArray[np.float64], weights: Any, shared: Any) -> None:
+        max_iter = max(1, min(int(self.max_iter), Xa.shape[0]))
+        self._kernel_, K = self._resolve_kernel(Xa), shared
         self.cv_loss_ = None
         if self.n_iter is not None:
             n_iter = int(self.n_iter)
@@ -546,29 +539,22 @@ class KrylovFisherDiscriminant(_KrylovMixin, _BinaryClassifierBase):
                 return N, rhs, loss
 
             choice = cv_stopping_index(
-                make_fold,
-                Xa.shape[0],
-                method=method,
-                max_iter=max_iter,
-                cv=self.cv,
-                stratify=y_pm,
+                make_fold, Xa.shape[0], method=self.method, max_iter=max_iter, cv=self.cv, stratify=y_pm,
                 random_state=self.random_state,
-            )
+            )  # fmt: skip
             n_iter, self.cv_loss_ = choice.n_iter, choice.mean_loss
         N, rhs, _ = fisher_system(K, y_pm)
-        alpha, self.n_iter_ = _run_partial(get_solver(method), N, rhs, n_iter)
-        self.dual_coef_ = alpha
-        self.intercept_ = best_offset(K @ alpha, y_pm)
+        self.dual_coef_, self.n_iter_ = self._run(N, rhs, n_iter)
+        self.intercept_ = best_offset(K @ self.dual_coef_, y_pm)
+        self.support_ = np.arange(Xa.shape[0])
+        self.support_vectors_ = Xa
         self.X_fit_ = Xa
-        return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``Σ_j α_j k(x, x_j) + b``; positive means ``classes_[1]``."""
-        check_is_fitted(self, "dual_coef_")
-        Xa = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._gram(Xa, self.X_fit_) @ self.dual_coef_ + self.intercept_
+    def _decision_binary(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self._gram(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     """Kernel PCA keeping the eigenvalues of largest magnitude of the centred kernel (002 §6.1).
 
@@ -581,7 +567,7 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     Parameters
     ----------
     n_components : int, default=2
-        Capped at the number of training points.
+        At most the number of training points (more raises a ``ParameterError``).
     kernel, gamma, degree, coef0
         Kernel choice (see the module docstring).
 
@@ -590,28 +576,33 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     eigenvalues_ : ndarray of shape (n_components,)
         Signed, by decreasing magnitude.
     eigenvectors_ : ndarray of shape (n_samples, n_components)
+    status_ : str
+        ``"optimal"`` (a dense symmetric eigendecomposition, LAPACK ``syevd``).
     """
 
-    def __init__(
-        self, *, n_components: int = 2, kernel: Any = "rbf", gamma: Any = "scale", degree: int = 3, coef0: float = 0.0
-    ) -> None:
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
+    n_components: int = 2
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_NativeKernelBase._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None)],
+    }
 
     def fit(self, X: ArrayLike, y: Any = None) -> IndefiniteKernelPCA:
         """Compute the components of ``X`` (n, d)."""
+        self._validate_params()
         Xa = validate_data(self, X, dtype=np.float64)
-        k = _check_int(self.n_components, "n_components", 1)
+        if self.n_components > Xa.shape[0]:
+            raise ParameterError(
+                f"n_components={self.n_components} exceeds the {Xa.shape[0]} training points; a kernel PCA has at "
+                f"most one component per point (pass n_components <= {Xa.shape[0]})"
+            )
         K = self._fit_kernel(Xa)
-        res = indefinite_kpca((K + K.T) / 2, min(k, Xa.shape[0]))
+        res = indefinite_kpca((K + K.T) / 2, int(self.n_components))
         self.eigenvalues_ = res.eigenvalues
         self.eigenvectors_ = res.eigenvectors
+        self.status_ = "optimal"
         self._K_fit = K
         self.X_fit_ = Xa
-        self._n_out = res.eigenvalues.shape[0]
         return self
 
     def _scale(self) -> NDArray[np.float64]:
@@ -635,7 +626,8 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
         return self.eigenvectors_ * np.where(np.abs(lam) > tiny, np.sqrt(np.abs(lam)), 0.0)
 
 
-class IndefiniteSVC(_BinaryClassifierBase):
+@dataclass(kw_only=True, eq=False, repr=False)
+class IndefiniteSVC(_NativeClassifier):
     """C-SVM on an arbitrary symmetric kernel with the suitability report of 001 §6.
 
     The dual with an indefinite kernel is a non-convex QP, so it is not given to CVXPY:
@@ -659,6 +651,8 @@ class IndefiniteSVC(_BinaryClassifierBase):
         libsvm's stopping tolerance.
     max_bounded_ratio : float, default=0.5
         Ratio of coefficients at ``C`` above which the report adds a note (not a dismissal).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each class's C, as scikit-learn's ``SVC`` (``fit`` also takes ``sample_weight``).
 
     Attributes
     ----------
@@ -667,65 +661,74 @@ class IndefiniteSVC(_BinaryClassifierBase):
     svc_ : sklearn.svm.SVC
     dual_coef_full_ : ndarray of shape (n_samples,)
         ``α_i y_i`` for every training point.
+    dual_coef_, support_, intercept_
+        f(x) = Σ_i c_i k(x_i, x) + b with c = ``dual_coef_`` on ``support_``.
+    status_ : str
+        ``"optimal"``: libsvm met its KKT tolerance ``tol`` (for an indefinite kernel that makes
+        the answer a stationary point, 001 Proposition 3); ``"iteration_limit"`` otherwise.
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: Any = "sigmoid",
-        C: float = 1.0,
-        gamma: Any = "scale",
-        degree: int = 3,
-        coef0: float = 0.0,
-        sign: float = 1.0,
-        tol: float = 1e-3,
-        max_bounded_ratio: float = 0.5,
-    ) -> None:
-        self.kernel = kernel
-        self.C = C
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.sign = sign
-        self.tol = tol
-        self.max_bounded_ratio = max_bounded_ratio
+    kernel: Any = "sigmoid"
+    C: float = 1.0
+    sign: float = 1.0
+    tol: float = 1e-3
+    max_bounded_ratio: float = 0.5
+    class_weight: Any = None
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_NativeKernelBase._parameter_constraints,
+        "C": [_POSITIVE],
+        "sign": [Options({1, -1})],
+        "tol": [_POSITIVE],
+        "max_bounded_ratio": [Interval(Real, 0, 1, closed="both")],
+        "class_weight": [dict, Options({"balanced"}), None],
+    }
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> IndefiniteSVC:
+        """Fit on ``X`` (n, d) and labels ``y`` (one-vs-rest for more than two classes); point i's C
+        is C · sample_weight_i · class_weight[y_i]."""
+        return self._fit_classifier(X, y, sample_weight)  # type: ignore[no-any-return]
 
     def _signed(self, K: NDArray[np.float64]) -> NDArray[np.float64]:
         return K if self.sign == 1 else -K
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> IndefiniteSVC:
-        """Fit on ``X`` (n, d) and any two class labels ``y``."""
-        Xa, y_pm = self._validate_fit(X, y)
-        C = _check_real(self.C, "C", low=0.0)
-        if self.sign not in (1, -1):
-            raise ParameterError(f"sign must be 1 or -1, got {self.sign!r}")
-        K = self._signed(self._fit_kernel(Xa))
+    def _shared_state(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The signed, symmetrised training Gram matrix, checked for suitability once (001 §6)."""
+        K = self._signed(self._fit_kernel(X))
         K = (K + K.T) / 2
         self.pre_training_suitability_ = kernel_suitability(K)
         if not self.pre_training_suitability_.suitable:
             warnings.warn(
                 "IndefiniteSVC: " + "; ".join(self.pre_training_suitability_.reasons),
                 UnsuitableKernelWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
-        self.svc_ = SVC(kernel="precomputed", C=C, tol=_check_real(self.tol, "tol", low=0.0)).fit(K, y_pm)
+        return K
+
+    def _fit_binary(self, Xa: NDArray[np.float64], y_pm: NDArray[np.float64], weights: Any, shared: Any) -> None:
+        K, C = shared, float(self.C)
+        self._kernel_ = self._resolve_kernel(Xa)
+        self.svc_ = SVC(kernel="precomputed", C=C, tol=float(self.tol)).fit(K, y_pm, sample_weight=weights)
         full = np.zeros(Xa.shape[0])
         # libsvm orders classes as sorted labels, so dual_coef_ is α_i y_i with y = ±1 here.
         full[self.svc_.support_] = self.svc_.dual_coef_[0]
         self.dual_coef_full_ = full
-        self.suitability_ = svm_suitability(K, full, C, max_bounded_ratio=self.max_bounded_ratio)
-        if not self.suitability_.suitable and self.pre_training_suitability_.suitable:
-            warnings.warn(
-                "IndefiniteSVC: " + "; ".join(self.suitability_.reasons), UnsuitableKernelWarning, stacklevel=2
-            )
+        bounds = C if weights is None else C * weights
+        self.suitability_ = svm_suitability(K, full, bounds, max_bounded_ratio=self.max_bounded_ratio)
+        if not self.suitability_.suitable and getattr(self, "pre_training_suitability_", None) is not None:
+            if self.pre_training_suitability_.suitable:
+                warnings.warn(
+                    "IndefiniteSVC: " + "; ".join(self.suitability_.reasons), UnsuitableKernelWarning, stacklevel=4
+                )
         self.support_ = self.svc_.support_
+        self.dual_coef_ = self.svc_.dual_coef_[0]
         self.intercept_ = float(self.svc_.intercept_[0])
+        self.support_vectors_ = Xa[self.support_]
+        self.status_ = "optimal" if self.svc_.fit_status_ == 0 else "iteration_limit"
+        self.certificate_ = {"measure": "libsvm KKT violation <= tol", "value": float(self.tol)}
         self.X_fit_ = Xa
-        return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``Σ_i α_i y_i k(x_i, x) + b``; positive means ``classes_[1]``."""
-        check_is_fitted(self, "svc_")
-        Xa = validate_data(self, X, dtype=np.float64, reset=False)
-        Kx = self._signed(self._gram(Xa, self.X_fit_))
-        return Kx[:, self.support_] @ self.svc_.dual_coef_[0] + self.intercept_
+    def _decision_binary(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``Σ_i c_i k(x_i, x) + b``, c = α_i y_i on the support (the kernel signed by ``sign``)."""
+        Kx = self._signed(self._gram(X, self.X_fit_))
+        return np.asarray(Kx[:, self.support_] @ self.dual_coef_ + self.intercept_, dtype=np.float64)

@@ -253,7 +253,7 @@ def kernel_suitability(K: ArrayLike, *, tol: float = 1e-10) -> SuitabilityReport
 def svm_suitability(
     K: ArrayLike,
     dual_coef: ArrayLike,
-    C: float,
+    C: float | ArrayLike,
     *,
     tol: float = 1e-10,
     bounded_tol: float = 1e-8,
@@ -267,8 +267,8 @@ def svm_suitability(
         Training kernel matrix.
     dual_coef : array of shape (n,)
         ``α_i y_i`` for every training point (0 for non-support vectors).
-    C : float
-        The box bound of the dual.
+    C : float or array of shape (n,)
+        The box bound of the dual (per point with sample weights: C·w_i).
     max_bounded_ratio : float
         Above this fraction of bounded coefficients the training-error bound is uninformative
         and a note is added (001 Figure 6 shows unsuitable SVMs with most ``α_i = C``); only
@@ -280,7 +280,8 @@ def svm_suitability(
         raise DataError(f"dual_coef has {c.shape[0]} entries but K has {Ka.shape[0]} rows")
     pre = kernel_suitability(Ka, tol=tol)
     value = wMw(Ka, c)
-    ratio = float(np.mean(np.abs(c) >= C * (1 - bounded_tol)))
+    bound = np.broadcast_to(np.asarray(C, dtype=np.float64), c.shape)
+    ratio = float(np.mean((np.abs(c) >= bound * (1 - bounded_tol)) & (bound > 0)))
     reasons = list(pre.reasons)
     if value <= 0:
         reasons.append(
