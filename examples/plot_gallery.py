@@ -69,7 +69,7 @@ def filter_factors(out: Path, n: int) -> Path:
     X = StandardScaler().fit_transform(X)
     K = Gaussian(gamma=1.0 / X.shape[1])(X, X)
     t = np.where(y == np.unique(y)[0], -1.0, 1.0)
-    res = cg(K, t, rtol=1e-10, maxiter=8)
+    res = cg(K, t, rtol=1e-10, max_iter=8)
     path = out / "filter_factors.png"
     plotting.plot_filter_factors(res, np.linalg.eigvalsh(K), iterations=[1, 2, 4, 8], path=path)
     return path

@@ -169,7 +169,7 @@ def filter_figures(out: Path) -> None:
             K = Gaussian(gamma=1 / float(np.median(squared_distances(X))))(X)
             K /= np.linalg.norm(K, 2)
             ev = np.linalg.eigvalsh(K)
-            res = SOLVERS[method](K, ds.y, maxiter=8, rtol=0.0)
+            res = SOLVERS[method](K, ds.y, max_iter=8, rtol=0.0)
             phi = filter_factors(res, lam)
             for k in (1, 2, 5, 8):
                 if k <= res.iterations:

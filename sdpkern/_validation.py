@@ -284,6 +284,7 @@ def take_deprecated(
     *,
     convert: Callable[[Any], Any] | None = None,
     removal: str = "1.1",
+    stacklevel: int = 3,
 ) -> Any:
     """The value to use for ``new`` when the deprecated ``old`` may also have been passed.
 
@@ -297,6 +298,6 @@ def take_deprecated(
         f"{owner}: '{old}' is deprecated since sdpkern 1.0 and will be removed in {removal}; use '{new}'"
         + ("" if convert is None else " (converted here)"),
         FutureWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return old_value if convert is None else convert(old_value)

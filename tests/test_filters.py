@@ -61,7 +61,7 @@ def test_three_term_recurrence_agrees(method: str) -> None:
     """002 eq. (5.3) (Proposition 35) gives the same residual polynomials as the replay."""
     A, y = _system("spd", seed=3)
     lam = np.linalg.eigvalsh(A)
-    res = SOLVERS[method](A, y, maxiter=20, rtol=0.0)
+    res = SOLVERS[method](A, y, max_iter=20, rtol=0.0)
     np.testing.assert_allclose(cg_residual_recurrence(res, lam), residual_polynomials(res, lam), atol=1e-9)
 
 
@@ -73,7 +73,7 @@ def test_krylov_filters_on_a_kernel_are_sharper_than_fixed_ones() -> None:
     K /= np.linalg.norm(K, 2)
     y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(150)
     lam = np.linalg.eigvalsh(K)
-    res = mr(K, y, maxiter=8, rtol=0.0)
+    res = mr(K, y, max_iter=8, rtol=0.0)
     phi = filter_factors(res, lam)
     top = np.argsort(lam)[-3:]
     assert np.all(np.abs(phi[8, top] - 1.0) < 0.05)

@@ -85,7 +85,7 @@ def test_fisher_operator_matches_the_thesis_formula() -> None:
     np.testing.assert_allclose(rhs, mu_p - mu_n, atol=1e-12)
     assert np.linalg.eigvalsh(N_ref)[0] > -1e-8  # PSD even though K is indefinite
     # solving it gives a direction that separates the class means
-    alpha = mr_ii(N, rhs, maxiter=10, rtol=0.0).x
+    alpha = mr_ii(N, rhs, max_iter=10, rtol=0.0).x
     assert means[1] @ alpha > means[0] @ alpha
     with pytest.raises(LabelError, match="both classes"):
         fisher_system(K, np.ones(40))

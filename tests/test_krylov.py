@@ -46,9 +46,9 @@ def test_matches_numpy_solve(method: str, kind: str) -> None:
 @pytest.mark.parametrize("method", sorted(SOLVERS))
 def test_linear_operator_and_sparse_give_same_iterates(method: str) -> None:
     A, b = _system("indefinite", seed=1)
-    dense = SOLVERS[method](A, b, maxiter=15, rtol=0.0)
-    op = SOLVERS[method](LinearOperator(A.shape, matvec=lambda v: A @ v, dtype=float), b, maxiter=15, rtol=0.0)
-    sparse = SOLVERS[method](sp.csr_matrix(A), b, maxiter=15, rtol=0.0)
+    dense = SOLVERS[method](A, b, max_iter=15, rtol=0.0)
+    op = SOLVERS[method](LinearOperator(A.shape, matvec=lambda v: A @ v, dtype=float), b, max_iter=15, rtol=0.0)
+    sparse = SOLVERS[method](sp.csr_matrix(A), b, max_iter=15, rtol=0.0)
     np.testing.assert_allclose(op.x, dense.x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(sparse.x, dense.x, rtol=1e-12, atol=1e-12)
 
@@ -72,7 +72,7 @@ def test_mr_residuals_match_scipy_minres_every_step(kind: str) -> None:
 def test_minimal_residual_properties(method: str) -> None:
     """MR and MR-II never increase ‖r‖ (they minimise it over nested spaces); CGNE neither."""
     A, b = _system("indefinite", seed=3)
-    res = SOLVERS[method](A, b, maxiter=40, rtol=0.0)
+    res = SOLVERS[method](A, b, max_iter=40, rtol=0.0)
     if method in ("mr", "mr_ii", "cgne"):
         assert np.all(np.diff(res.residual_norms) <= 1e-12 * np.linalg.norm(b))
 
@@ -81,7 +81,7 @@ def test_mr_ii_beats_over_shifted_krylov_space() -> None:
     """MR-II minimises ‖b − Ax‖ over span{Ab, …, A^k b}: compare with a direct least squares."""
     A, b = _system("indefinite", seed=4)
     k = 6
-    res = mr_ii(A, b, maxiter=k, rtol=0.0)
+    res = mr_ii(A, b, max_iter=k, rtol=0.0)
     basis = np.column_stack([np.linalg.matrix_power(A, j) @ b for j in range(1, k + 1)])
     Qb, _ = np.linalg.qr(basis)
     c = np.linalg.lstsq(A @ Qb, b, rcond=None)[0]
@@ -92,7 +92,7 @@ def test_mr_ii_beats_over_shifted_krylov_space() -> None:
 def test_callback_streams_the_iterates(method: str) -> None:
     A, b = _system("spd", seed=5)
     seen: list[np.ndarray] = []
-    res = SOLVERS[method](A, b, maxiter=7, rtol=0.0, callback=lambda xk: seen.append(xk.copy()), return_iterates=True)
+    res = SOLVERS[method](A, b, max_iter=7, rtol=0.0, callback=lambda xk: seen.append(xk.copy()), return_iterates=True)
     assert isinstance(res, KrylovResult)
     assert res.iterations == 7 == len(seen)
     assert res.info == 7  # not converged: iteration count
@@ -143,11 +143,22 @@ def test_mr_ii_does_not_break_down_where_cg_does() -> None:
 
 
 @pytest.mark.parametrize("method", sorted(SOLVERS))
-@pytest.mark.parametrize("maxiter", [0, -3, 2.5, True])
-def test_maxiter_below_one_is_refused(method: str, maxiter: object) -> None:
+@pytest.mark.parametrize("max_iter", [0, -3, 2.5, True])
+def test_max_iter_below_one_is_refused(method: str, max_iter: object) -> None:
     A, b = _system("spd")
-    with pytest.raises(ParameterError, match="maxiter must be an integer >= 1"):
-        SOLVERS[method](A, b, maxiter=maxiter)
+    with pytest.raises(ParameterError, match="max_iter must be an integer >= 1"):
+        SOLVERS[method](A, b, max_iter=max_iter)
+
+
+@pytest.mark.parametrize("method", sorted(SOLVERS))
+def test_scipy_name_maxiter_is_deprecated_but_works(method: str) -> None:
+    A, b = _system("spd")
+    with pytest.warns(FutureWarning, match="'maxiter' is deprecated") as record:
+        old = SOLVERS[method](A, b, maxiter=5, rtol=0.0)
+    assert record[0].filename == __file__  # the warning points at the caller's line
+    new = SOLVERS[method](A, b, max_iter=5, rtol=0.0)
+    np.testing.assert_array_equal(old.x, new.x)
+    assert old.iterations == new.iterations == 5
 
 
 def test_shape_and_tolerance_errors() -> None:
@@ -182,11 +193,11 @@ def _noisy_problem(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, f
 def test_semi_convergence_and_discrepancy_rule() -> None:
     """002 §5.4: the error of MR first falls then grows; the discrepancy rule stops near its minimum."""
     K, y, x_true, delta = _noisy_problem()
-    res = mr(K, y, maxiter=60, rtol=0.0, return_iterates=True)
+    res = mr(K, y, max_iter=60, rtol=0.0, return_iterates=True)
     err = np.linalg.norm(res.iterates - x_true, axis=1)
     k_best = int(np.argmin(err))
     assert 0 < k_best < res.iterations and err[-1] > 2 * err[k_best]
-    stop = discrepancy_stop(K, y, delta, method="mr", tau=1.1, maxiter=60)
+    stop = discrepancy_stop(K, y, delta, method="mr", tau=1.1, max_iter=60)
     assert stop.info == 0 and stop.residual_norms[-1] <= 1.1 * delta
     assert stop.residual_norms[-2] > 1.1 * delta  # the first such k
     assert np.linalg.norm(stop.x - x_true) < 2 * err[k_best]

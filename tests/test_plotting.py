@@ -56,7 +56,7 @@ def test_filter_factors(tmp_path):
     from sdpkern.native.krylov import cg
 
     lam = np.linspace(0.1, 5.0, 12)
-    res = cg(np.diag(lam), np.ones(12), rtol=1e-12, maxiter=6)
+    res = cg(np.diag(lam), np.ones(12), rtol=1e-12, max_iter=6)
     fig = plotting.plot_filter_factors(res, lam, iterations=[1, 3, 6], path=tmp_path / "phi.png")
     _check_png(tmp_path / "phi.png")
     assert len(fig.axes[0].get_lines()) == 3 + 1  # three iterations and the φ = 1 reference

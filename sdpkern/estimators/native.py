@@ -376,7 +376,7 @@ class _KrylovBase(_NativeKernelBase):
         iterate as ``"optimal_inaccurate"`` with a ``ConvergenceWarning``.
         """
         try:
-            res = get_solver(self.method)(A, b, maxiter=n_iter, rtol=0.0, atol=0.0)
+            res = get_solver(self.method)(A, b, max_iter=n_iter, rtol=0.0, atol=0.0)
             self.status_ = "optimal"
         except BreakdownError as exc:
             res = exc.result  # type: ignore[attr-defined]
@@ -452,7 +452,7 @@ class KrylovRegressor(RegressorMixin, _KrylovBase):
         self.cv_loss_ = None
         if self.noise_level is not None:
             noise, tau = float(self.noise_level), float(self.tau)
-            n_iter = discrepancy_stop(K, yc, noise, method=self.method, tau=tau, maxiter=max_iter).iterations
+            n_iter = discrepancy_stop(K, yc, noise, method=self.method, tau=tau, max_iter=max_iter).iterations
         elif self.n_iter is not None:
             n_iter = int(self.n_iter)
         elif Xa.shape[0] < 4:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import LinearOperator
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from .._validation import check_positive
+from .._validation import DEPRECATED, check_positive, take_deprecated
 from ..errors import BreakdownError, ParameterError
 from .krylov import KrylovResult, get_solver
 
@@ -117,7 +118,7 @@ def cv_stopping_index(
             losses.append(float(loss(xk)))
 
         try:
-            solver(A, b, maxiter=max_iter, rtol=0.0, atol=0.0, callback=record)
+            solver(A, b, max_iter=max_iter, rtol=0.0, atol=0.0, callback=record)
         except BreakdownError:
             pass  # the iterates before the breakdown are still valid candidates
         if not losses:
@@ -135,8 +136,9 @@ def discrepancy_stop(
     *,
     method: str = "mr_ii",
     tau: float = 1.1,
-    maxiter: int | None = None,
+    max_iter: int | None = None,
     return_iterates: bool = False,
+    maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Morozov's discrepancy principle: stop at the first ``k`` with ``‖b − A x_k‖ ≤ τ δ``.
 
@@ -150,12 +152,14 @@ def discrepancy_stop(
         Krylov solver.
     tau : float
         Safety factor ``τ > 1``.
-    maxiter : int, optional
+    max_iter : int, optional
         Iteration limit. ``result.info > 0`` if the discrepancy level was not reached.
+        ``maxiter`` is its deprecated alias.
     """
+    max_iter = take_deprecated("discrepancy_stop", "maxiter", maxiter, "max_iter", max_iter)
     check_positive(noise_level, "noise_level")
     tau = check_positive(tau, "tau")
     if tau <= 1.0:
         raise ParameterError(f"tau must be > 1 for the discrepancy principle, got {tau!r}")
     solver = get_solver(method)
-    return solver(A, b, maxiter=maxiter, rtol=0.0, atol=tau * float(noise_level), return_iterates=return_iterates)
+    return solver(A, b, max_iter=max_iter, rtol=0.0, atol=tau * float(noise_level), return_iterates=return_iterates)

@@ -3,14 +3,16 @@
 CG, MR, CGNE and MR-II exactly as in 002 Figures 5.1-5.2 (after Hanke 1995), behind one
 signature modelled on :func:`scipy.sparse.linalg.cg`::
 
-    solver(A, b, x0=None, *, maxiter=None, rtol=1e-5, atol=0.0, callback=None,
+    solver(A, b, x0=None, *, max_iter=None, rtol=1e-5, atol=0.0, callback=None,
            return_iterates=False) -> KrylovResult
 
 One :func:`make_system` turns an array or :class:`~scipy.sparse.linalg.LinearOperator` into an
 operator and checks shapes and symmetry; one stopping rule ``‖b − A x_k‖ ≤ max(rtol‖b‖, atol)``;
 ``callback(x_k)`` after every iteration (streaming the iterates); ``info`` is 0 on convergence,
-``> 0`` (the iteration count) when ``maxiter`` was reached or the Krylov space was exhausted
-without meeting the tolerance. A zero denominator (possible for CG and MR on indefinite ``A``,
+``> 0`` (the iteration count) when ``max_iter`` was reached or the Krylov space was exhausted
+without meeting the tolerance (SciPy's ``maxiter`` is sdpkern's ``max_iter``,
+docs/conventions.md; the old name still works with a ``FutureWarning`` until 1.1). A zero
+denominator (possible for CG and MR on indefinite ``A``,
 002 Table 5.1) raises :class:`~sdpkern.errors.BreakdownError`; the partial result, with
 ``info = -k`` for a breakdown at iteration ``k``, is attached to the exception as ``.result``.
 
@@ -35,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
+from .._validation import DEPRECATED, take_deprecated
 from ..errors import BreakdownError, DataError, ParameterError
 from ..kernels.gram import GramOperator
 
@@ -168,15 +171,38 @@ def make_system(
     return op, b_arr, x0_arr
 
 
-def _check_options(maxiter: int | None, rtol: float, atol: float, n: int) -> int:
+def _check_options(max_iter: int | None, rtol: float, atol: float, n: int, maxiter: Any = DEPRECATED) -> int:
+    # called from a solver through _start: the user's frame is five up
+    max_iter = take_deprecated("sdpkern.native.krylov", "maxiter", maxiter, "max_iter", max_iter, stacklevel=5)
     for name, value in (("rtol", rtol), ("atol", atol)):
         if isinstance(value, bool) or not np.isfinite(value) or value < 0:
             raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    if maxiter is None:
+    if max_iter is None:
         return 10 * n
-    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 1:
-        raise ParameterError(f"maxiter must be an integer >= 1, got {maxiter!r}")
-    return int(maxiter)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    return int(max_iter)
+
+
+@dataclass
+class _Start:
+    """What every solver begins with: the operator, b, x₀, r₀ = b − Ax₀, the cap and the tolerance."""
+
+    op: LinearOperator
+    b: NDArray[np.float64]
+    x: NDArray[np.float64]
+    r: NDArray[np.float64]
+    max_iter: int
+    tol: float
+
+
+def _start(
+    A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None, max_iter: int | None, rtol: float,
+    atol: float, maxiter: Any,
+) -> _Start:  # fmt: skip
+    op, bb, x = make_system(A, b, x0)
+    cap = _check_options(max_iter, rtol, atol, bb.shape[0], maxiter)
+    return _Start(op, bb, x, bb - op.matvec(x), cap, _tolerance(float(np.linalg.norm(bb)), rtol, atol))
 
 
 def _tolerance(bnorm: float, rtol: float, atol: float) -> float:
@@ -203,7 +229,9 @@ class _Recorder:
         self.res: list[float] = [r0norm]
         self.coef: dict[str, list[float]] = {name: [] for name in names}
 
-    def step(self, x: NDArray[np.float64], rnorm: float) -> None:
+    def step(self, x: NDArray[np.float64], rnorm: float, **coefficients: float) -> None:
+        for name, value in coefficients.items():
+            self.coef[name].append(value)
         self.res.append(rnorm)
         if self.keep:
             self.iterates.append(x.copy())
@@ -241,11 +269,12 @@ def cg(
     b: ArrayLike,
     x0: ArrayLike | None = None,
     *,
-    maxiter: int | None = None,
+    max_iter: int | None = None,
     rtol: float = 1e-5,
     atol: float = 0.0,
     callback: Callback | None = None,
     return_iterates: bool = False,
+    maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Conjugate gradients (002 Figure 5.1, left).
 
@@ -259,8 +288,9 @@ def cg(
     b : array of shape (n,)
     x0 : array of shape (n,), optional
         Starting point (zeros by default).
-    maxiter : int, optional
-        Iteration limit, at least 1 (``10 n`` by default).
+    max_iter : int, optional
+        Iteration limit, at least 1 (``10 n`` by default). ``maxiter`` (SciPy's name) is a
+        deprecated alias.
     rtol, atol : float
         Stop when ``‖b − A x_k‖ ≤ max(rtol‖b‖, atol)``.
     callback : callable, optional
@@ -284,14 +314,12 @@ def cg(
     >>> np.round(res.x, 6).tolist(), res.info
     ([1.0, 0.5, 0.25], 0)
     """
-    op, bb, x = make_system(A, b, x0)
-    maxiter = _check_options(maxiter, rtol, atol, bb.shape[0])
-    tol = _tolerance(float(np.linalg.norm(bb)), rtol, atol)
-    r = bb - op.matvec(x)
+    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
+    op, x, r, tol = st.op, st.x, st.r, st.tol
     d = r.copy()
     rr = float(r @ r)
     rec = _Recorder("cg", x, np.sqrt(rr), callback, return_iterates, ("alpha", "beta"))
-    for _ in range(maxiter):
+    for _ in range(st.max_iter):
         if np.sqrt(rr) <= tol:
             return rec.result(x, 0)
         Ad = op.matvec(d)
@@ -305,10 +333,8 @@ def cg(
         beta = rr_new / rr
         d = r + beta * d
         rr = rr_new
-        rec.coef["alpha"].append(alpha)
-        rec.coef["beta"].append(beta)
-        rec.step(x, np.sqrt(rr))
-    return rec.result(x, 0 if np.sqrt(rr) <= tol else maxiter)
+        rec.step(x, np.sqrt(rr), alpha=alpha, beta=beta)
+    return rec.result(x, 0 if np.sqrt(rr) <= tol else st.max_iter)
 
 
 def mr(
@@ -316,11 +342,12 @@ def mr(
     b: ArrayLike,
     x0: ArrayLike | None = None,
     *,
-    maxiter: int | None = None,
+    max_iter: int | None = None,
     rtol: float = 1e-5,
     atol: float = 0.0,
     callback: Callback | None = None,
     return_iterates: bool = False,
+    maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Minimal residual by conjugate residuals (002 Figure 5.1, right).
 
@@ -336,16 +363,14 @@ def mr(
     BreakdownError
         ``r_kᵀ A r_k = 0`` with ``r_k ≠ 0`` (only for indefinite ``A``).
     """
-    op, bb, x = make_system(A, b, x0)
-    maxiter = _check_options(maxiter, rtol, atol, bb.shape[0])
-    tol = _tolerance(float(np.linalg.norm(bb)), rtol, atol)
-    r = bb - op.matvec(x)
+    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
+    op, x, r, tol = st.op, st.x, st.r, st.tol
     Ar = op.matvec(r)
     d, Ad = r.copy(), Ar.copy()
     rAr = float(r @ Ar)
     rnorm = float(np.linalg.norm(r))
     rec = _Recorder("mr", x, rnorm, callback, return_iterates, ("alpha", "beta"))
-    for _ in range(maxiter):
+    for _ in range(st.max_iter):
         if rnorm <= tol:
             return rec.result(x, 0)
         AdAd = float(Ad @ Ad)
@@ -361,10 +386,8 @@ def mr(
         Ad = Ar + beta * Ad
         rAr = rAr_new
         rnorm = float(np.linalg.norm(r))
-        rec.coef["alpha"].append(alpha)
-        rec.coef["beta"].append(beta)
-        rec.step(x, rnorm)
-    return rec.result(x, 0 if rnorm <= tol else maxiter)
+        rec.step(x, rnorm, alpha=alpha, beta=beta)
+    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
 
 
 def cgne(
@@ -372,11 +395,12 @@ def cgne(
     b: ArrayLike,
     x0: ArrayLike | None = None,
     *,
-    maxiter: int | None = None,
+    max_iter: int | None = None,
     rtol: float = 1e-5,
     atol: float = 0.0,
     callback: Callback | None = None,
     return_iterates: bool = False,
+    maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Conjugate gradients on the normal equations ``A²x = Ab`` (002 Figure 5.2, left).
 
@@ -388,16 +412,14 @@ def cgne(
     Parameters and return value as for :func:`cg`. When ``A r_k = 0`` (the least-squares
     solution of a singular, inconsistent system) the iteration stops with ``info > 0``.
     """
-    op, bb, x = make_system(A, b, x0)
-    maxiter = _check_options(maxiter, rtol, atol, bb.shape[0])
-    tol = _tolerance(float(np.linalg.norm(bb)), rtol, atol)
-    r = bb - op.matvec(x)
+    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
+    op, x, r, tol = st.op, st.x, st.r, st.tol
     s = op.matvec(r)
     d = s.copy()
     ss = float(s @ s)
     rnorm = float(np.linalg.norm(r))
     rec = _Recorder("cgne", x, rnorm, callback, return_iterates, ("alpha", "beta"))
-    for k in range(maxiter):
+    for k in range(st.max_iter):
         if rnorm <= tol:
             return rec.result(x, 0)
         if ss == 0.0:
@@ -415,10 +437,8 @@ def cgne(
         d = s + beta * d
         ss = ss_new
         rnorm = float(np.linalg.norm(r))
-        rec.coef["alpha"].append(alpha)
-        rec.coef["beta"].append(beta)
-        rec.step(x, rnorm)
-    return rec.result(x, 0 if rnorm <= tol else maxiter)
+        rec.step(x, rnorm, alpha=alpha, beta=beta)
+    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
 
 
 def mr_ii(
@@ -426,11 +446,12 @@ def mr_ii(
     b: ArrayLike,
     x0: ArrayLike | None = None,
     *,
-    maxiter: int | None = None,
+    max_iter: int | None = None,
     rtol: float = 1e-5,
     atol: float = 0.0,
     callback: Callback | None = None,
     return_iterates: bool = False,
+    maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Lanczos-based minimal residual MR-II (002 Figure 5.2, right; Hanke 1995).
 
@@ -445,10 +466,8 @@ def mr_ii(
 
     Parameters and return value as for :func:`cg`.
     """
-    op, bb, x = make_system(A, b, x0)
-    maxiter = _check_options(maxiter, rtol, atol, bb.shape[0])
-    tol = _tolerance(float(np.linalg.norm(bb)), rtol, atol)
-    r = bb - op.matvec(x)
+    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
+    op, x, r, tol = st.op, st.x, st.r, st.tol
     rnorm = float(np.linalg.norm(r))
     v = op.matvec(r)
     w = op.matvec(v)
@@ -462,7 +481,7 @@ def mr_ii(
     v, w = v / beta, w / beta
     v_old = np.zeros_like(v)
     w_old = np.zeros_like(w)
-    for _ in range(maxiter):
+    for _ in range(st.max_iter):
         rho = float(r @ w)
         x = x + rho * v
         r = r - rho * w
@@ -472,10 +491,7 @@ def mr_ii(
         v_new = w - alpha * v - beta * v_old
         w_new = Aw - alpha * w - beta * w_old
         beta_new = float(np.linalg.norm(w_new))
-        rec.coef["rho"].append(rho)
-        rec.coef["alpha"].append(alpha)
-        rec.coef["beta"].append(beta_new)
-        rec.step(x, rnorm)
+        rec.step(x, rnorm, rho=rho, alpha=alpha, beta=beta_new)
         if rnorm <= tol:
             return rec.result(x, 0)
         if _is_zero(beta_new, float(np.linalg.norm(Aw))):
@@ -484,7 +500,7 @@ def mr_ii(
         v_old, w_old = v, w
         v, w = v_new / beta_new, w_new / beta_new
         beta = beta_new
-    return rec.result(x, 0 if rnorm <= tol else maxiter)
+    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
 
 
 #: Name -> solver, for estimators and parametrised tests.
