@@ -219,6 +219,7 @@ class FunctionTransformation:
     n_parameters = 1
 
     def __call__(self, theta: Any, X: ArrayLike) -> Array:
+        """The transformed examples T(θ, X)."""
         return _call(self.function, theta, _as_examples(X))
 
     def taylor(self, X: ArrayLike, degree: int = 2) -> Array:
@@ -349,6 +350,7 @@ class ImageTransformation:
     # -- geometry -------------------------------------------------------------------------
     @property
     def n_parameters(self) -> int:
+        """How many transformation parameters θ has (one per transformation kind)."""
         return len(self.kinds)
 
     @property
