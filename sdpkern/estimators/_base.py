@@ -180,6 +180,11 @@ class KernelClassifierMixin(ClassifierMixin):
         self.statuses_ = [m.status_ for m in models]
         self.status_ = worst_status(self.statuses_)
         self.intercept_ = np.array([float(m.intercept_) for m in models])
+        if all(hasattr(m, "certificate_") for m in models):
+            self.certificates_ = [m.certificate_ for m in models]
+            measure = models[0].certificate_.get("measure")
+            self.certificate_ = {"measure": f"{measure} (one value per one-vs-rest model)",
+                                 "value": [c.get("value") for c in self.certificates_]}  # fmt: skip
         if all(hasattr(m, "n_iter_") for m in models):  # as LinearSVC: the largest count
             self.n_iter_ = max(int(m.n_iter_) for m in models)
         if all(getattr(m, "coef_", None) is not None for m in models):
