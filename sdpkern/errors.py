@@ -25,6 +25,7 @@ __all__ = [
     "BreakdownError",
     "ExportError",
     "FormatError",
+    "UnsuitableKernelWarning",
 ]
 
 
@@ -118,3 +119,9 @@ class ExportError(SdpkernError, ValueError):
 
 class FormatError(SdpkernError, ValueError):
     """A malformed file given to a reader (the message names the line)."""
+
+
+# ----------------------------------------------------------------------------- warnings
+# Non-convergence is scikit-learn's ConvergenceWarning (sklearn.exceptions), as its users expect.
+class UnsuitableKernelWarning(UserWarning):
+    """An SVM with a non-p.d. kernel whose solution should be dismissed (001 §6)."""

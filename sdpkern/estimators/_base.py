@@ -136,6 +136,7 @@ class KernelClassifierMixin(ClassifierMixin):
     support_: Any
     coef_: Any
     n_iter_: Any
+    certificate_: dict[str, Any]
     # implemented by the family's class (annotations only, so the MRO finds the family's methods)
     _fit_binary: Callable[[Array, Array, Array | None, Any], None]
     _decision_binary: Callable[[Array], Array]

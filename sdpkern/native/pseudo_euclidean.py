@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_matrix
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, UnsuitableKernelWarning
 from ..kernels.spectrum import center_kernel, check_symmetric
 
 __all__ = [
@@ -38,10 +38,6 @@ __all__ = [
     "svm_suitability",
     "wMw",
 ]
-
-
-class UnsuitableKernelWarning(UserWarning):
-    """An SVM with a non-p.d. kernel whose solution should be dismissed (001 §6)."""
 
 
 @dataclass(frozen=True)
