@@ -121,6 +121,13 @@ def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
+def check_integer(value: Any, name: str, low: int) -> int:
+    """Check an integer (not a bool, not a float) ``>= low`` and return it as int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
 def check_open_interval(value: Any, name: str, low: float, high: float, *, closed_high: bool = False) -> float:
     """Check ``low < value < high`` (or ``<= high`` with ``closed_high``) and return it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):

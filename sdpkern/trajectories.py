@@ -40,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._validation import check_positive
+from ._validation import check_integer, check_positive
 from .errors import DataError, ParameterError
 
 __all__ = [
@@ -76,12 +76,6 @@ def _as_examples(X: ArrayLike, name: str = "X") -> Array:
     if not np.all(np.isfinite(arr)):
         raise DataError(f"{name} contains NaN or infinity; remove or impute those entries (images included)")
     return arr
-
-
-def _check_degree(degree: Any) -> int:
-    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
-        raise ParameterError(f"degree must be a non-negative integer, got {degree!r}")
-    return int(degree)
 
 
 def check_trajectories(trajectories: ArrayLike, name: str = "trajectories") -> Array:
@@ -178,7 +172,7 @@ def finite_difference_taylor(transform: TransformFn, X: ArrayLike, degree: int =
     array of shape (m, r + 1, n)
     """
     Xa = _as_examples(X)
-    r = _check_degree(degree)
+    r = check_integer(degree, "degree", 0)
     h = check_positive(step, "step")
     s = r // 2 + 2
     ks = np.arange(-s, s + 1, dtype=np.float64)
@@ -225,7 +219,7 @@ class FunctionTransformation:
     def taylor(self, X: ArrayLike, degree: int = 2) -> Array:
         """Taylor rows (m, degree + 1, n) of 003 eq. (2)."""
         Xa = _as_examples(X)
-        r = _check_degree(degree)
+        r = check_integer(degree, "degree", 0)
         if self.derivatives is not None:
             return trajectories_from_derivatives([self.derivatives(Xa, j) for j in range(r + 1)])
         return finite_difference_taylor(self.function, Xa, r, step=self.step)
@@ -269,7 +263,7 @@ def taylor_trajectories(
            [-0.5,  0. ]])
     """
     Xa = _as_examples(X)
-    r = _check_degree(degree)
+    r = check_integer(degree, "degree", 0)
     if transformation is None:
         out = np.zeros((Xa.shape[0], r + 1, Xa.shape[1]))
         out[:, 0] = Xa
@@ -475,7 +469,7 @@ class ImageTransformation:
         Exact for r ≤ 2; higher rows by finite differences of the exact T(θ, X).
         """
         Xa = self._check_images(X)
-        r = _check_degree(degree)
+        r = check_integer(degree, "degree", 0)
         if self.n_parameters != 1:
             raise ParameterError(f"taylor() needs one parameter, this has {self.kinds}; use quadratic_form(X)")
         if r > 2:

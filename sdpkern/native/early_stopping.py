@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import LinearOperator
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from .._validation import DEPRECATED, check_positive, take_deprecated
+from .._validation import DEPRECATED, check_integer, check_positive, take_deprecated
 from ..errors import BreakdownError, ParameterError
 from .krylov import KrylovResult, get_solver
 
@@ -53,12 +53,6 @@ class StoppingChoice:
     n_iter: int
     mean_loss: NDArray[np.float64]
     fold_loss: NDArray[np.float64]
-
-
-def _check_int(value: int, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 def cv_stopping_index(
@@ -96,8 +90,8 @@ def cv_stopping_index(
     StoppingChoice
     """
     solver = get_solver(method)
-    max_iter = _check_int(max_iter, "max_iter", 1)
-    cv = _check_int(cv, "cv", 2)
+    max_iter = check_integer(max_iter, "max_iter", 1)
+    cv = check_integer(cv, "cv", 2)
     idx = np.arange(n_samples)
     if stratify is not None:
         labels = np.asarray(stratify)

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
-from .._validation import DEPRECATED, take_deprecated
+from .._validation import DEPRECATED, check_integer, take_deprecated
 from ..errors import BreakdownError, DataError, ParameterError
 from ..kernels.gram import GramOperator
 
@@ -177,11 +177,7 @@ def _check_options(max_iter: int | None, rtol: float, atol: float, n: int, maxit
     for name, value in (("rtol", rtol), ("atol", atol)):
         if isinstance(value, bool) or not np.isfinite(value) or value < 0:
             raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    if max_iter is None:
-        return 10 * n
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ParameterError(f"max_iter must be an integer >= 1, got {max_iter!r}")
-    return int(max_iter)
+    return 10 * n if max_iter is None else check_integer(max_iter, "max_iter", 1)
 
 
 @dataclass
