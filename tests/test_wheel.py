@@ -26,9 +26,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     src = work / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(SOURCE / name, src / name)
-    shutil.copytree(SOURCE / "sdpkern", src / "sdpkern", ignore=shutil.ignore_patterns("__pycache__"))
+    # not the compiled modules an editable install left in the tree: the wheel compiles its own
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.c")
+    shutil.copytree(SOURCE / "sdpkern", src / "sdpkern", ignore=ignore)
     subprocess.run(
         [
             sys.executable,
@@ -60,6 +62,7 @@ def test_wheel_carries_the_instances_and_the_data(wheel: Path) -> None:
         if path.suffix == ".gz":
             assert f"sdpkern/datasets/data/{path.name}" in names, path.name
     assert {"sdpkern/__init__.pyi", "sdpkern/py.typed"} <= names  # the lazy top level reads the stub
+    assert any(n.startswith("sdpkern/_svmcore.") and n.endswith((".so", ".pyd")) for n in names), "no compiled core"
     assert not any(n.startswith(("tests/", "problems/", "examples/")) for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "sdpkern = sdpkern.apps.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -96,6 +99,8 @@ def test_installed_wheel_runs_outside_the_source_tree(wheel: Path, tmp_path: Pat
     assert "hyperkernel C-SVM [SDP]" in inspected and "reference:" in inspected
     loaded = run("-c", "from sdpkern.datasets import load_keel; print(load_keel('pima').X.shape)")
     assert loaded.strip() == "(768, 8)"
+    core = run("-c", "import sdpkern._svmcore as c; print(c.__file__)")
+    assert site in Path(core.strip()).parents  # the wheel's own compiled core
 
 
 def test_source_library_is_inside_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
