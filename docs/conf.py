@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -43,6 +44,9 @@ exclude_patterns = ["_build", "**/README.md", "sphinxext", "auto_examples/*.ipyn
 templates_path = ["_templates"]
 
 # ---------------------------------------------------------------------------- API reference
+# autosummary writes one page per object under generated/ but never deletes one: start afresh, so
+# an object that moved or left __all__ leaves no orphan page behind (an error under -W).
+shutil.rmtree(HERE / "generated", ignore_errors=True)
 write_api_page(HERE / "api.rst")
 autosummary_generate = True
 autosummary_imported_members = True
