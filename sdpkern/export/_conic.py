@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ..errors import ExportError
+from ..errors import DataError, ExportError, ParameterError
 
 __all__ = ["Cones", "ConicData", "Elimination", "Exported", "from_cvxpy", "to_cvxpy", "compiled_data"]
 
@@ -120,9 +120,9 @@ class ConicData:
         self.A = sp.csr_matrix(self.A, dtype=float)
         m, n = self.A.shape
         if self.c.size != n or self.b.size != m:
-            raise ValueError(f"inconsistent shapes: A is {m}x{n}, c has {self.c.size}, b has {self.b.size}")
+            raise DataError(f"inconsistent shapes: A is {m}x{n}, c has {self.c.size}, b has {self.b.size}")
         if self.cones.rows != m:
-            raise ValueError(f"cones occupy {self.cones.rows} rows but A has {m}")
+            raise DataError(f"cones occupy {self.cones.rows} rows but A has {m}")
 
     @property
     def n(self) -> int:
@@ -306,7 +306,16 @@ def to_cvxpy(data: ConicData) -> tuple[cp.Problem, cp.Variable]:
     problem : cvxpy.Problem
         Its optimal value equals the original model's (``sign`` and ``offset`` included).
     x : cvxpy.Variable, shape (n,)
+
+    Raises
+    ------
+    ParameterError
+        If ``data`` is not :class:`ConicData` (e.g. a path: read it with
+        :func:`sdpkern.export.read` first).
     """
+    if not isinstance(data, ConicData):
+        hint = " (a path? read it first: to_cvxpy(export.read(path)))" if isinstance(data, (str, Path)) else ""
+        raise ParameterError(f"data must be ConicData, got {type(data).__name__} {data!r:.60}{hint}")
     x = cp.Variable(max(data.n, 1), name="x")
     xv = x if data.n else x[:0]
     cones = data.cones

