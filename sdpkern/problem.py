@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
+from ._capabilities import check_backend_for
 from .backends import DEFAULT_BACKEND, get_backend, map_status
 from .errors import (
     InaccurateSolutionError,
@@ -232,6 +233,7 @@ class KernelProblem:
         for name, p in self.parameters.items():
             if p.value is None:
                 raise ParameterError(f"parameter {name!r} has no value; call problem.set({name}=...)")
+        check_backend_for(backend, self.cvxpy, self.formulation)  # e.g. ECOS has no PSD cone
         b = get_backend(backend)
         opts = b.solver_options(options)
         t0 = time.perf_counter()

@@ -186,3 +186,51 @@ def test_issue_dsdp_case_is_not_a_silent_result() -> None:
     with pytest.raises(InaccurateSolutionError) as info:
         export.solve_external(l2svm(X20, y20, form="socp", eta=1e-4), "dsdp", timeout=300)
     assert info.value.status == "iteration_limit"
+
+
+# ================================================================ capabilities and installation
+def _tiny_xy(m: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(m, 2))
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=m) > 0, 1.0, -1.0)
+
+
+def test_backend_without_psd_cone_is_refused_before_cvxpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sdpkern.builders.hyperkernel import csvm
+    from sdpkern.errors import BackendError
+
+    calls: list[object] = []
+    monkeypatch.setattr(cp.Problem, "solve", lambda *a, **k: calls.append(a))
+    problem = csvm(*_tiny_xy(), form="sdp")
+    with pytest.raises(BackendError, match=r"backend='ecos' has no PSD \(semidefinite\) cone.*hyperkernel C-SVM"):
+        problem.solve(backend="ecos")
+    assert calls == []  # CVXPY was never asked
+
+
+def test_psd_cone_detection() -> None:
+    from sdpkern._capabilities import needs_psd_cone
+
+    x = cp.Variable(2)
+    assert needs_psd_cone(cp.Problem(cp.Minimize(cp.norm(x)), [x >= 1])) is None
+    X = cp.Variable((2, 2), symmetric=True)
+    assert "PSD constraint" in needs_psd_cone(cp.Problem(cp.Minimize(cp.trace(X)), [X >> 0]))
+    P = cp.Variable((2, 2), PSD=True)
+    assert "PSD variable" in needs_psd_cone(cp.Problem(cp.Minimize(cp.trace(P))))
+    assert "lambda_max" in needs_psd_cone(cp.Problem(cp.Minimize(cp.lambda_max(X))))
+
+
+def test_solver_missing_at_import_is_a_typed_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backend whose package cannot be imported: BackendNotInstalledError naming it (an ImportError)."""
+    import importlib.util
+
+    from sdpkern import backends
+    from sdpkern.builders.hyperkernel import csvm
+    from sdpkern.errors import BackendNotInstalledError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(backends.importlib.util, "find_spec", lambda name, *a: None if name == "scs" else real(name))
+    problem = csvm(*_tiny_xy(), form="socp")
+    with pytest.raises(BackendNotInstalledError, match=r"backend='scs' is not installed.*pip install scs") as info:
+        problem.solve(backend="scs")
+    assert isinstance(info.value, ImportError)
+    assert "scs" not in backends.available_backends()
