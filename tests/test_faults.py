@@ -234,3 +234,92 @@ def test_solver_missing_at_import_is_a_typed_error(monkeypatch: pytest.MonkeyPat
         problem.solve(backend="scs")
     assert isinstance(info.value, ImportError)
     assert "scs" not in backends.available_backends()
+
+
+# ================================================================ estimator and kernel input
+_ESTIMATORS = [
+    "CPDSVC",
+    "ThinPlateSVC",
+    "SDPMClassifier",
+    "PrimalSVC",
+    "KrylovRegressor",
+    "KrylovFisherDiscriminant",
+    "IndefiniteKernelPCA",
+    "IndefiniteSVC",
+    "HyperkernelSVC",
+    "HyperkernelNuSVC",
+    "HyperkernelL2SVC",
+    "HyperkernelOneClassSVM",
+    "HyperkernelNuSVR",
+    "HyperkernelAlignment",
+]
+
+
+@pytest.mark.parametrize("name", _ESTIMATORS)
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_X_is_a_typed_error_saying_dense_is_required(name: str, fmt: str) -> None:
+    """Decision (issue 17): dense input is required everywhere (kernel matrices are dense)."""
+    import scipy.sparse as sparse
+
+    import sdpkern.estimators as E
+    from sdpkern.errors import DataError
+
+    X, y = _tiny_xy(16)
+    Xs = sparse.csr_matrix(X) if fmt == "csr" else sparse.csc_matrix(X)
+    with pytest.raises(DataError, match=r"X is a sparse matrix.*dense input.*X\.toarray\(\)"):
+        getattr(E, name)().fit(Xs, y)
+
+
+def test_sparse_X_to_a_builder_and_a_kernel() -> None:
+    import scipy.sparse as sparse
+
+    from sdpkern.builders.hyperkernel import csvm
+    from sdpkern.errors import DataError
+    from sdpkern.kernels import Gaussian
+
+    X, y = _tiny_xy()
+    with pytest.raises(DataError, match="X is a sparse matrix"):
+        csvm(sparse.csr_matrix(X), y)
+    with pytest.raises(DataError, match="Y is a sparse matrix"):
+        Gaussian()(X, sparse.csr_matrix(X))
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        ("ThinPlate(order=0)", "ThinPlate: order must be an integer >= 1"),
+        ("ThinPlate(order=2.0)", "ThinPlate: order must be an integer"),
+        ("ThinPlate(2, formula_dimension=0)", "ThinPlate: formula_dimension"),
+        ("PowerDistance(beta=2.0)", r"PowerDistance: beta must lie in \(0, 2\)"),
+        ("Gaussian(gamma=-1)", "Gaussian: gamma must be > 0, got -1"),
+        ("Polynomial(degree=2.5)", "Polynomial: degree must be an integer >= 1, got 2.5"),
+    ],
+)
+def test_kernels_refuse_bad_parameters_at_construction(make: str, match: str) -> None:
+    from sdpkern.kernels import Gaussian, Polynomial  # noqa: F401
+    from sdpkern.kernels.cpd import PowerDistance, ThinPlate  # noqa: F401
+
+    with pytest.raises(ParameterError, match=match):
+        eval(make)
+
+
+@pytest.mark.parametrize("builder", ["csvm", "nusvm", "l2svm", "one_class", "nu_regression", "alignment"])
+def test_base_kernel_where_a_hyperkernel_belongs(builder: str) -> None:
+    """csvm(X, y, Gaussian()) used to raise AttributeError from deep inside the basis."""
+    from sdpkern.builders import hyperkernel as hk
+    from sdpkern.kernels import Gaussian
+
+    X, y = _tiny_xy()
+    fn = getattr(hk, builder)
+    args = (X,) if builder == "one_class" else (X, y)
+    with pytest.raises(ParameterError, match=r"hyperkernel must be a Hyperkernel, got Gaussian.*base kernel"):
+        fn(*args, Gaussian())
+
+
+def test_base_kernel_as_estimator_hyperkernel() -> None:
+    from sdpkern.estimators import HyperkernelSVC
+    from sdpkern.kernels import Gaussian
+
+    X, y = _tiny_xy()
+    with pytest.raises(ParameterError, match="hyperkernel"):
+        HyperkernelSVC(hyperkernel=Gaussian()).fit(X, y)
