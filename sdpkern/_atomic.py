@@ -70,8 +70,8 @@ def atomic_open(
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     except OSError as exc:
         # mkstemp's message names its hidden temporary file; the user knows only ``path``.
-        why = "its directory does not exist" if not parent.is_dir() else (exc.strerror or str(exc)).lower()
-        raise type(exc)(exc.errno, f"cannot write {str(path)!r}: {why} ({str(parent)!r})", str(path)) from None
+        why = f"the directory {str(parent)!r} does not exist" if not parent.is_dir() else f"in {str(parent)!r}"
+        raise type(exc)(exc.errno, f"{exc.strerror}: cannot write {str(path)!r} ({why})", str(path)) from None
     try:
         with os.fdopen(fd, mode, **open_kwargs) as fh:
             yield fh

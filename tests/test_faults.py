@@ -323,3 +323,22 @@ def test_base_kernel_as_estimator_hyperkernel() -> None:
     X, y = _tiny_xy()
     with pytest.raises(ParameterError, match="hyperkernel"):
         HyperkernelSVC(hyperkernel=Gaussian()).fit(X, y)
+
+
+# ================================================================ command line
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["demo", "--n-train", "0"], "argument --n-train: must be an integer >= 20"),
+        (["demo", "--backend", "nosuch"], "argument --backend: backend='nosuch' is not known"),
+        (["solve", "tiny", "--backend", "nosuch"], "argument --backend/-b: backend='nosuch' is not known"),
+    ],
+)
+def test_cli_usage_errors_are_argparse_errors(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A usage message (argparse's "usage:" line and "error:"), exit code 2, no traceback."""
+    from sdpkern.apps.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: sdpkern") and needle in err
+    assert "Traceback" not in err
