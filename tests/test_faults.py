@@ -342,3 +342,73 @@ def test_cli_usage_errors_are_argparse_errors(argv: list[str], needle: str, caps
     err = capsys.readouterr().err
     assert err.startswith("usage: sdpkern") and needle in err
     assert "Traceback" not in err
+
+
+# ================================================================ run_grid: interrupts and damaged files
+def _cell_files(root: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted((root / "cells").iterdir())}
+
+
+def test_keyboard_interrupt_inside_a_solve_during_run_grid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while CVXPY solves inside an estimator's fit (hyperkernel SVC, whose fallback
+    catches SolverError only): KeyboardInterrupt reaches the caller, the finished cells are
+    valid JSON on disk, and a rerun computes only the rest."""
+    import json
+
+    from sdpkern.apps.experiments import run_grid
+    from sdpkern.estimators import HyperkernelSVC
+
+    X, y = _tiny_xy(24)
+    data = {"tiny": (X, y)}
+    real = cp.Problem.solve
+    calls = {"n": 0}
+
+    def interrupted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", interrupted)
+    kw = {"n_splits": 4, "results_dir": tmp_path, "n_jobs": 1, "progress": False}
+    est = HyperkernelSVC(C=10.0)
+    with pytest.raises(KeyboardInterrupt):
+        run_grid(est, data, **kw)
+    saved = _cell_files(tmp_path)
+    assert 1 <= len(saved) < 4 and all(name.endswith(".json") for name in saved)
+    assert all(json.loads(text)["score"] >= 0.0 for text in saved.values())
+    monkeypatch.setattr(cp.Problem, "solve", real)
+    res = run_grid(est, data, **kw)
+    assert res.n_skipped == len(saved) and res.n_computed == 4 - len(saved)
+    assert all(_cell_files(tmp_path)[name] == text for name, text in saved.items())  # nothing saved changed
+
+
+def test_damaged_cell_file_is_kept_aside_and_recomputed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from sdpkern.apps.experiments import run_grid
+    from sdpkern.estimators import PrimalSVC
+
+    X, y = _tiny_xy(30)
+    kw = {"n_splits": 3, "results_dir": tmp_path, "n_jobs": 1, "progress": False}
+    first = run_grid(PrimalSVC(kernel="linear"), {"d": (X, y)}, **kw)
+    victim = sorted((tmp_path / "cells").iterdir())[0]
+    good = victim.read_text()
+    victim.write_text(good[: len(good) // 2])  # a copy cut short
+    with caplog.at_level("WARNING", logger="sdpkern.apps.experiments"):
+        again = run_grid(PrimalSVC(kernel="linear"), {"d": (X, y)}, **kw)
+    assert again.n_skipped == 2 and again.n_computed == 1
+    assert "could not be read" in caplog.text
+    assert (victim.parent / (victim.name + ".unreadable")).read_text() == good[: len(good) // 2]  # not deleted
+    assert again.table(timing=False) == first.table(timing=False)
+
+
+def test_nan_in_data_written_to_a_file_is_an_export_error(tmp_path: Path) -> None:
+    import scipy.sparse as sparse
+
+    from sdpkern.errors import ExportError
+    from sdpkern.export import Cones, ConicData
+
+    data = ConicData(c=np.array([np.nan, 1.0]), A=sparse.eye(2), b=np.ones(2), cones=Cones(zero=0, nonneg=2))
+    for suffix in (".dat-s", ".cbf"):
+        with pytest.raises(ExportError, match="NaN or infinite"):
+            export.write(data, tmp_path / f"x{suffix}")
+    assert list(tmp_path.iterdir()) == []
