@@ -412,3 +412,35 @@ def test_nan_in_data_written_to_a_file_is_an_export_error(tmp_path: Path) -> Non
         with pytest.raises(ExportError, match="NaN or infinite"):
             export.write(data, tmp_path / f"x{suffix}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.external
+@pytest.mark.parametrize("solver", ["csdp", "dsdp"])
+def test_external_point_outside_the_cones_is_not_optimal(solver: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solver's "optimal" is checked against the file's cones (garbage in the solution file)."""
+    require_external_solver(solver)
+    res = export.solve_external(_small_sdp(), solver)
+    assert res.status == "optimal" and res.cone_violation is not None
+    assert res.cone_violation <= solvers.FEASIBILITY_TOL
+    real = solvers._read_solution_vector
+
+    def shifted(path, m):  # type: ignore[no-untyped-def]
+        z = real(path, m)
+        return None if z is None else z + 5.0
+
+    monkeypatch.setattr(solvers, "_read_solution_vector", shifted)
+    with pytest.raises(InaccurateSolutionError, match="optimal_inaccurate") as info:
+        export.solve_external(_small_sdp(), solver)
+    assert info.value.result.cone_violation > solvers.FEASIBILITY_TOL
+
+
+@pytest.mark.external
+def test_external_solution_file_missing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solver that says it converged but leaves no readable solution: status error, SolverError."""
+    from sdpkern.errors import SolverError
+
+    require_external_solver("csdp")
+    monkeypatch.setattr(solvers, "_read_solution_vector", lambda path, m: None)
+    with pytest.raises(SolverError, match="status 'error'") as info:
+        export.solve_external(_small_sdp(), "csdp")
+    assert type(info.value) is SolverError and info.value.status == "error"

@@ -133,6 +133,35 @@ class ConicData:
         """The original model's objective value at ``x``."""
         return float(self.sign * (self.c @ np.asarray(x, dtype=float) + self.offset))
 
+    def cone_violation(self, x: NDArray[np.float64]) -> float:
+        """How far ``b − A x`` is outside the cones, relative to ``1 + ‖b‖∞``.
+
+        The largest of: |equality residual|, the negative part of non-negative rows, ‖u‖ − t of
+        each SOC, −λ_min of each PSD block. An independent check of a solver's primal point
+        (exponential and power cones are not checked).
+        """
+        s = self.b - self.A @ np.asarray(x, dtype=float)
+        cones, off = self.cones, self.cones.offsets()
+        worst = [0.0]
+        if cones.zero:
+            worst.append(float(np.abs(s[: cones.zero]).max()))
+        if cones.nonneg:
+            worst.append(float(-s[off["nonneg"] : off["nonneg"] + cones.nonneg].min()))
+        row = off["soc"]
+        for q in cones.soc:
+            worst.append(float(np.linalg.norm(s[row + 1 : row + q]) - s[row]))
+            row += q
+        row = off["psd"]
+        for n in cones.psd:
+            k = n * (n + 1) // 2
+            i, j = _lower_indices(n)
+            M = np.zeros((n, n))
+            M[i, j] = s[row : row + k]
+            M[j, i] = s[row : row + k]
+            worst.append(float(-np.linalg.eigvalsh(M)[0]))
+            row += k
+        return max(worst) / (1.0 + float(np.abs(self.b).max(initial=0.0)))
+
 
 @dataclass
 class Elimination:

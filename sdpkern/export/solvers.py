@@ -44,10 +44,13 @@ from ..errors import (
 from ._conic import ConicData, Exported
 from .sdpa import read_sdpa, write_sdpa
 
-__all__ = ["ExternalResult", "SOLVERS", "available", "run", "solve_external"]
+__all__ = ["ExternalResult", "SOLVERS", "FEASIBILITY_TOL", "available", "run", "solve_external"]
 
 #: sdpkern name -> executable.
 SOLVERS = {"csdp": "csdp", "dsdp": "dsdp5"}
+
+#: Largest relative cone violation of the returned point that still counts as optimal.
+FEASIBILITY_TOL = 1e-6
 
 #: Debian packages that provide them (for error messages).
 _PACKAGES = {"csdp": "coinor-csdp", "dsdp": "dsdp"}
@@ -83,6 +86,11 @@ class ExternalResult:
     returncode : int
     output : str
         The solver's stdout and stderr.
+    cone_violation : float or None
+        How far the solver's point lies outside the file's cones, relative to ``1 + ‖b‖∞``
+        (:meth:`~sdpkern.export.ConicData.cone_violation`), checked independently of the
+        solver; above :data:`FEASIBILITY_TOL` an "optimal" answer is downgraded to
+        ``optimal_inaccurate``.
     """
 
     solver: str
@@ -94,6 +102,7 @@ class ExternalResult:
     wall_time: float
     returncode: int
     output: str = field(repr=False, default="")
+    cone_violation: float | None = None
 
 
 def available(solver: str) -> bool:
@@ -229,6 +238,10 @@ def run(
     printed = float(mt.group(1)) if mt else None
     if z is None and status.startswith("optimal"):
         status = "error"
+    violation = data.cone_violation(z) if z is not None else None
+    if status == "optimal" and violation is not None and violation > FEASIBILITY_TOL:
+        # The solver's word is checked, not taken: a point outside the cones is not optimal.
+        status = "optimal_inaccurate"
     objective = data.objective(z) if z is not None and status.startswith("optimal") else None
     x = expand(z) if (z is not None and expand is not None) else z
     result = ExternalResult(
@@ -241,6 +254,7 @@ def run(
         wall_time=wall,
         returncode=proc.returncode,
         output=out,
+        cone_violation=violation,
     )
     _enforce_status(result, path, allow_inaccurate)
     return result
