@@ -534,9 +534,18 @@ def _certificate(
 def _snapshot(prob: cp.Problem) -> dict[str, Any]:
     """The values of every variable and constraint dual (to restore an earlier attempt)."""
     return {
-        "vars": [(v, None if v.value is None else np.array(v.value)) for v in prob.variables()],
-        "duals": [(c, None if c.dual_value is None else np.array(c.dual_value)) for c in prob.constraints],
+        "vars": [(v, _copy(v.value)) for v in prob.variables()],
+        "duals": [(c, _copy(c.dual_value)) for c in prob.constraints],
     }
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a CVXPY value: an array, a scalar, or a list of arrays (a cone's duals)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_copy(v) for v in value]
+    return np.array(value, copy=True)
 
 
 @dataclass
