@@ -14,6 +14,7 @@ from pathlib import Path
 import cvxpy as cp
 import numpy as np
 import pytest
+from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import CLARABEL
 from export_problems import PROBLEMS, require_external_solver
 
 from sdpkern import export
@@ -350,9 +351,9 @@ def _cell_files(root: Path) -> dict[str, str]:
 
 
 def test_keyboard_interrupt_inside_a_solve_during_run_grid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ctrl-C while CVXPY solves inside an estimator's fit (hyperkernel SVC, whose fallback
-    catches SolverError only): KeyboardInterrupt reaches the caller, the finished cells are
-    valid JSON on disk, and a rerun computes only the rest."""
+    """Ctrl-C while Clarabel solves inside an estimator's fit (hyperkernel SVC, whose fallback
+    and KernelProblem.solve's recovery policy must not swallow it): KeyboardInterrupt reaches
+    the caller, the finished cells are valid JSON on disk, and a rerun computes only the rest."""
     import json
 
     from sdpkern.apps.experiments import run_grid
@@ -360,7 +361,7 @@ def test_keyboard_interrupt_inside_a_solve_during_run_grid(tmp_path: Path, monke
 
     X, y = _tiny_xy(24)
     data = {"tiny": (X, y)}
-    real = cp.Problem.solve
+    real = CLARABEL.solve_via_data
     calls = {"n": 0}
 
     def interrupted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -369,7 +370,7 @@ def test_keyboard_interrupt_inside_a_solve_during_run_grid(tmp_path: Path, monke
             raise KeyboardInterrupt
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(cp.Problem, "solve", interrupted)
+    monkeypatch.setattr(CLARABEL, "solve_via_data", interrupted)
     kw = {"n_splits": 4, "results_dir": tmp_path, "n_jobs": 1, "progress": False}
     est = HyperkernelSVC(C=10.0)
     with pytest.raises(KeyboardInterrupt):
@@ -377,7 +378,7 @@ def test_keyboard_interrupt_inside_a_solve_during_run_grid(tmp_path: Path, monke
     saved = _cell_files(tmp_path)
     assert 1 <= len(saved) < 4 and all(name.endswith(".json") for name in saved)
     assert all(json.loads(text)["score"] >= 0.0 for text in saved.values())
-    monkeypatch.setattr(cp.Problem, "solve", real)
+    monkeypatch.setattr(CLARABEL, "solve_via_data", real)
     res = run_grid(est, data, **kw)
     assert res.n_skipped == len(saved) and res.n_computed == 4 - len(saved)
     assert all(_cell_files(tmp_path)[name] == text for name, text in saved.items())  # nothing saved changed
