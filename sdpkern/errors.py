@@ -26,6 +26,7 @@ __all__ = [
     "ExportError",
     "FormatError",
     "UnsuitableKernelWarning",
+    "error_for_status",
 ]
 
 
@@ -119,6 +120,27 @@ class ExportError(SdpkernError, ValueError):
 
 class FormatError(SdpkernError, ValueError):
     """A malformed file given to a reader (the message names the line)."""
+
+
+def error_for_status(status: str) -> type[SolverError]:
+    """The :class:`SolverError` subclass a non-optimal ``status`` raises (one rule for every solver).
+
+    ``infeasible*`` -> :class:`InfeasibleError`, ``unbounded*`` -> :class:`UnboundedError`,
+    ``optimal_inaccurate`` / ``iteration_limit`` / ``time_limit`` ->
+    :class:`InaccurateSolutionError`, anything else -> :class:`SolverError`.
+
+    Examples
+    --------
+    >>> error_for_status("iteration_limit").__name__
+    'InaccurateSolutionError'
+    """
+    if status.startswith("infeasible"):
+        return InfeasibleError
+    if status.startswith("unbounded"):
+        return UnboundedError
+    if status in ("optimal_inaccurate", "iteration_limit", "time_limit"):
+        return InaccurateSolutionError
+    return SolverError
 
 
 # ----------------------------------------------------------------------------- warnings
