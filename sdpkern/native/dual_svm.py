@@ -38,9 +38,10 @@ outer round is warm started (e, α carried over), so the extra rounds cost few S
 Stopping and certificate
 ------------------------
 ``tol`` is libsvm's: the maximal violation of the KKT conditions in margin units, m(α) − M(α)
-(pair steps) or the largest projected-gradient entry (no intercept), and ‖Vᵀu‖∞ ≤ tol·max(1,
-‖u‖∞)/10 for the polynomial constraints. The result carries both, with the duality gap between
-the primal value at (γ = u, c, b) and the dual value at α.
+(pair steps) or the largest projected-gradient entry (no intercept), and ‖Vᵀu‖∞·max(1, ‖c‖∞) ≤
+tol·max(1, ‖u‖∞)/10 for the polynomial constraints (c their multipliers). The result carries
+both, with the duality gap between the primal value at (γ = u, c, b) and the dual value at α
+(slightly negative when the polynomial constraints hold only to that tolerance).
 """
 
 from __future__ import annotations
@@ -171,8 +172,8 @@ def _check_call(
         raise LabelError(f"y must contain two classes, got only {vals.tolist()}")
     w = as_sample_weight(sample_weight, K.n)
     w = np.ones(K.n) if w is None else np.asarray(w, dtype=np.float64)
-    if np.any(w < 0) or not np.any(w > 0):
-        raise DataError("sample_weight must be non-negative with at least one positive entry")
+    if not (np.any(w[ya > 0] > 0) and np.any(w[ya < 0] > 0)):
+        raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
     return np.ascontiguousarray(ya), w
 
 
@@ -188,6 +189,7 @@ def dual_svm(
     alpha0: ArrayLike | None = None,
     tol: float = 1e-3,
     max_iter: int | None = None,
+    shrinking: bool = True,
     callback: Callable[[int, float, float], Any] | None = None,
 ) -> DualSVMResult:
     """Solve the (squared-)hinge kernel SVM by compiled SMO (module docstring).
@@ -218,6 +220,8 @@ def dual_svm(
         KKT tolerance in libsvm's meaning (module docstring).
     max_iter : int, optional
         Cap on SMO steps over all rounds (default max(10⁷, 100 n)).
+    shrinking : bool, default=True
+        libsvm's shrinking heuristic (with the intercept only).
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -253,20 +257,20 @@ def dual_svm(
     u = ya * alpha
     s = np.ascontiguousarray(V.T @ u)
     e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
-    core = _core()
     cache = K.cache
     cols0 = K.columns_computed
+    state = _SMOState(K, ya, alpha, e, upper, Dd, diag, V, s, cons.pair, bool(shrinking))
     n_iter, rounds, viol, feas = 0, 0, np.inf, np.inf
     prev = np.inf
     while True:
-        it, viol = core.smo(cache, ya, alpha, e, upper, Dd, diag, V, s, rho, cons.pair, float(tol), max_iter - n_iter)
-        n_iter += int(it)
+        it, viol = state.run(rho, z, float(tol), max_iter - n_iter, cache)
+        n_iter += it
         rounds += 1
         u = ya * alpha
         feas = float(np.max(np.abs(s))) if m else 0.0
         if callback is not None:
             callback(rounds, float(viol), feas)
-        if feas <= 0.1 * tol * max(1.0, float(np.max(np.abs(u)))) or n_iter >= max_iter or rounds >= 200:
+        if _feasible(feas, u, z + rho * s, tol) or n_iter >= max_iter or rounds >= 200:
             break
         # method of multipliers: z ← z + ρs (e carries V(z + ρs)); ρ ×10 when s stalls
         dz = rho * s
@@ -278,6 +282,65 @@ def dual_svm(
         prev = feas
     c_V = z + rho * s
     return _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
+
+
+def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
+    """‖Vᵀu‖∞ small enough that cᵀVᵀu, the objective's error from it, is below 0.1·tol·max(1, ‖u‖∞)."""
+    scale = max(1.0, float(np.max(np.abs(c)))) if c.size else 1.0
+    return feas * scale <= 0.1 * tol * max(1.0, float(np.max(np.abs(u))))
+
+
+class _SMOState:
+    """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
+    :func:`sdpkern._svmcore.smo` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
+    recomputed on every point, then passes to tol until the whole set satisfies it)."""
+
+    def __init__(
+        self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
+        V: Array, s: Array, pair: bool, shrinking: bool,
+    ) -> None:
+        self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
+        self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
+        self.active = np.arange(K.n, dtype=np.intp)
+
+    def _reconstruct(self, rho: float, z: Array) -> None:
+        """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
+        u = self.ya * self.alpha
+        Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
+        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ (z + rho * self.s)
+        self.active[:] = np.arange(self.K.n)
+
+    def violation(self) -> float:
+        """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
+        ya, a, c = self.ya, self.alpha, self.upper
+        g = ya - self.e
+        up = ((ya > 0) & (a < c)) | ((ya < 0) & (a > 0))
+        low = ((ya > 0) & (a > 0)) | ((ya < 0) & (a < c))
+        if not np.any(up) or not np.any(low):
+            return 0.0
+        return float(np.max(g[up]) - np.min(g[low]))
+
+    def run(self, rho: float, z: Array, tol: float, budget: int, cache: Any) -> tuple[int, float]:
+        """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
+        core = _core()
+        n = self.K.n
+        stage = 10.0 * tol if self.shrinking else tol
+        total, viol = 0, np.inf
+        while total < budget:
+            it, viol, na = core.smo(
+                cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self.V, self.s, rho,
+                self.pair, stage, budget - total, self.active, n, self.shrinking,
+            )
+            total += int(it)
+            if na < n:
+                self._reconstruct(rho, z)
+                viol = self.violation()
+            if viol <= stage and stage > tol:
+                stage = tol
+                continue
+            if viol <= tol or int(it) == 0 and na == n:
+                break
+        return total, float(viol)
 
 
 def _intercept(ya: Array, alpha: Array, e: Array, upper: Array) -> float:
@@ -337,7 +400,7 @@ def _result(
     cviol = float(np.max(np.abs(U.T @ u))) if U.shape[1] else 0.0
     if cons.pair:
         cviol = max(cviol, abs(float(u.sum())))
-    ok = viol <= tol and feas <= 0.1 * tol * max(1.0, float(np.max(np.abs(u))))
+    ok = viol <= tol and _feasible(feas, u, c_V, tol)
     cert = {
         "kkt_violation": float(viol),
         "constraint_violation": cviol,
