@@ -50,7 +50,7 @@ def _subsample_set(name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def decision_boundary(out: Path, n: int) -> Path:
     X, y = _subsample_set("banana", n)
-    est = ThinPlateSVC(lam=1e-3).fit(X, y)
+    est = ThinPlateSVC(C=500.0).fit(X, y)
     path = out / "decision_boundary.png"
     plotting.plot_decision_boundary(est, X, y, path=path, title=f"thin-plate SVM, banana (n = {n}, λ = 1e-3)")
     return path

@@ -31,8 +31,8 @@ def test_sklearn_contract(estimator, check):
 
 def test_moons_and_native_equals_cvxpy():
     X, y = make_moons(80, noise=0.2, random_state=0)
-    nat = ThinPlateSVC(lam=1e-2, beta_zero=False).fit(X, y)
-    cvx = ThinPlateSVC(lam=1e-2, beta_zero=False, solver="cvxpy").fit(X, y)
+    nat = ThinPlateSVC(C=50.0, beta_zero=False).fit(X, y)
+    cvx = ThinPlateSVC(C=50.0, beta_zero=False, solver="cvxpy").fit(X, y)
     assert nat.score(X, y) > 0.9
     assert abs(nat.objective_ - cvx.objective_) <= 1e-6 * cvx.objective_
     Xt = np.random.default_rng(0).normal(size=(20, 2))
@@ -41,39 +41,39 @@ def test_moons_and_native_equals_cvxpy():
 
 def test_beta_zero_auto_follows_linear_separability():
     Xs, ys = make_blobs(60, centers=[[-3, 0], [3, 0]], cluster_std=0.5, random_state=0)
-    clf = ThinPlateSVC(lam=0.1).fit(Xs, ys)
+    clf = ThinPlateSVC(C=5.0).fit(Xs, ys)
     assert clf.beta_zero_ is True and np.all(clf.beta_ == 0)  # separable: §6.2 variant (000 §7)
     Xm, ym = make_moons(60, noise=0.2, random_state=1)
-    clf2 = ThinPlateSVC(lam=0.1).fit(Xm, ym)
+    clf2 = ThinPlateSVC(C=5.0).fit(Xm, ym)
     assert clf2.beta_zero_ is False and np.any(clf2.beta_ != 0)
     # forced values are respected
-    assert ThinPlateSVC(lam=0.1, beta_zero=False).fit(Xs, ys).beta_zero_ is False
+    assert ThinPlateSVC(C=5.0, beta_zero=False).fit(Xs, ys).beta_zero_ is False
     # p.d. kernel: nothing to separate with, β = 0 is never chosen
     assert CPDSVC(kernel=Gaussian(1.0)).fit(Xs, ys).beta_zero_ is False
 
 
 def test_one_vs_rest_on_iris():
     X, y = load_iris(return_X_y=True)
-    clf = make_pipeline(StandardScaler(), ThinPlateSVC(lam=1e-2))
+    clf = make_pipeline(StandardScaler(), ThinPlateSVC(C=50.0))
     scores = cross_val_score(clf, X, y, cv=3)
     assert scores.mean() > 0.9
-    est = ThinPlateSVC(lam=1e-2).fit(X, y)
+    est = ThinPlateSVC(C=50.0).fit(X, y)
     assert est.decision_function(X).shape == (150, 3)
     assert est.alpha_.shape == (3, 150) and est.beta_.shape == (3, 5)
     # each column is the binary model "class c vs rest"
-    bin0 = ThinPlateSVC(lam=1e-2, beta_zero=bool(est.beta_zero_[0])).fit(X, (y == 0).astype(int))
+    bin0 = ThinPlateSVC(C=50.0, beta_zero=bool(est.beta_zero_[0])).fit(X, (y == 0).astype(int))
     np.testing.assert_allclose(est.decision_function(X)[:, 0], bin0.decision_function(X), atol=1e-8)
 
 
 def test_any_two_labels_pickle_and_gridsearch():
     X, y = make_moons(60, noise=0.2, random_state=2)
     labels = np.array(["no", "yes"])[y]
-    clf = ThinPlateSVC(lam=1e-2).fit(X, labels)
+    clf = ThinPlateSVC(C=50.0).fit(X, labels)
     assert set(clf.predict(X)) <= {"no", "yes"}
     clf2 = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(clf2.decision_function(X), clf.decision_function(X))
-    gs = GridSearchCV(ThinPlateSVC(), {"lam": [1e-3, 1e-1]}, cv=3).fit(X, labels)
-    assert gs.best_params_["lam"] in (1e-3, 1e-1)
+    gs = GridSearchCV(ThinPlateSVC(), {"C": [5.0, 500.0]}, cv=3).fit(X, labels)
+    assert gs.best_params_["C"] in (5.0, 500.0)
 
 
 def test_strict_thin_plate_in_high_dimension_is_refused():
@@ -89,7 +89,8 @@ def test_strict_thin_plate_in_high_dimension_is_refused():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"lam": 0.0}, "lam"),
+        ({"C": 0.0}, "C"),
+        ({"C": -1}, "C"),
         ({"lam": -1}, "lam"),
         ({"solver": "mosek"}, "solver"),
         ({"beta_zero": "maybe"}, "beta_zero"),
@@ -102,6 +103,33 @@ def test_bad_parameters(params, match):
     X, y = make_moons(20, random_state=0)
     with pytest.raises(ParameterError, match=match):
         CPDSVC(**params).fit(X, y)
+
+
+def test_lam_is_deprecated_for_C():
+    """000's λ still works for one release: a FutureWarning, and the model of C = 1/(2λ)."""
+    X, y = make_moons(40, noise=0.2, random_state=0)
+    with pytest.warns(FutureWarning, match="'lam' is deprecated.*use 'C'"):
+        old = ThinPlateSVC(lam=0.1, beta_zero=False).fit(X, y)
+    new = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    np.testing.assert_allclose(old.decision_function(X), new.decision_function(X), rtol=1e-12, atol=1e-12)
+    with pytest.warns(FutureWarning, match="converged_ is deprecated"):
+        assert new.converged_ is (new.status_ == "optimal")
+
+
+def test_fitted_attributes_follow_the_conventions():
+    """f = Σ c_i φ(x_i, x) + basis(x)·β, with β's constant as intercept_; c = α on support_."""
+    X, y = make_moons(50, noise=0.2, random_state=4)
+    clf = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    assert clf.status_ == "optimal" and clf.certificate_["measure"] == "stationarity"
+    assert clf.certificate_["value"] < 1e-8
+    assert clf.intercept_ == clf.beta_[0] and clf.backend_ is None
+    Xt = np.random.default_rng(5).normal(size=(7, 2))
+    r = np.linalg.norm(Xt[:, None, :] - X[clf.support_][None], axis=2)  # r² log r by hand (000 eq. 11)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phi = np.where(r > 0, r**2 * np.log(r), 0.0)
+    poly = clf.factor_.basis(Xt)
+    np.testing.assert_allclose(clf.decision_function(Xt), phi @ clf.dual_coef_ + poly @ clf.beta_, atol=1e-8)
+    assert poly[:, 0] == pytest.approx(1.0)  # the constant monomial comes first
 
 
 def test_one_class_and_nan():
@@ -117,10 +145,10 @@ def test_one_class_and_nan():
 def test_duplicate_points_and_few_points():
     X, y = make_moons(30, noise=0.1, random_state=3)
     X2, y2 = np.vstack([X, X]), np.r_[y, y]
-    a = ThinPlateSVC(lam=0.1, beta_zero=False).fit(X, y)
-    b = ThinPlateSVC(lam=0.1, beta_zero=False).fit(X2, y2)
+    a = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    b = ThinPlateSVC(C=5.0, beta_zero=False).fit(X2, y2)
     assert np.all(np.isfinite(b.decision_function(X)))
     assert b.score(X, y) >= a.score(X, y) - 0.1
     # fewer points than dim π_2(R²) = 6
-    c = ThinPlateSVC(order=3, formula_dimension=None, lam=0.1).fit(X[:4], np.array([0, 1, 0, 1]))
+    c = ThinPlateSVC(order=3, formula_dimension=None, C=5.0).fit(X[:4], np.array([0, 1, 0, 1]))
     np.testing.assert_array_equal(c.predict(X[:4]), [0, 1, 0, 1])

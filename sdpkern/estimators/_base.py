@@ -41,6 +41,7 @@ __all__ = [
     "SdpkernEstimator",
     "KernelClassifierMixin",
     "deprecated_attribute",
+    "squared_hinge_stationarity",
 ]
 
 Array = NDArray[np.float64]
@@ -78,6 +79,20 @@ def point_weights(
     if not np.any(w > 0):
         raise DataError("sample_weight (times class_weight) is zero for every point: nothing to learn from")
     return np.asarray(w, dtype=np.float64)
+
+
+def squared_hinge_stationarity(
+    coef: NDArray[np.float64], outputs: NDArray[np.float64] | None, y: NDArray[np.float64], C: float
+) -> float | None:
+    """‖c − 2C y∘ξ‖∞ / max(1, ‖c‖∞), ξ = max(0, 1 − y∘f): zero exactly at the optimum of
+    ½‖f‖² + C Σ ξ_i² (its gradient in f is Σ_i (c_i − 2C y_i ξ_i) k(x_i, ·), 004; with an
+    unpenalised polynomial part, 000 eq. (14), the same condition holds for α, 000 Theorem 4.6).
+
+    ``None`` when the solver did not return the training outputs f."""
+    if outputs is None:
+        return None
+    xi = np.maximum(0.0, 1.0 - y * outputs)
+    return float(np.abs(coef - 2.0 * C * y * xi).max(initial=0.0) / max(1.0, float(np.abs(coef).max(initial=0.0))))
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

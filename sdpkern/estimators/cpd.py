@@ -4,29 +4,29 @@
 000 §6.2) with a native Newton solver (the reduced p.d. problem of
 :mod:`sdpkern.native.cpd_reduced`, or 000 Algorithm 1 as printed) or through CVXPY.
 :class:`ThinPlateSVC` is the same with the thin-plate kernel named by its order: the
-classifier of 000 §7 with a single hyper-parameter, λ.
+classifier of 000 §7 with a single hyper-parameter, C = 1/(2λ) (docs/conventions.md).
 """
 
 from __future__ import annotations
 
-import numbers
+import warnings
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_positive, validate_data
-from ..errors import LabelError, ParameterError
+from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
 from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
 from ..native.cpd_newton import cpd_primal_svm
 from ..native.cpd_reduced import cpd_primal_svm_reduced
+from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, squared_hinge_stationarity
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
 
@@ -57,6 +57,7 @@ class _Operators:
     (dense, for 000 Algorithm 1) and the reduced kernel K_Ξ (one column cache for every model)."""
 
     base: KernelGram
+    factor: PolynomialFactor
     _dense: Array | None = None
     _reduced: ReducedGram | None = None
 
@@ -73,31 +74,168 @@ class _Operators:
 
 @dataclass
 class _Binary:
-    """One fitted binary model: f(x) = Σ α_j φ(x, x_j) + Σ β_k p_k(x)."""
+    """One fitted binary model: f(x) = Σ α_j φ(x, x_j) + Σ β_k p_k(x), and how it was reached."""
 
     alpha: Array
     beta: Array
     beta_zero: bool
     objective: float
     n_iter: int
-    converged: bool
+    status: str
+    outputs: Array  # f on the training points
 
 
-class CPDSVC(ClassifierMixin, BaseEstimator):
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
+    """What :class:`CPDSVC` and :class:`ThinPlateSVC` share: parameters, fitting, prediction."""
+
+    C: float = 1.0
+    lam: Any = DEPRECATED
+    solver: str = "reduced"
+    beta_zero: bool | str = "auto"
+    update: str = "rank_one"
+    backend: str = "clarabel"
+    max_iter: int = 100
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "C": [_POSITIVE],
+        "lam": [Options({DEPRECATED}), _POSITIVE],
+        "solver": [Options({"reduced", "native", "cvxpy"})],
+        "beta_zero": [Options({"auto"}), "boolean"],
+        "update": [Options({"rank_one", "refactor"})],
+        "backend": [str],
+        "max_iter": [Interval(Integral, 1, None)],
+    }
+    converged_ = deprecated_attribute("status_", "converged_", convert=lambda s: s == "optimal")
+
+    # ------------------------------------------------------------------ helpers
+    def _kernel(self) -> Kernel:
+        raise NotImplementedError
+
+    def _C(self) -> float:
+        lam_to_C = lambda lam: 1.0 / (2.0 * float(lam))  # noqa: E731
+        return float(take_deprecated(type(self).__name__, "lam", self.lam, "C", self.C, convert=lam_to_C, stacklevel=6))
+
+    def _shared_state(self, X: Array) -> _Operators:
+        kernel = self._kernel()
+        return _Operators(KernelGram(kernel, X), polynomial_factor(X, kernel))
+
+    def _solve(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float) -> _Binary:
+        lam, factor = 1.0 / (2.0 * C), ops.factor
+        if self.solver == "reduced" and not bz:
+            res = cpd_primal_svm_reduced(
+                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter
+            )
+            status = "optimal" if res.converged else "iteration_limit"
+            beta = factor.beta_from_bar(res.beta_bar)
+            return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
+        if self.solver in ("native", "reduced"):
+            res = cpd_primal_svm(
+                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
+            )
+            beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
+            status = "optimal" if res.converged else "iteration_limit"
+            return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
+        from ..builders.cpd_svm import squared_hinge, squared_hinge_beta_zero
+
+        build = squared_hinge_beta_zero if bz else squared_hinge
+        sol = build(X, ypm, self._kernel(), lam).solve(backend=self.backend)
+        model = sol.model
+        assert model.alpha is not None and model.beta is not None
+        f = np.asarray(model.extras["train_decision"], dtype=np.float64)
+        return _Binary(model.alpha, model.beta, bz, float(model.extras["objective_eq14"]), 0, sol.status, f)
+
+    def _fit_binary(self, X: Array, ypm: Array, weights: Array | None, shared: _Operators) -> None:
+        if self.beta_zero == "auto":
+            # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
+            # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
+            bz = shared.factor.rank < X.shape[0] and polynomially_separable(shared.factor.P, ypm)
+        else:
+            bz = bool(self.beta_zero)
+        C = self._C()
+        fit = self._solve(shared, X, ypm, bz, C)
+        self.factor_ = shared.factor
+        self.alpha_, self.beta_ = fit.alpha, fit.beta
+        self.beta_zero_: Any = fit.beta_zero  # one bool; one-vs-rest: an array of them
+        self.objective_: Any = fit.objective
+        self.n_iter_, self.status_ = fit.n_iter, fit.status
+        self.support_ = np.flatnonzero(fit.alpha)
+        self.dual_coef_ = fit.alpha[self.support_]
+        self.support_vectors_ = X[self.support_]
+        self.intercept_ = float(fit.beta[0]) if fit.beta.shape[0] else 0.0
+        self.backend_ = self.backend if self.solver == "cvxpy" else None
+        if bz:
+            self.certificate_ = {"measure": "Newton active set settled (β = 0)", "value": fit.status == "optimal"}
+        else:
+            self.certificate_ = {"measure": "stationarity",
+                                 "value": squared_hinge_stationarity(fit.alpha, fit.outputs, ypm, C)}  # fmt: skip
+        if self.solver == "cvxpy" and fit.status != "optimal":
+            warnings.warn(
+                f"{type(self).__name__}: {self.backend} returned status {fit.status!r}",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+
+    def _store_one_vs_rest(self, models: list[Any]) -> None:
+        super()._store_one_vs_rest(models)
+        self.factor_ = models[0].factor_
+        self.alpha_ = np.array([m.alpha_ for m in models])
+        self.beta_ = np.array([m.beta_ for m in models]).reshape(len(models), -1)
+        self.beta_zero_ = np.array([m.beta_zero_ for m in models])
+        self.objective_ = np.array([m.objective_ for m in models])
+        self.backend_ = models[0].backend_
+        self.support_vectors_ = np.empty((len(self.support_), self.n_features_in_))
+        for m in models:  # the rows of the union of the supports
+            self.support_vectors_[np.searchsorted(self.support_, m.support_)] = m.support_vectors_
+
+    # ------------------------------------------------------------------ API
+    def fit(self, X: ArrayLike, y: ArrayLike) -> _CPDBase:
+        """Fit on X (n_samples, n_features) and labels y (one-vs-rest for more than two classes)."""
+        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+
+    def _decision_binary(self, X: Array) -> Array:
+        """Σ_i c_i φ(x_i, x) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b)."""
+        return cpd_decision(self._kernel(), self.support_vectors_, self.dual_coef_, self.factor_, self.beta_, X)
+
+    def decision_function(self, X: ArrayLike) -> Array:
+        """f(x) (binary: shape (n,), positive for ``classes_[1]``) or one column per class.
+
+        One-vs-rest evaluates the kernel once, on the union of the models' supports.
+        """
+        check_is_fitted(self, "dual_coef_")
+        if "estimators_" not in self.__dict__:
+            return super().decision_function(X)
+        Xa = np.asarray(validate_data(self, X, reset=False, dtype=np.float64), dtype=np.float64)
+        K = self._kernel()(Xa, self.support_vectors_) if len(self.support_) else np.zeros((Xa.shape[0], 0))
+        out = K @ self.dual_coef_.T
+        if self.beta_.shape[1]:
+            out = out + self.factor_.basis(Xa) @ self.beta_.T
+        return np.asarray(out, dtype=np.float64)
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class CPDSVC(_CPDBase):
     """Squared-hinge SVM with a conditionally positive definite kernel (000 eq. 14, §6).
 
-    Minimises λ‖P_φ f‖² + Σ_i max(0, 1 − y_i f(x_i))² over f ∈ F_φ ⊕ 𝒫 (000 eq. 14); by the c.p.d.
-    representer theorem (000 Theorem 4.6) f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) with Pᵀα = 0.
+    Minimises ½‖P_φ f‖² + C Σ_i max(0, 1 − y_i f(x_i))² over f ∈ F_φ ⊕ 𝒫: 000 eq. (14),
+    λ‖P_φ f‖² + Σ ξ_i², divided by 2λ, so C = 1/(2λ) (docs/conventions.md: scikit-learn's C, as
+    ``LinearSVC(loss="squared_hinge")``). By the c.p.d. representer theorem (000 Theorem 4.6)
+    f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) with Pᵀα = 0.
 
     Parameters
     ----------
     kernel : Kernel or None, default=None
-        A :class:`~sdpkern.kernels.cpd.CPDKernel`, or any p.d. kernel (empty polynomial space).
-        ``None`` means ``ThinPlate(order=2, formula_dimension=2)``: r² log r with the affine
-        functions 𝒫 = π_1(R^d), the "second order thin-plate" of 000 §6.1/§7, usable in any d
-        (in R² it is exactly ``ThinPlate(2)`` of eq. 11).
-    lam : float, default=1.0
-        Regularisation λ > 0.
+        A :class:`~sdpkern.kernels.cpd.CPDKernel`, or any p.d. kernel (empty polynomial space, no
+        intercept). ``None`` means ``ThinPlate(order=2, formula_dimension=2)``: r² log r with the
+        affine functions 𝒫 = π_1(R^d), the "second order thin-plate" of 000 §6.1/§7, usable in
+        any d (in R² it is exactly ``ThinPlate(2)`` of eq. 11).
+    C : float, default=1.0
+        Weight of the squared hinge loss, C = 1/(2λ) with 000's λ.
+    lam : float, deprecated
+        000's λ; use ``C = 1 / (2 * lam)``. Passing it warns (``FutureWarning``) and sets C so.
     solver : {"reduced", "native", "cvxpy"}, default="reduced"
         ``"reduced"``: eq. (14) rewritten exactly as a p.d. problem (the reduced kernel K_Ξ on k
         unisolvent points, polynomial part unpenalised; :mod:`sdpkern.native.cpd_reduced`) and
@@ -119,163 +257,69 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
     backend : str, default="clarabel"
         CVXPY backend when ``solver="cvxpy"``.
     max_iter : int, default=100
-        Newton steps (native solver).
+        Newton steps (native solvers).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Expansion coefficients (one row per one-vs-rest model for more than two classes).
+    dual_coef_ : ndarray of shape (n_SV,) or (n_classes, n_SV)
+        α on ``support_`` (one row per one-vs-rest model, over the union of the supports).
+    support_ : ndarray of int
+        Training indices with α_i ≠ 0, sorted.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    intercept_ : float or ndarray of shape (n_classes,)
+        b, the coefficient of the constant monomial (0 for a p.d. kernel, which has no 𝒫).
     beta_ : ndarray of shape (dim 𝒫,) or (n_classes, dim 𝒫)
-        Polynomial coefficients (monomials of (x − center)/scale, see ``factor_``).
+        Polynomial coefficients on ``factor_.basis`` (monomials of (x − center)/scale, the
+        constant first: ``beta_[..., 0]`` is ``intercept_``). f(x) = Σ_i c_i φ(x_i, x) +
+        ``factor_.basis(x) @ beta_``.
+    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        α on every training point (zero off the support).
     beta_zero_ : bool or ndarray of bool
         Whether the β = 0 variant was used.
     objective_ : float or ndarray
-        The optimum of 000 eq. (14).
-    n_iter_ : int or ndarray
+        The optimum of 000 eq. (14) (in its own scaling, with λ = 1/(2C)).
+    n_iter_ : int
+    status_ : str
+        ``"optimal"`` when the solver certified its optimum, ``"iteration_limit"`` when Newton's
+        active set had not settled at ``max_iter`` (one-vs-rest: the worst).
+    certificate_ : dict
+        ``{"measure": "stationarity", "value": ‖α − 2C y∘ξ‖∞ / max(1, ‖α‖∞)}``, zero exactly at
+        the optimum of eq. (14) (with β = 0: whether Newton's active set settled).
+    backend_ : str or None
+        The CVXPY backend that ran (``solver="cvxpy"``), else ``None``.
     factor_ : PolynomialFactor
         The polynomial basis and its QR on the training inputs.
 
     Notes
     -----
     More than two classes: one-vs-rest, labelling by the largest decision value (000 §7, USPS).
+    The one-vs-rest models share the kernel columns they compute.
 
     Examples
     --------
     >>> from sklearn.datasets import make_moons
     >>> X, y = make_moons(80, noise=0.1, random_state=0)
-    >>> clf = CPDSVC(lam=1e-3).fit(X, y)
-    >>> bool(clf.score(X, y) > 0.95)
-    True
+    >>> clf = CPDSVC(C=500.0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95), clf.status_
+    (True, 'optimal')
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: Kernel | None = None,
-        lam: float = 1.0,
-        solver: str = "reduced",
-        beta_zero: bool | str = "auto",
-        update: str = "rank_one",
-        backend: str = "clarabel",
-        max_iter: int = 100,
-    ) -> None:
-        self.kernel = kernel
-        self.lam = lam
-        self.solver = solver
-        self.beta_zero = beta_zero
-        self.update = update
-        self.backend = backend
-        self.max_iter = max_iter
+    kernel: Kernel | None = None
 
-    # ------------------------------------------------------------------ helpers
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_CPDBase._parameter_constraints,
+        "kernel": [Kernel, None],
+    }
+
     def _kernel(self) -> Kernel:
-        if self.kernel is None:
-            return ThinPlate(order=2, formula_dimension=2)
-        if not isinstance(self.kernel, Kernel):
-            raise ParameterError(f"kernel must be an sdpkern Kernel or None, got {type(self.kernel).__name__}")
-        return self.kernel
-
-    def _validate_params(self) -> None:
-        check_positive(self.lam, "lam")
-        if self.solver not in ("reduced", "native", "cvxpy"):
-            raise ParameterError(f"solver must be 'reduced', 'native' or 'cvxpy', got {self.solver!r}")
-        if self.beta_zero not in ("auto", True, False):
-            raise ParameterError(f"beta_zero must be 'auto', True or False, got {self.beta_zero!r}")
-        if self.update not in ("rank_one", "refactor"):
-            raise ParameterError(f"update must be 'rank_one' or 'refactor', got {self.update!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ParameterError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-
-    def _fit_binary(self, ops: _Operators, factor: PolynomialFactor, X: Array, ypm: Array) -> _Binary:
-        if self.beta_zero == "auto":
-            # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
-            # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
-            bz = factor.rank < X.shape[0] and polynomially_separable(factor.P, ypm)
-        else:
-            bz = bool(self.beta_zero)
-        lam = float(self.lam)
-        if self.solver == "reduced" and not bz:
-            res = cpd_primal_svm_reduced(
-                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter
-            )
-            beta = factor.beta_from_bar(res.beta_bar)
-            return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
-        if self.solver in ("native", "reduced"):
-            res = cpd_primal_svm(
-                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
-            )
-            beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
-            return _Binary(res.alpha, beta, bz, res.objective, res.iterations, res.converged)
-        from ..builders.cpd_svm import CPDData, cpd_data, squared_hinge, squared_hinge_beta_zero
-
-        D: CPDData = cpd_data(X, ypm, self._kernel())
-        build = squared_hinge_beta_zero if bz else squared_hinge
-        sol = build(X, ypm, self._kernel(), lam, data=D).solve(backend=self.backend)
-        model = sol.model
-        assert model.alpha is not None and model.beta is not None
-        return _Binary(model.alpha, model.beta, bz, float(model.extras["objective_eq14"]), 0, True)
-
-    # ------------------------------------------------------------------ API
-    def fit(self, X: Any, y: Any) -> CPDSVC:
-        """Fit on X (n_samples, n_features) and labels y (two or more classes)."""
-        self._validate_params()
-        Xv, yv = validate_data(self, X, y, dtype=np.float64)
-        X, y = np.asarray(Xv, dtype=np.float64), np.asarray(yv)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.shape[0] < 2:
-            raise LabelError(
-                f"y has {self.classes_.shape[0]} class; a classifier needs at least 2 classes (one class given: "
-                f"{self.classes_.tolist()})"
-            )
-        kernel = self._kernel()
-        self.factor_ = polynomial_factor(X, kernel)
-        ops = _Operators(KernelGram(kernel, X))
-        self.X_fit_ = X
-        if self.classes_.shape[0] == 2:
-            fits = [self._fit_binary(ops, self.factor_, X, np.where(y == self.classes_[1], 1.0, -1.0))]
-        else:
-            fits = [self._fit_binary(ops, self.factor_, X, np.where(y == c, 1.0, -1.0)) for c in self.classes_]
-        self.alpha_: Any = np.array([b.alpha for b in fits])
-        self.beta_: Any = np.array([b.beta for b in fits]).reshape(len(fits), -1)
-        self.beta_zero_: Any = np.array([b.beta_zero for b in fits])
-        self.objective_: Any = np.array([b.objective for b in fits])
-        self.n_iter_: Any = np.array([b.n_iter for b in fits])
-        self.converged_: Any = np.array([b.converged for b in fits])
-        if len(fits) == 1:
-            self.alpha_, self.beta_ = self.alpha_[0], self.beta_[0]
-            self.beta_zero_, self.objective_ = bool(self.beta_zero_[0]), float(self.objective_[0])
-            self.n_iter_, self.converged_ = int(self.n_iter_[0]), bool(self.converged_[0])
-        return self
-
-    def decision_function(self, X: Any) -> Array:
-        """f(x) (binary: shape (n,), positive for ``classes_[1]``) or one column per class."""
-        check_is_fitted(self, "alpha_")
-        X = np.asarray(validate_data(self, X, reset=False, dtype=np.float64), dtype=np.float64)
-        kernel = self._kernel()
-        if self.classes_.shape[0] == 2:
-            return cpd_decision(kernel, self.X_fit_, self.alpha_, self.factor_, self.beta_, X)
-        # one kernel evaluation shared by all one-vs-rest models
-        used = np.flatnonzero(np.any(self.alpha_ != 0.0, axis=0))
-        K = kernel(X, self.X_fit_[used]) if used.size else np.zeros((X.shape[0], 0))
-        out = K @ self.alpha_[:, used].T
-        if self.beta_.shape[1]:
-            out = out + self.factor_.basis(X) @ self.beta_.T
-        return np.asarray(out, dtype=np.float64)
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """Class labels: the sign of f (binary) or the largest one-vs-rest output."""
-        f = self.decision_function(X)
-        if f.ndim == 1:
-            return np.asarray(self.classes_[(f >= 0).astype(int)])
-        return np.asarray(self.classes_[np.argmax(f, axis=1)])
+        return ThinPlate(order=2, formula_dimension=2) if self.kernel is None else self.kernel
 
 
-class ThinPlateSVC(CPDSVC):
-    """The thin-plate SVM of 000 §7: a classifier whose only hyper-parameter is λ.
+@dataclass(kw_only=True, eq=False, repr=False)
+class ThinPlateSVC(_CPDBase):
+    """The thin-plate SVM of 000 §7: a classifier whose only hyper-parameter is C (= 1/(2λ)).
 
     Uses ``ThinPlate(order, formula_dimension)`` (000 eq. 11). The default
     ``formula_dimension=2`` gives r² log r with the affine functions 𝒫 = π_1(R^d) in any
@@ -283,40 +327,31 @@ class ThinPlateSVC(CPDSVC):
     ``formula_dimension=None`` eq. (11) is evaluated with the data's own d, which needs 2m > d.
 
     Invariances (000 §5, eq. 13): rotating or translating the inputs leaves the classifier
-    unchanged; scaling them by s is the same as multiplying λ by s^{d_f − 2m}.
+    unchanged; scaling them by s is the same as multiplying λ by s^{d_f − 2m} (C by its inverse).
 
     Parameters
     ----------
     order : int, default=2
     formula_dimension : int or None, default=2
-    lam, solver, beta_zero, update, backend, max_iter
-        As in :class:`CPDSVC`.
+    C, lam, solver, beta_zero, update, backend, max_iter
+        As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)).
 
     Examples
     --------
     >>> from sklearn.datasets import make_circles
     >>> X, y = make_circles(60, factor=0.5, noise=0.05, random_state=0)
-    >>> bool(ThinPlateSVC(lam=1e-2).fit(X, y).score(X, y) > 0.9)
+    >>> bool(ThinPlateSVC(C=50.0).fit(X, y).score(X, y) > 0.9)
     True
     """
 
-    def __init__(
-        self,
-        *,
-        order: int = 2,
-        formula_dimension: int | None = 2,
-        lam: float = 1.0,
-        solver: str = "reduced",
-        beta_zero: bool | str = "auto",
-        update: str = "rank_one",
-        backend: str = "clarabel",
-        max_iter: int = 100,
-    ) -> None:
-        self.order = order
-        self.formula_dimension = formula_dimension
-        super().__init__(
-            kernel=None, lam=lam, solver=solver, beta_zero=beta_zero, update=update, backend=backend, max_iter=max_iter
-        )
+    order: int = 2
+    formula_dimension: int | None = 2
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_CPDBase._parameter_constraints,
+        "order": [Interval(Integral, 1, None)],
+        "formula_dimension": [Interval(Integral, 1, None), None],
+    }
 
     def _kernel(self) -> Kernel:
         return ThinPlate(order=self.order, formula_dimension=self.formula_dimension)

@@ -47,7 +47,7 @@ from ..native.indefinite import best_offset, fisher_system, indefinite_kpca
 from ..native.krylov import get_solver
 from ..native.primal_svm import primal_svm_kernel, primal_svm_linear, primal_svm_lowrank
 from ..native.pseudo_euclidean import UnsuitableKernelWarning, kernel_suitability, svm_suitability
-from ._base import KernelClassifierMixin, SdpkernEstimator
+from ._base import KernelClassifierMixin, SdpkernEstimator, squared_hinge_stationarity
 
 __all__ = [
     "PrimalSVC",
@@ -297,7 +297,7 @@ class PrimalSVC(_NativeClassifier):
             self.dual_coef_ = res.coef[nz]
             self.intercept_ = res.intercept
             self.objective_, self.n_iter_ = res.objective, res.iterations
-            self._set_status(res.converged, _stationarity(res.coef, res.outputs, y_pm, C))
+            self._set_status(res.converged, squared_hinge_stationarity(res.coef, res.outputs, y_pm, C))
         else:
             if kern is None:
                 raise ParameterError("solver='lowrank' needs a kernel function, not kernel='precomputed'")
@@ -325,17 +325,6 @@ class PrimalSVC(_NativeClassifier):
                 ConvergenceWarning,
                 stacklevel=4,
             )
-
-
-def _stationarity(
-    coef: NDArray[np.float64], outputs: NDArray[np.float64] | None, y: NDArray[np.float64], C: float
-) -> float | None:
-    """‖c − 2C y∘ξ‖∞ / max(1, ‖c‖∞), ξ = max(0, 1 − y∘f): zero exactly at the optimum of
-    ½‖f‖² + C Σ ξ_i² (its gradient in f is Σ_i (c_i − 2C y_i ξ_i) k(x_i, ·), 004)."""
-    if outputs is None:
-        return None
-    xi = np.maximum(0.0, 1.0 - y * outputs)
-    return float(np.abs(coef - 2.0 * C * y * xi).max(initial=0.0) / max(1.0, float(np.abs(coef).max(initial=0.0))))
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

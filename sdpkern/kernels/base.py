@@ -45,6 +45,7 @@ class Kernel:
     positive_definite: bool = True
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
+        """The Gram matrix k(X[a], Y[b]) (Y = X when omitted), shape (n_X, n_Y), after checking the inputs."""
         Xa = as_matrix(X, "X")
         Ya = None if Y is None else as_matrix(Y, "Y")
         if Ya is not None and Ya.shape[1] != Xa.shape[1]:
@@ -73,6 +74,7 @@ class Linear(Kernel):
         return X @ (X if Y is None else Y).T
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """k(x_i, x_i) = ‖x_i‖² without the full Gram matrix."""
         Xa = as_matrix(X, "X")
         return np.einsum("ij,ij->i", Xa, Xa)
 
@@ -107,6 +109,7 @@ class Gaussian(Kernel):
         return np.exp(-self.gamma * squared_distances(X, Y))
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """k(x, x) = 1."""
         return np.ones(as_matrix(X, "X").shape[0])
 
 
@@ -123,6 +126,7 @@ class Laplacian(Kernel):
         return np.exp(-self.gamma * np.sqrt(squared_distances(X, Y)))
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """k(x, x) = 1."""
         return np.ones(as_matrix(X, "X").shape[0])
 
 
@@ -146,6 +150,7 @@ class Epanechnikov(Kernel):
         return np.where(r <= 1.0, np.clip(1.0 - r, 0.0, None) ** self.p, 0.0)
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """k(x, x) = 1."""
         return np.ones(as_matrix(X, "X").shape[0])
 
 
@@ -185,4 +190,5 @@ class SquaredEuclidean(Kernel):
         return self.sign * squared_distances(X, Y) / self.sigma
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
+        """k(x, x) = 0."""
         return np.zeros(as_matrix(X, "X").shape[0])

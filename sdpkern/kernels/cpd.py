@@ -170,6 +170,7 @@ class CPDKernel(Kernel):
         """Raise :class:`ParameterError` if the kernel is not c.p.d. in dimension ``d``."""
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> Array:
+        """The Gram matrix, after checking that the formula's dimension fits X (000 eq. 11)."""
         Xa = as_matrix(X, "X")
         self._check_dimension(Xa.shape[1])
         return super().__call__(Xa, Y)
@@ -236,6 +237,7 @@ class ThinPlate(CPDKernel):
             )
 
     def polynomial_degree(self, d: int) -> int:
+        """m − 1: the thin-plate kernel of order m is c.p.d. w.r.t. π_{m−1} (000 eq. 11)."""
         self._check_dimension(d)
         return self.order - 1
 
@@ -276,6 +278,7 @@ class ThinPlate(CPDKernel):
         return out
 
     def diag(self, X: ArrayLike) -> Array:
+        """φ(0) = 0 (r^{2m−d} log r vanishes at r = 0)."""
         return np.zeros(as_matrix(X, "X").shape[0])
 
 
@@ -303,10 +306,12 @@ class PowerDistance(CPDKernel):
         self._check_params()
 
     def polynomial_degree(self, d: int) -> int:
+        """0: −r^β is c.p.d. of order 1, w.r.t. the constants (Wendland 2004, Thm. 8.16)."""
         self._check_params()
         return 0
 
     def scaling_exponent(self, d: int) -> float:
+        """β: scaling the inputs by s scales −r^β by s^β (the exponent of 000 eq. 13)."""
         return float(self.beta)
 
     def _gram(self, X: Array, Y: Array | None) -> Array:
@@ -317,6 +322,7 @@ class PowerDistance(CPDKernel):
         return -(D2 ** (0.5 * float(self.beta)))
 
     def diag(self, X: ArrayLike) -> Array:
+        """φ(0) = 0."""
         return np.zeros(as_matrix(X, "X").shape[0])
 
 
@@ -350,6 +356,7 @@ class PolynomialFactor:
 
     @property
     def rank(self) -> int:
+        """k, the numerical rank of P (the number of columns of Q)."""
         return int(self.Q.shape[1])
 
     def basis(self, X: Array) -> Array:

@@ -163,6 +163,7 @@ class PowerSeriesHyperkernel(Hyperkernel):
         return POWER_SERIES[self.g]
 
     def check(self) -> None:
+        """g's radius of convergence R must exceed scale·bound² (002 eq. 2.19)."""
         _, R = self._g()
         check_positive(self.scale, "scale")
         check_positive(self.bound, "bound")
@@ -173,11 +174,13 @@ class PowerSeriesHyperkernel(Hyperkernel):
             )
 
     def pair_features(self, X1: Array, X2: Array) -> Array:
+        """ξ-features k(X1[k], X2[k]) of the pairs, shape (n, 1)."""
         vals = np.array([self.base(X1[k : k + 1], X2[k : k + 1])[0, 0] for k in range(X1.shape[0])])
         self._check_range(vals)
         return vals[:, None]  # one base-kernel call per pair: only used for a few given pairs
 
     def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """k(X[a], Y[b]) for all pairs, shape (n_X, n_Y, 1)."""
         K = self.base(X, Y)
         self._check_range(K)
         return K[:, :, None]
@@ -191,6 +194,7 @@ class PowerSeriesHyperkernel(Hyperkernel):
             )
 
     def combine(self, a: Array, b: Array) -> Array:
+        """g(scale · a · b): 002 eq. (2.19) with ξ = k(x̲) k(x̲')."""
         g, _ = self._g()
         return g(self.scale * a[..., 0] * b[..., 0])
 
@@ -207,16 +211,20 @@ class HarmonicHyperkernel(Hyperkernel):
     gamma: float = 1.0
 
     def check(self) -> None:
+        """λ_h ∈ (0, 1) and γ > 0 (002 eq. 2.21)."""
         check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
         check_positive(self.gamma, "gamma")
 
     def pair_features(self, X1: Array, X2: Array) -> Array:
+        """exp(−γ‖X1[k] − X2[k]‖²) of the pairs, shape (n, 1)."""
         return np.exp(-self.gamma * np.sum((X1 - X2) ** 2, axis=1))[:, None]
 
     def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """The Gaussian k(X[a], Y[b]) for all pairs, shape (n_X, n_Y, 1)."""
         return Gaussian(gamma=self.gamma)(X, Y)[:, :, None]
 
     def combine(self, a: Array, b: Array) -> Array:
+        """(1 − λ_h) / (1 − λ_h a b): 002 eq. (2.21)."""
         lam = self.lambda_h
         return (1.0 - lam) / (1.0 - lam * a[..., 0] * b[..., 0])
 
@@ -268,6 +276,7 @@ class HarmonicARD(Hyperkernel):
     widths: Any = "auto"
 
     def check(self) -> None:
+        """λ_h ∈ (0, 1) and resolved, positive widths σ_d (002 eq. 2.22)."""
         check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
         if isinstance(self.widths, str):
             if self.widths != "auto":
@@ -293,13 +302,16 @@ class HarmonicARD(Hyperkernel):
         return 1.0 / np.asarray(self.widths, dtype=float)
 
     def pair_features(self, X1: Array, X2: Array) -> Array:
+        """(X1[k, d] − X2[k, d])² / σ_d for the pairs, shape (n, d)."""
         return (X1 - X2) ** 2 * self._inv_w()
 
     def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """(X[a, d] − Y[b, d])² / σ_d for all pairs, shape (n_X, n_Y, d)."""
         Y = X if Y is None else Y
         return (X[:, None, :] - Y[None, :, :]) ** 2 * self._inv_w()
 
     def combine(self, a: Array, b: Array) -> Array:
+        """Π_d (1 − λ_h) / (1 − λ_h exp(−(a_d + b_d))): 002 eq. (2.22)."""
         lam = self.lambda_h
         # log-sum over dimensions: the product of d factors in [1, 1/(1−λ)]·(1−λ) is stable in logs
         return np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-(a + b))), axis=-1))
@@ -320,6 +332,7 @@ class ExplicitHyperkernel(Hyperkernel):
         return c
 
     def check(self) -> None:
+        """At least one base kernel and as many non-negative weights c_i (002 eq. 2.23)."""
         if len(self.kernels) == 0:
             raise ParameterError("kernels must hold at least one base kernel")
         c = self._c()
@@ -327,11 +340,13 @@ class ExplicitHyperkernel(Hyperkernel):
             raise ParameterError(f"weights must be {len(self.kernels)} non-negative numbers, got {self.weights!r}")
 
     def pair_features(self, X1: Array, X2: Array) -> Array:
+        """k_i(X1[k], X2[k]) for each base kernel, shape (n, number of kernels)."""
         feats = np.array([[k(X1[i : i + 1], X2[i : i + 1])[0, 0] for k in self.kernels] for i in range(X1.shape[0])])
         self._check_nonneg(feats)
         return feats
 
     def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """k_i(X[a], Y[b]) for each base kernel, shape (n_X, n_Y, number of kernels)."""
         feats = np.stack([k(X, Y) for k in self.kernels], axis=-1)
         self._check_nonneg(feats)
         return feats
@@ -344,4 +359,5 @@ class ExplicitHyperkernel(Hyperkernel):
             )
 
     def combine(self, a: Array, b: Array) -> Array:
+        """Σ_i c_i a_i b_i: 002 eq. (2.23)."""
         return np.sum(self._c() * a * b, axis=-1)

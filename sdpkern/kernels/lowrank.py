@@ -134,6 +134,7 @@ class HyperkernelBasis:
 
     @property
     def size(self) -> int:
+        """The number of selected basis terms (pairs)."""
         return int(self.pairs.shape[0])
 
     def kernels(self) -> Array:

@@ -556,6 +556,7 @@ class CPDPrimalSVM:
         self.max_iter = max_iter
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> CPDPrimalSVM:
+        """Solve 000 eq. (14) on X, labels y in {−1, +1} (000 Algorithm 1)."""
         Xa = as_matrix(X, "X")
         ya = np.asarray(y, dtype=np.float64)
         if ya.shape != (Xa.shape[0],) or not np.all(np.isin(ya, (-1.0, 1.0))):
@@ -584,4 +585,5 @@ class CPDPrimalSVM:
         return self
 
     def decision_function(self, X: ArrayLike) -> Array:
+        """f(x) = Σ_j α_j φ(x, x_j) + Σ_k β_k p_k(x) (000 §6.1)."""
         return cpd_decision(self.kernel, self.X_, self.alpha_, self.factor_, self.beta_, X)
