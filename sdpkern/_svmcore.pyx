@@ -542,22 +542,24 @@ cdef void _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki,
                        double bij, double aij, double *z) noexcept nogil:
     """Move u_i up and u_j down by the clipped Newton step; keep e (active points) and s current."""
     cdef Py_ssize_t a, t, k, m = p.m
-    cdef double delta = bij / aij, hi, h
+    cdef double delta = bij / aij, hi_i, hi_j, h
+    cdef int clip = 0
     cdef const double *Vt
-    if p.y[i] > 0:
-        hi = p.upper[i] - p.alpha[i]
-    else:
-        hi = p.alpha[i]
-    if delta > hi:
-        delta = hi
-    if p.y[j] > 0:
-        hi = p.alpha[j]
-    else:
-        hi = p.upper[j] - p.alpha[j]
-    if delta > hi:
-        delta = hi
+    hi_i = p.upper[i] - p.alpha[i] if p.y[i] > 0 else p.alpha[i]
+    hi_j = p.alpha[j] if p.y[j] > 0 else p.upper[j] - p.alpha[j]
+    if delta >= hi_i and hi_i <= hi_j:
+        delta = hi_i
+        clip = 1
+    elif delta >= hi_j:
+        delta = hi_j
+        clip = 2
     p.alpha[i] += p.y[i] * delta
     p.alpha[j] -= p.y[j] * delta
+    # a clipped step lands exactly on the bound (libsvm's is_upper_bound), not an ulp inside it
+    if clip == 1:
+        p.alpha[i] = p.upper[i] if p.y[i] > 0 else 0.0
+    elif clip == 2:
+        p.alpha[j] = 0.0 if p.y[j] > 0 else p.upper[j]
     if p.alpha[i] < 0.0:
         p.alpha[i] = 0.0
     if p.alpha[j] < 0.0:

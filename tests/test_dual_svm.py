@@ -165,3 +165,30 @@ def test_bad_input_typed_errors():
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         dual_svm(KernelGram(Gaussian(gamma=0.5), Xn), y, 1.0)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_polish_ends_exact(loss):
+    """The closing Newton step on SMO's active set: KKT to round-off at libsvm's default tol."""
+    X, y = _data(300, 2, seed=8)
+    kernel = ThinPlate(2)
+    fac = polynomial_factor(X, kernel)
+    loose = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-3)
+    exact = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-3, polish=True)
+    tight = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-9)
+    assert loose.dual.certificate["kkt_violation"] > 1e-6  # SMO alone stops at tol
+    assert exact.dual.certificate["polished"] == 1.0
+    assert exact.dual.certificate["kkt_violation"] <= 1e-9
+    assert abs(exact.objective - tight.objective) <= REL * tight.objective
+
+
+def test_estimators_auto_route_matches_newton():
+    """ThinPlateSVC(solver="auto") (the dual SMO) and solver="reduced" (Newton): one optimum."""
+    from sdpkern.estimators import ThinPlateSVC
+
+    X, y = _data(300, 2, seed=9)
+    a = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    b = ThinPlateSVC(C=5.0, beta_zero=False, solver="reduced").fit(X, y)
+    assert a.status_ == "optimal" and a.certificate_["value"] < 1e-8
+    assert abs(a.objective_ - b.objective_) <= REL * b.objective_
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
