@@ -471,6 +471,135 @@ cdef inline bint _in_low(double y, double a, double c) noexcept nogil:
     return (y > 0 and a > 0) or (y < 0 and a < c)
 
 
+cdef struct Problem:
+    Py_ssize_t n
+    Py_ssize_t m
+    double *y
+    double *alpha
+    double *e
+    double *upper
+    double *D
+    double *diag
+    double *V      # n × m, row-major
+    double *s
+    double rho
+    Py_ssize_t *active
+    Py_ssize_t n_active
+
+
+cdef Py_ssize_t _select_i(Problem *p, double *gmax) noexcept nogil:
+    """WSS2's first index: argmax over I_up of y_t − e_t (= −y_t ∇_t)."""
+    cdef Py_ssize_t a, t, i = -1
+    cdef double v, g = -INFINITY
+    for a in range(p.n_active):
+        t = p.active[a]
+        if _in_up(p.y[t], p.alpha[t], p.upper[t]):
+            v = p.y[t] - p.e[t]
+            if v > g:
+                g = v
+                i = t
+    gmax[0] = g
+    return i
+
+
+cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *Ki, double *gmin,
+                          double *bij, double *aij) noexcept nogil:
+    """WSS2's second index: the largest second-order decrease −b²/a over I_low with b > 0."""
+    cdef Py_ssize_t a, t, k, j = -1, m = p.m
+    cdef double v, b, c, h, od, best = INFINITY, g = INFINITY
+    cdef double di = p.diag[i] + p.D[i]
+    cdef const double *Vi = p.V + i * m
+    cdef const double *Vt
+    for a in range(p.n_active):
+        t = p.active[a]
+        if not _in_low(p.y[t], p.alpha[t], p.upper[t]):
+            continue
+        v = p.y[t] - p.e[t]
+        if v < g:
+            g = v
+        b = gmax - v
+        if b > 0.0:
+            c = di + p.diag[t] + p.D[t] - 2.0 * Ki[t]
+            if m > 0:
+                Vt = p.V + t * m
+                h = 0.0
+                for k in range(m):
+                    h += (Vi[k] - Vt[k]) * (Vi[k] - Vt[k])
+                c += p.rho * h
+            if c <= 0.0:
+                c = TAU
+            od = -b * b / c
+            if od < best:
+                best = od
+                j = t
+                bij[0] = b
+                aij[0] = c
+    gmin[0] = g
+    return j
+
+
+cdef void _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
+                       double bij, double aij, double *z) noexcept nogil:
+    """Move u_i up and u_j down by the clipped Newton step; keep e (active points) and s current."""
+    cdef Py_ssize_t a, t, k, m = p.m
+    cdef double delta = bij / aij, hi_i, hi_j, h
+    cdef int clip = 0
+    cdef const double *Vt
+    hi_i = p.upper[i] - p.alpha[i] if p.y[i] > 0 else p.alpha[i]
+    hi_j = p.alpha[j] if p.y[j] > 0 else p.upper[j] - p.alpha[j]
+    if delta >= hi_i and hi_i <= hi_j:
+        delta = hi_i
+        clip = 1
+    elif delta >= hi_j:
+        delta = hi_j
+        clip = 2
+    p.alpha[i] += p.y[i] * delta
+    p.alpha[j] -= p.y[j] * delta
+    # a clipped step lands exactly on the bound (libsvm's is_upper_bound), not an ulp inside it
+    if clip == 1:
+        p.alpha[i] = p.upper[i] if p.y[i] > 0 else 0.0
+    elif clip == 2:
+        p.alpha[j] = 0.0 if p.y[j] > 0 else p.upper[j]
+    if p.alpha[i] < 0.0:
+        p.alpha[i] = 0.0
+    if p.alpha[j] < 0.0:
+        p.alpha[j] = 0.0
+    for a in range(p.n_active):
+        t = p.active[a]
+        p.e[t] += delta * (Ki[t] - Kj[t])
+    p.e[i] += p.D[i] * delta
+    p.e[j] -= p.D[j] * delta
+    if m > 0:
+        for k in range(m):
+            z[k] = p.V[i * m + k] - p.V[j * m + k]
+            p.s[k] += delta * z[k]
+        for a in range(p.n_active):
+            t = p.active[a]
+            Vt = p.V + t * m
+            h = 0.0
+            for k in range(m):
+                h += Vt[k] * z[k]
+            p.e[t] += p.rho * delta * h
+
+
+cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
+    """libsvm's shrinking: drop bound variables that cannot enter a violating pair any more."""
+    cdef Py_ssize_t a = 0, t
+    cdef double v
+    cdef bint up, low
+    while a < p.n_active:
+        t = p.active[a]
+        up = _in_up(p.y[t], p.alpha[t], p.upper[t])
+        low = _in_low(p.y[t], p.alpha[t], p.upper[t])
+        v = p.y[t] - p.e[t]
+        if (up and not low and v < gmin) or (low and not up and v > gmax):
+            p.n_active -= 1
+            p.active[a] = p.active[p.n_active]
+            p.active[p.n_active] = t
+        else:
+            a += 1
+
+
 def smo(
     ColumnCache cache,
     double[::1] y,
@@ -485,107 +614,81 @@ def smo(
     bint pair,
     double tol,
     long long max_iter,
+    Py_ssize_t[::1] active,
+    Py_ssize_t n_active,
+    bint shrinking,
 ):
     """Run SMO on  min ½uᵀKu + ½Σ D_i α_i² − Σ α_i + zᵀVᵀu + ½ρ‖Vᵀu‖²,  u = y∘α,
-    0 ≤ α_i ≤ upper_i, and (``pair``) Σ y_i α_i = 0, updating ``alpha``, ``e``, ``s`` in place.
+    0 ≤ α_i ≤ upper_i, and (``pair``) Σ y_i α_i = 0, updating ``alpha``, ``e``, ``s``, ``active``
+    in place.
 
     ``e`` holds the effective outputs Ku + y∘D∘α + V(z + ρ s) on entry (z folded in by the
-    caller) and is kept up to date; ``s`` holds Vᵀu. ``pair``: libsvm's second-order pair
-    selection (the offset constraint exact); otherwise single coordinates, greedy by gain.
-    Stops when the maximal KKT violation (margin units) is ≤ ``tol``.
+    caller) and is kept up to date on the active points ``active[:n_active]``; ``s`` holds Vᵀu.
+    ``pair``: libsvm's second-order pair selection (the offset constraint exact), with shrinking
+    (``shrinking``) every min(n, 1000) steps; the caller reconstructs ``e`` on the shrunk points
+    and calls again. Otherwise single coordinates, greedy by gain, over every point. Stops when
+    the maximal KKT violation (margin units) on the active points is ≤ ``tol``. The selection
+    and update loops run without the GIL; kernel columns come from ``cache``.
 
-    Returns ``(iterations, violation)``.
+    Returns ``(iterations, violation, n_active)``.
     """
+    cdef Problem p
     cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
     cdef Py_ssize_t t, i, j, k
-    cdef long long it = 0
-    cdef double gmax, gmin, v, b, a, od, best, delta, bij, aij, g, h, step, gain, viol, lo, hi
+    cdef long long it = 0, counter
+    cdef double gmax, gmin, v, a, delta, bij = 0.0, aij = 1.0, g, h, step, gain, viol, lo, hi, best
     cdef double *Ki
     cdef double *Kj
     cdef double[::1] z = np.empty(max(m, 1))
-    cdef double[::1] Vz = np.empty(n)
+    cdef double vdummy = 0.0
+    p.n = n
+    p.m = m
+    p.y = &y[0]
+    p.alpha = &alpha[0]
+    p.e = &e[0]
+    p.upper = &upper[0]
+    p.D = &D[0]
+    p.diag = &diag[0]
+    p.V = &V[0, 0] if m > 0 else &vdummy
+    p.s = &s[0] if m > 0 else &vdummy
+    p.rho = rho
+    p.active = &active[0]
+    p.n_active = n_active if pair else n
+    counter = min(n, 1000)
     viol = INFINITY
     while it < max_iter:
         if (it & 1023) == 0:
             PyErr_CheckSignals()
         cache.tick += 1
         if pair:
-            gmax = -INFINITY
-            i = -1
-            for t in range(n):
-                if _in_up(y[t], alpha[t], upper[t]):
-                    v = y[t] - e[t]
-                    if v > gmax:
-                        gmax = v
-                        i = t
+            counter -= 1
+            if shrinking and counter == 0:
+                counter = min(n, 1000)
+                with nogil:
+                    i = _select_i(&p, &gmax)
+                    gmin = INFINITY
+                    for t in range(p.n_active):
+                        k = p.active[t]
+                        if _in_low(p.y[k], p.alpha[k], p.upper[k]):
+                            v = p.y[k] - p.e[k]
+                            if v < gmin:
+                                gmin = v
+                    _shrink(&p, gmax, gmin)
+            with nogil:
+                i = _select_i(&p, &gmax)
             if i < 0:
                 viol = 0.0
                 break
             Ki = cache.col(i)
-            gmin = INFINITY
-            best = INFINITY
-            j = -1
-            bij = 0.0
-            aij = 0.0
-            for t in range(n):
-                if not _in_low(y[t], alpha[t], upper[t]):
-                    continue
-                v = y[t] - e[t]
-                if v < gmin:
-                    gmin = v
-                b = gmax - v
-                if b > 0.0:
-                    a = diag[i] + diag[t] - 2.0 * Ki[t] + D[i] + D[t]
-                    if m > 0:
-                        h = 0.0
-                        for k in range(m):
-                            h += (V[i, k] - V[t, k]) * (V[i, k] - V[t, k])
-                        a += rho * h
-                    if a <= 0.0:
-                        a = TAU
-                    od = -b * b / a
-                    if od < best:
-                        best = od
-                        j = t
-                        bij = b
-                        aij = a
+            with nogil:
+                j = _select_j(&p, i, gmax, Ki, &gmin, &bij, &aij)
             viol = gmax - gmin
             if viol <= tol or j < 0:
                 break
             Kj = cache.col(j)
             Ki = cache.col(i)  # still cached: stamped this tick
-            delta = bij / aij
-            if y[i] > 0:
-                hi = upper[i] - alpha[i]
-            else:
-                hi = alpha[i]
-            if delta > hi:
-                delta = hi
-            if y[j] > 0:
-                hi = alpha[j]
-            else:
-                hi = upper[j] - alpha[j]
-            if delta > hi:
-                delta = hi
-            alpha[i] += y[i] * delta
-            alpha[j] -= y[j] * delta
-            if alpha[i] < 0.0:
-                alpha[i] = 0.0
-            if alpha[j] < 0.0:
-                alpha[j] = 0.0
-            for t in range(n):
-                e[t] += delta * (Ki[t] - Kj[t])
-            e[i] += D[i] * delta
-            e[j] -= D[j] * delta
-            if m > 0:
-                for k in range(m):
-                    z[k] = V[i, k] - V[j, k]
-                    s[k] += delta * z[k]
-                for t in range(n):
-                    h = 0.0
-                    for k in range(m):
-                        h += V[t, k] * z[k]
-                    e[t] += rho * delta * h
+            with nogil:
+                _update_pair(&p, i, j, Ki, Kj, bij, aij, &z[0])
         else:
             best = 0.0
             viol = 0.0
@@ -640,4 +743,4 @@ def smo(
                         h += V[t, k] * V[i, k]
                     e[t] += rho * delta * h
         it += 1
-    return it, viol
+    return it, viol, p.n_active

@@ -26,6 +26,7 @@ from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_
 from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
 from ..native.cpd_newton import cpd_primal_svm
 from ..native.cpd_reduced import cpd_primal_svm_reduced
+from ..native.dual_svm import cpd_dual_svm
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, squared_hinge_stationarity
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
@@ -94,20 +95,22 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
 
     C: float = 1.0
     lam: Any = DEPRECATED
-    solver: str = "reduced"
+    solver: str = "auto"
     beta_zero: bool | str = "auto"
     update: str = "rank_one"
     backend: str = "clarabel"
     max_iter: int = 100
+    tol: float = 1e-3
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "C": [_POSITIVE],
         "lam": [Options({DEPRECATED}), _POSITIVE],
-        "solver": [Options({"reduced", "native", "cvxpy"})],
+        "solver": [Options({"auto", "dual", "reduced", "native", "cvxpy"})],
         "beta_zero": [Options({"auto"}), "boolean"],
         "update": [Options({"rank_one", "refactor"})],
         "backend": [str],
         "max_iter": [Interval(Integral, 1, None)],
+        "tol": [_POSITIVE],
     }
     converged_ = deprecated_attribute("status_", "converged_", convert=lambda s: s == "optimal")
 
@@ -125,14 +128,22 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
 
     def _solve(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float) -> _Binary:
         lam, factor = 1.0 / (2.0 * C), ops.factor
-        if self.solver == "reduced" and not bz:
+        if self.solver in ("auto", "dual") and not bz:
+            # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route, measured
+            # in examples/bench_thin_plate.py; ends with a Newton step when that is cheap
+            dres = cpd_dual_svm(
+                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto"
+            )
+            beta = factor.beta_from_bar(dres.beta_bar)
+            return _Binary(dres.alpha, beta, bz, dres.objective, dres.dual.n_iter, dres.status, dres.f)
+        if self.solver in ("auto", "reduced") and not bz:
             res = cpd_primal_svm_reduced(
                 ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter
             )
             status = "optimal" if res.converged else "iteration_limit"
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
-        if self.solver in ("native", "reduced"):
+        if self.solver != "cvxpy":
             res = cpd_primal_svm(
                 ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
             )
@@ -236,7 +247,12 @@ class CPDSVC(_CPDBase):
         Weight of the squared hinge loss, C = 1/(2λ) with 000's λ.
     lam : float, deprecated
         000's λ; use ``C = 1 / (2 * lam)``. Passing it warns (``FutureWarning``) and sets C so.
-    solver : {"reduced", "native", "cvxpy"}, default="reduced"
+    solver : {"auto", "dual", "reduced", "native", "cvxpy"}, default="auto"
+        ``"auto"`` = ``"dual"``: eq. (14) in the dual on the reduced kernel K_Ξ, solved by the
+        compiled SMO of :mod:`sdpkern.native.dual_svm` (libsvm's working-set selection, kernel
+        columns from a capped cache, the polynomial constraints by an augmented Lagrangian) to
+        ``tol``, with a closing Newton step when it is cheap (small problems end exact): the
+        fastest route (examples/bench_thin_plate.py). The Newton routes are the checks:
         ``"reduced"``: eq. (14) rewritten exactly as a p.d. problem (the reduced kernel K_Ξ on k
         unisolvent points, polynomial part unpenalised; :mod:`sdpkern.native.cpd_reduced`) and
         solved by the primal Newton method of 004 with one kept Cholesky factor, computing kernel
@@ -244,7 +260,7 @@ class CPDSVC(_CPDBase):
         ``"native"``, 2-4x faster on 3000 points and without the n × n kernel matrix.
         ``"native"``: 000 Algorithm 1 as printed (step halving, rank-one Cholesky updates).
         ``"cvxpy"``: the CVXPY builder :func:`sdpkern.builders.cpd_svm.squared_hinge`.
-        The β = 0 variant always uses Algorithm 1's β = 0 branch (eq. 18) with ``"reduced"``.
+        The β = 0 variant always uses Algorithm 1's β = 0 branch (eq. 18), except with ``"cvxpy"``.
     beta_zero : {"auto", True, False}, default="auto"
         Constrain β = 0 (000 §6.2). ``"auto"`` does so exactly when the classes are separable by
         the polynomial space (linearly separable for the thin-plate of order 2), as in 000 §7,
@@ -257,7 +273,10 @@ class CPDSVC(_CPDBase):
     backend : str, default="clarabel"
         CVXPY backend when ``solver="cvxpy"``.
     max_iter : int, default=100
-        Newton steps (native solvers).
+        Newton steps (Newton solvers; the dual solver's cap is max(10⁷, 100 n) SMO steps).
+    tol : float, default=1e-3
+        The dual solver's KKT tolerance, libsvm's meaning (the maximal violating pair, margin
+        units), as scikit-learn's ``SVC(tol=1e-3)``.
 
     Attributes
     ----------
@@ -333,7 +352,7 @@ class ThinPlateSVC(_CPDBase):
     ----------
     order : int, default=2
     formula_dimension : int or None, default=2
-    C, lam, solver, beta_zero, update, backend, max_iter
+    C, lam, solver, beta_zero, update, backend, max_iter, tol
         As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)).
 
     Examples

@@ -1,0 +1,661 @@
+"""Compiled dual SVM solver (SMO with second-order working-set selection) for p.d. and c.p.d. kernels.
+
+The problem is the kernel SVM with an unpenalised block U (n × k: the intercept, the polynomial
+part of a c.p.d. kernel, or both),
+
+    min_{γ, c}  ½ γᵀKγ + C Σ_i w_i ℓ(y_i f_i),    f = Kγ + Uc,
+
+with ℓ the hinge max(0, 1 − t) or the squared hinge max(0, 1 − t)², whose dual is
+
+    min_α  ½ uᵀKu + ½ Σ_i D_i α_i² − Σ_i α_i,   u = y∘α,   Uᵀu = 0,   0 ≤ α_i ≤ upper_i
+
+(hinge: D = 0, upper = C w; squared hinge: D_i = 1/(2C w_i), no upper bound — the squared hinge
+is the hinge on K + diag(D)), and γ = u at the optimum. With the reduced kernel K_Ξ of
+:mod:`sdpkern.native.cpd_reduced` and U = Q (the polynomials) this is exactly the c.p.d. SVM of
+000 §6: eq. (14) for the squared hinge (its dual, 000 eq. 15-16 with the Pᵀ(y∘α) = 0 constraints),
+the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2λ).
+
+Algorithm
+---------
+The loop is libsvm's SMO (Fan, Chen & Lin 2005, "Working set selection using second order
+information", WSS2) compiled in :func:`sdpkern._svmcore.smo`, reading kernel columns from the
+:class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so no
+n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
+exact by the two-coordinate step. The other k − 1 polynomial constraints (V, an orthonormal
+basis of range U ⊖ 1) are handled by an augmented Lagrangian
+
+    ½ uᵀKu + ½ Σ D α² − Σ α + zᵀVᵀu + ½ ρ ‖Vᵀu‖²,
+
+minimised by SMO for fixed (z, ρ), after which z ← z + ρ Vᵀu (the method of multipliers), ρ
+growing tenfold whenever ‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
+to the polynomial coefficients c. Why this rather than a generalised SMO over k + 1 coordinates
+per step: with k = 3 (thin-plate, d = 2) a feasible step must move k + 1 coordinates at once and
+the working-set selection loses WSS2's closed form; the augmented term only adds a rank-(k − 1)
+matrix ρVVᵀ to the kernel, which the compiled loop applies with O(nk) work per step, and each
+outer round is warm started (e, α carried over), so the extra rounds cost few SMO steps. Measured
+(examples/bench_thin_plate.py) it needs 3-6 outer rounds.
+
+Stopping and certificate
+------------------------
+``tol`` is libsvm's: the maximal violation of the KKT conditions in margin units, m(α) − M(α)
+(pair steps) or the largest projected-gradient entry (no intercept), and ‖Vᵀu‖∞·max(1, ‖c‖∞) ≤
+tol·max(1, ‖u‖∞)/10 for the polynomial constraints (c their multipliers). The result carries
+both, with the duality gap between the primal value at (γ = u, c, b) and the dual value at α
+(slightly negative when the polynomial constraints hold only to that tolerance).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import qr
+
+from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
+from ..errors import DataError, LabelError, ParameterError
+from ..kernels.base import Kernel
+from ..kernels.gram import GramOperator, ReducedGram, _core, reduced_gram
+
+__all__ = ["DualSVMResult", "dual_svm", "cpd_dual_svm", "CPDDualResult"]
+
+Array = NDArray[np.float64]
+Loss = Literal["hinge", "squared_hinge"]
+
+#: Relative threshold below which a column of the unpenalised block counts as dependent.
+RANK_TOL = 1e-10
+
+
+@dataclass
+class DualSVMResult:
+    """Solution of :func:`dual_svm`.
+
+    Attributes
+    ----------
+    alpha : (n,) array
+        Dual variables α ≥ 0.
+    dual_coef : (n,) array
+        y∘α: the expansion coefficients of f = K dual_coef + U coef_unpenalized (+ intercept).
+    intercept : float
+        b (0 without an intercept, or when the intercept lies in range U and is part of
+        ``coef_unpenalized``; see ``fit_intercept`` of :func:`dual_svm`).
+    coef_unpenalized : (k,) array
+        Coefficients of the columns of ``unpenalized`` (empty when none was given).
+    outputs : (n,) array
+        f at the training points.
+    status : str
+        "optimal" or "iteration_limit".
+    n_iter : int
+        SMO steps over all outer (augmented Lagrangian) rounds.
+    certificate : dict
+        "kkt_violation" (libsvm's maximal violating pair, margin units), "constraint_violation"
+        (‖Uᵀ(y∘α)‖∞), "primal", "dual", "duality_gap" (primal − dual, relative to max(1, |primal|)),
+        "outer_rounds", "columns" (kernel columns computed), "seconds".
+    """
+
+    alpha: Array
+    dual_coef: Array
+    intercept: float
+    coef_unpenalized: Array
+    outputs: Array
+    status: str
+    n_iter: int
+    certificate: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def objective(self) -> float:
+        """The primal value ½ γᵀKγ + C Σ w ℓ(y f) at the returned point."""
+        return float(self.certificate["primal"])
+
+
+@dataclass
+class _Constraints:
+    """The unpenalised block split as libsvm wants it: the intercept (``pair``) and V ⊥ 1."""
+
+    pair: bool
+    V: Array  # (n, m) orthonormal, orthogonal to the constant when pair
+    U: Array  # (n, k) as given (or (n, 0))
+
+
+def _constraints(unpenalized: ArrayLike | None, fit_intercept: bool, n: int) -> _Constraints:
+    if unpenalized is None:
+        U = np.zeros((n, 0))
+    else:
+        U = np.asarray(unpenalized, dtype=np.float64)
+        if U.ndim != 2 or U.shape[0] != n:
+            raise DataError(f"unpenalized must be an array of shape ({n}, k), got shape {U.shape}")
+        if not np.all(np.isfinite(U)):
+            raise DataError("unpenalized contains NaN or infinity")
+    k = U.shape[1]
+    if k:
+        R = qr(U, mode="r", pivoting=True)[0]
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > RANK_TOL * max(float(d[0]), 1e-300)))
+        if rank < k:
+            raise DataError(
+                f"unpenalized must have full column rank: rank {rank} < {k} columns (drop dependent columns, "
+                "e.g. use the orthonormal basis polynomial_factor(X, kernel).Q)"
+            )
+    one = np.ones(n) / np.sqrt(n)
+    has_one = bool(k) and float(np.linalg.norm(one - U @ np.linalg.lstsq(U, one, rcond=None)[0])) <= 1e-8
+    pair = fit_intercept or has_one
+    W = U - np.outer(one, one @ U) if pair else U
+    if W.shape[1]:
+        Qw, Rw, _ = qr(W, mode="economic", pivoting=True)
+        d = np.abs(np.diag(Rw))
+        m = int(np.sum(d > RANK_TOL * max(float(d[0]) if d.size else 0.0, 1e-300) + 1e-12 * np.sqrt(n)))
+        V = np.ascontiguousarray(Qw[:, :m])
+    else:
+        V = np.zeros((n, 0))
+    return _Constraints(pair, V, U)
+
+
+def _check_call(
+    K: GramOperator, y: ArrayLike, C: float, loss: str, sample_weight: ArrayLike | None, tol: float
+) -> tuple[Array, Array]:
+    if not isinstance(K, GramOperator):
+        raise ParameterError(f"K must be a GramOperator (sdpkern.kernels.gram), got {type(K).__name__}")
+    if loss not in ("hinge", "squared_hinge"):
+        raise ParameterError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
+    check_positive(C, "C")
+    check_positive(tol, "tol")
+    ya = as_vector(y, "y", length=K.n)
+    vals = np.unique(ya)
+    if not np.all(np.isin(vals, (-1.0, 1.0))):
+        raise LabelError(f"y must be coded -1/+1, got values {vals[:5].tolist()}")
+    if vals.shape[0] < 2:
+        raise LabelError(f"y must contain two classes, got only {vals.tolist()}")
+    w = as_sample_weight(sample_weight, K.n)
+    w = np.ones(K.n) if w is None else np.asarray(w, dtype=np.float64)
+    if not (np.any(w[ya > 0] > 0) and np.any(w[ya < 0] > 0)):
+        raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
+    return np.ascontiguousarray(ya), w
+
+
+def dual_svm(
+    K: GramOperator,
+    y: ArrayLike,
+    C: float,
+    *,
+    loss: Loss = "hinge",
+    sample_weight: ArrayLike | None = None,
+    unpenalized: ArrayLike | None = None,
+    fit_intercept: bool = True,
+    alpha0: ArrayLike | None = None,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    shrinking: bool = True,
+    polish: bool | str = False,
+    callback: Callable[[int, float, float], Any] | None = None,
+) -> DualSVMResult:
+    """Solve the (squared-)hinge kernel SVM by compiled SMO (module docstring).
+
+    000 eq. (14) (squared hinge) and its hinge variant on the reduced kernel; 004's primal for
+    ``loss="squared_hinge"`` with ``unpenalized=None`` (Chapelle 2007), solved here in the dual.
+
+    Parameters
+    ----------
+    K : GramOperator
+        Positive semidefinite Gram matrix (for a c.p.d. kernel, its reduced form
+        :class:`~sdpkern.kernels.gram.ReducedGram`). Columns are read through its cache.
+    y : (n,) array of ±1
+    C : float
+        scikit-learn's C > 0 (C = 1/(2λ) for 000 eq. 14).
+    loss : {"hinge", "squared_hinge"}
+    sample_weight : (n,) array, optional
+        Per-point weights: C_i = C w_i (a weight-2 point is a repeated point).
+    unpenalized : (n, k) array, optional
+        Unpenalised block U of full column rank (the polynomial part): the constraints
+        Uᵀ(y∘α) = 0.
+    fit_intercept : bool, default=True
+        Add the constant to the unpenalised block (nothing is added when it lies in range U).
+    alpha0 : (n,) array, optional
+        Warm start; it is clipped to the box (feasibility of the equality constraints is restored
+        by the solve).
+    tol : float, default=1e-3
+        KKT tolerance in libsvm's meaning (module docstring).
+    max_iter : int, optional
+        Cap on SMO steps over all rounds (default max(10⁷, 100 n)).
+    shrinking : bool, default=True
+        libsvm's shrinking heuristic (with the intercept only).
+    polish : bool or "auto", default=False
+        End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
+        optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
+        only when F (the free set) has at most 300 points or its factorisation (|F|³/3 flops)
+        costs no more than the SMO loop did (about 2 n flops a step) — small problems end exact,
+        large ones at libsvm's accuracy.
+    callback : callable, optional
+        ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
+        round.
+
+    Returns
+    -------
+    DualSVMResult
+    """
+    t0 = time.perf_counter()
+    ya, w = _check_call(K, y, C, loss, sample_weight, tol)
+    if polish not in (True, False, "auto"):
+        raise ParameterError(f"polish must be True, False or 'auto', got {polish!r}")
+    n = K.n
+    if max_iter is None:
+        max_iter = max(10_000_000, 100 * n)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ParameterError(f"max_iter must be a positive integer, got {max_iter!r}")
+    cons = _constraints(unpenalized, bool(fit_intercept), n)
+    if int(cons.pair) + cons.V.shape[1] >= n:
+        return _interpolating(K, ya, cons, t0)
+    diag = K.diagonal()
+    Cw = float(C) * w
+    if loss == "hinge":
+        upper, Dd = Cw.copy(), np.zeros(n)
+    else:
+        upper = np.where(w > 0, np.inf, 0.0)
+        with np.errstate(divide="ignore"):
+            Dd = np.where(w > 0, 0.5 / np.where(w > 0, Cw, 1.0), 0.0)
+    alpha = np.zeros(n)
+    if alpha0 is not None:
+        alpha = np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
+    V = cons.V
+    m = V.shape[1]
+    # ρ on the scale of the kernel's diagonal: the penalty's curvature ρ‖V_i‖² ≈ ρ m/n per point
+    rho = float(np.mean(np.abs(diag))) * n / max(m, 1) if m else 0.0
+    z = np.zeros(m)
+    u = ya * alpha
+    s = np.ascontiguousarray(V.T @ u)
+    e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
+    cols0 = K.columns_computed
+    state = _SMOState(K, ya, alpha, e, upper, Dd, diag, V, s, cons.pair, bool(shrinking))
+    al = _AugmentedLagrangian(state, z, rho, max_iter, callback)
+    viol, feas = al.solve(float(tol))
+    polished, refined = False, False
+    n_free = int(np.sum((alpha > 0) & (alpha < upper)))
+    cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+    if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
+        out = _polish(K, ya, alpha, upper, Dd, cons, tol)
+        if out is not None:
+            alpha[:], e[:], al.z, viol = out
+            al.rho = 0.0  # the multipliers are exact: c_V = z
+            s[:] = V.T @ (ya * alpha)
+            feas, polished = float(np.max(np.abs(s))) if m else 0.0, True
+        elif polish == "auto" and n <= 1000:
+            # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
+            viol, feas = al.solve(1e-6 * float(tol))
+            refined = True
+    c_V = al.z + al.rho * s
+    n_iter, rounds = al.n_iter, al.rounds
+    res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
+    res.certificate["polished"] = float(polished)
+    res.certificate["refined"] = float(refined)
+    return res
+
+
+class _AugmentedLagrangian:
+    """The method of multipliers around SMO (module docstring): z ← z + ρVᵀu after each SMO
+    solve, ρ ×10 when ‖Vᵀu‖ did not fall by a factor 4; e always carries V(z + ρs)."""
+
+    def __init__(
+        self, state: _SMOState, z: Array, rho: float, max_iter: int, callback: Callable[..., Any] | None
+    ) -> None:
+        self.state, self.z, self.rho, self.max_iter, self.callback = state, z, rho, max_iter, callback
+        self.n_iter, self.rounds = 0, 0
+
+    def solve(self, tol: float) -> tuple[float, float]:
+        """Rounds until SMO's KKT violation ≤ tol and the constraints hold (``_feasible``)."""
+        st = self.state
+        V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
+        prev, viol, feas = np.inf, np.inf, np.inf
+        cache = st.K.cache
+        while True:
+            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter, cache)
+            self.n_iter += it
+            self.rounds += 1
+            feas = float(np.max(np.abs(s))) if m else 0.0
+            if self.callback is not None:
+                self.callback(self.rounds, float(viol), feas)
+            done = _feasible(feas, st.ya * st.alpha, self.z + self.rho * s, tol)
+            if done or self.n_iter >= self.max_iter or self.rounds >= 200:
+                return float(viol), feas
+            dz = self.rho * s
+            self.z = self.z + dz
+            if feas > 0.25 * prev:
+                e += V @ (9.0 * self.rho * s)
+                self.rho *= 10.0
+            e += V @ dz
+            prev = feas
+
+
+def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) -> float:
+    """libsvm's maximal violating pair (``pair``) or the largest projected gradient, margin units."""
+    if pair:
+        g = ya - e
+        up = ((ya > 0) & (alpha < upper)) | ((ya < 0) & (alpha > 0))
+        low = ((ya > 0) & (alpha > 0)) | ((ya < 0) & (alpha < upper))
+        if not np.any(up) or not np.any(low):
+            return 0.0
+        return float(np.max(g[up]) - np.min(g[low]))
+    grad = ya * e - 1.0
+    bad = np.where(grad < 0, (alpha < upper) * -grad, (alpha > 0) * grad)
+    return float(np.max(bad, initial=0.0))
+
+
+def _polish(
+    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float
+) -> tuple[Array, Array, Array, float] | None:
+    """Finite-Newton steps from SMO's active set (004's Newton system; 000 eq. 17 on K_Ξ).
+
+    With the free set F (0 < α < upper) and the bound set B fixed, the KKT conditions are the
+    bordered linear system  (K_FF + D_F) u_F + W_F c = y_F − K_FB u_B,  W_Fᵀu_F = −W_Bᵀu_B,  W =
+    [1, V] (the intercept and the polynomials), solved by a Cholesky factor of K_FF + D_F and its
+    k × k Schur complement. Points whose α leaves the box are moved to the bound, points at a
+    bound that violate the KKT conditions by more than ``tol`` join F, for at most 5 rounds. The
+    result is accepted only with no KKT violation above 1e-9 left: it is then optimal to
+    round-off. ``None`` otherwise (singular K_FF, e.g. repeated points with the hinge loss).
+    """
+    n = ya.shape[0]
+    W = np.hstack([np.ones((n, 1)), cons.V]) if cons.pair else cons.V
+    a_new = np.array(alpha)
+    free = (a_new > 0) & (a_new < upper)
+    for _ in range(5):
+        step = _newton_step(K, ya, a_new, free, upper, Dd, W)
+        if step is None:
+            return None
+        a_new, c = step
+        u_new = ya * a_new
+        c_V = c[1:] if cons.pair else c
+        e = K.matvec(u_new) + ya * Dd * a_new + cons.V @ c_V
+        f = e - ya * Dd * a_new + (c[0] if cons.pair else 0.0)
+        m = ya * f  # margins: < 1 at α = 0 or > 1 at the upper bound violate the KKT conditions
+        enter = ((a_new <= 0) & (m < 1.0 - 1e-9)) | ((a_new >= upper) & (m > 1.0 + 1e-9))
+        if not np.any(enter):
+            return a_new, e, c_V, _kkt_violation(ya, a_new, e, upper, cons.pair)
+        free = ((a_new > 0) & (a_new < upper)) | enter
+    return None
+
+
+def _newton_step(
+    K: GramOperator, ya: Array, alpha: Array, free: NDArray[np.bool_], upper: Array, Dd: Array, W: Array
+) -> tuple[Array, Array] | None:
+    """Solve the bordered KKT system on ``free`` (α elsewhere fixed); clip α to the box, moving
+    the points that leave it to their bound, until the free solution lies inside (≤ 5 rounds)."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+    a = np.array(alpha)
+    a[~free] = np.where(a[~free] >= upper[~free], upper[~free], 0.0)
+    for _ in range(5):
+        F, B = np.flatnonzero(free), np.flatnonzero(~free & (a > 0))
+        if F.size == 0:
+            return None
+        u = ya * a
+        r = ya[F] - (K.entries(F, B) @ u[B] if B.size else 0.0)
+        A = K.entries(F, F)
+        A[np.diag_indices_from(A)] += Dd[F]
+        k = W.shape[1]
+        try:
+            if F.size <= k:
+                raise LinAlgError("fewer free points than unpenalised columns")
+            fac = cho_factor(A, lower=False, check_finite=False)
+            Ar, AW = cho_solve(fac, r, check_finite=False), cho_solve(fac, W[F], check_finite=False)
+            S = W[F].T @ AW
+            c = np.linalg.solve(S, W[F].T @ Ar + W[B].T @ u[B]) if k else np.zeros(0)
+            uF = Ar - AW @ c
+        except (LinAlgError, np.linalg.LinAlgError, ValueError):
+            if F.size + k > 500:
+                return None
+            # small and singular (few free points, repeated points): the bordered system by least squares
+            M = np.block([[A, W[F]], [W[F].T, np.zeros((k, k))]])
+            sol = np.linalg.lstsq(M, np.r_[r, -(W[B].T @ u[B])], rcond=None)[0]
+            uF, c = sol[: F.size], sol[F.size :]
+        aF = ya[F] * uF
+        if not np.all(np.isfinite(aF)):
+            return None
+        low, high = aF < 0, aF > upper[F]
+        a[F] = np.clip(aF, 0.0, upper[F])
+        if not (np.any(low) or np.any(high)):
+            return a, c
+        free[F[low | high]] = False
+    return None
+
+
+def _interpolating(K: GramOperator, ya: Array, cons: _Constraints, t0: float) -> DualSVMResult:
+    """The unpenalised block spans R^n: Uᵀ(y∘α) = 0 forces α = 0 and f = y is fitted exactly
+    by the unpenalised part (objective 0, e.g. more polynomials than points, 000 §6)."""
+    n = ya.shape[0]
+    U = cons.U
+    coef = np.asarray(np.linalg.lstsq(U, ya, rcond=None)[0], dtype=np.float64) if U.shape[1] else np.zeros(0)
+    intercept = float(np.mean(ya - U @ coef)) if cons.pair else 0.0
+    cert = {"kkt_violation": 0.0, "constraint_violation": 0.0, "primal": 0.0, "dual": 0.0, "duality_gap": 0.0,
+            "outer_rounds": 0.0, "columns": 0.0, "seconds": time.perf_counter() - t0, "polished": 0.0}  # fmt: skip
+    return DualSVMResult(np.zeros(n), np.zeros(n), intercept, coef, ya.copy(), "optimal", 0, cert)
+
+
+def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
+    """‖Vᵀu‖∞ small enough that cᵀVᵀu, the objective's error from it, is below 0.1·tol·max(1, ‖u‖∞)."""
+    scale = max(1.0, float(np.max(np.abs(c)))) if c.size else 1.0
+    return feas * scale <= 0.1 * tol * max(1.0, float(np.max(np.abs(u))))
+
+
+class _SMOState:
+    """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
+    :func:`sdpkern._svmcore.smo` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
+    recomputed on every point, then passes to tol until the whole set satisfies it)."""
+
+    def __init__(
+        self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
+        V: Array, s: Array, pair: bool, shrinking: bool,
+    ) -> None:
+        self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
+        self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
+        self.active = np.arange(K.n, dtype=np.intp)
+
+    def _reconstruct(self, rho: float, z: Array) -> None:
+        """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
+        u = self.ya * self.alpha
+        Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
+        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ (z + rho * self.s)
+        self.active[:] = np.arange(self.K.n)
+
+    def violation(self) -> float:
+        """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
+        return _kkt_violation(self.ya, self.alpha, self.e, self.upper, True)
+
+    def run(self, rho: float, z: Array, tol: float, budget: int, cache: Any) -> tuple[int, float]:
+        """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
+        core = _core()
+        n = self.K.n
+        stage = 10.0 * tol if self.shrinking else tol
+        total, viol = 0, np.inf
+        while total < budget:
+            it, viol, na = core.smo(
+                cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self.V, self.s, rho,
+                self.pair, stage, budget - total, self.active, n, self.shrinking,
+            )
+            total += int(it)
+            if na < n:
+                self._reconstruct(rho, z)
+                viol = self.violation()
+            if viol <= stage and stage > tol:
+                stage = tol
+                continue
+            if viol <= tol or int(it) == 0 and na == n:
+                break
+        return total, float(viol)
+
+
+def _intercept(ya: Array, alpha: Array, e: Array, upper: Array) -> float:
+    """b from the KKT conditions: the mean of y_i − e_i over free α_i, else the midpoint (libsvm)."""
+    g = ya - e
+    free = (alpha > 0) & (alpha < upper)
+    if np.any(free):
+        return float(np.mean(g[free]))
+    up = ((ya > 0) & (alpha < upper)) | ((ya < 0) & (alpha > 0))
+    low = ((ya > 0) & (alpha > 0)) | ((ya < 0) & (alpha < upper))
+    hi = float(np.min(g[low])) if np.any(low) else np.inf
+    lo = float(np.max(g[up])) if np.any(up) else -np.inf
+    if not np.isfinite(hi):
+        return lo
+    if not np.isfinite(lo):
+        return hi
+    return 0.5 * (lo + hi)
+
+
+def _result(
+    K: GramOperator,
+    ya: Array,
+    alpha: Array,
+    e: Array,
+    Dd: Array,
+    upper: Array,
+    Cw: Array,
+    loss: str,
+    cons: _Constraints,
+    c_V: Array,
+    viol: float,
+    feas: float,
+    n_iter: int,
+    rounds: int,
+    tol: float,
+    cols0: int,
+    t0: float,
+) -> DualSVMResult:
+    """Primal point, coefficients of U, objective values and certificate from the final state."""
+    n = ya.shape[0]
+    u = ya * alpha
+    V = cons.V
+    b = _intercept(ya, alpha, e, upper) if cons.pair else 0.0
+    Ku = e - ya * Dd * alpha - V @ c_V
+    f = Ku + V @ c_V + b
+    quad = float(u @ Ku)
+    t = np.maximum(0.0, 1.0 - ya * f)
+    primal = 0.5 * quad + float(Cw @ (t if loss == "hinge" else t * t))
+    dual = float(alpha.sum()) - 0.5 * quad - 0.5 * float(Dd @ (alpha * alpha))
+    poly = b * np.ones(n) + V @ c_V  # the unpenalised part of f
+    U = cons.U
+    if U.shape[1]:
+        coef = np.asarray(np.linalg.lstsq(U, poly, rcond=None)[0], dtype=np.float64)
+        intercept = float(np.mean(poly - U @ coef))
+    else:
+        coef, intercept = np.zeros(0), b
+    cviol = float(np.max(np.abs(U.T @ u))) if U.shape[1] else 0.0
+    if cons.pair:
+        cviol = max(cviol, abs(float(u.sum())))
+    ok = viol <= tol and _feasible(feas, u, c_V, tol)
+    cert = {
+        "kkt_violation": float(viol),
+        "constraint_violation": cviol,
+        "primal": primal,
+        "dual": dual,
+        "duality_gap": (primal - dual) / max(1.0, abs(primal)),
+        "outer_rounds": float(rounds),
+        "columns": float(K.columns_computed - cols0),
+        "seconds": time.perf_counter() - t0,
+    }
+    return DualSVMResult(
+        alpha=alpha,
+        dual_coef=u,
+        intercept=intercept,
+        coef_unpenalized=coef,
+        outputs=f,
+        status="optimal" if ok else "iteration_limit",
+        n_iter=n_iter,
+        certificate=cert,
+    )
+
+
+@dataclass
+class CPDDualResult:
+    """Output of :func:`cpd_dual_svm`: the c.p.d. model and the dual solve behind it.
+
+    Attributes
+    ----------
+    alpha : (n,) array
+        Expansion coefficients of φ (Pᵀα = 0 to round-off).
+    beta_bar : (k,) array
+        Polynomial coefficients in the orthonormal basis Q.
+    f : (n,) array
+        Decision values at the training points.
+    objective : float
+        The c.p.d. objective λ αᵀΦα + Σ ℓ(y f) (000 eq. 14 for the squared hinge).
+    dual : DualSVMResult
+        The solve on K_Ξ.
+    """
+
+    alpha: Array
+    beta_bar: Array
+    f: Array
+    objective: float
+    dual: DualSVMResult
+
+    @property
+    def status(self) -> str:
+        """The dual solve's status."""
+        return self.dual.status
+
+
+def cpd_dual_svm(
+    kernel: Kernel,
+    X: ArrayLike,
+    Q: ArrayLike,
+    y: ArrayLike,
+    lam: float,
+    *,
+    loss: Loss = "squared_hinge",
+    reduced: ReducedGram | None = None,
+    sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    polish: bool | str = False,
+) -> CPDDualResult:
+    """000 eq. (14) (or its hinge variant) by :func:`dual_svm` on the reduced kernel K_Ξ.
+
+    The exact reduction of :mod:`sdpkern.native.cpd_reduced` (α = Tγ, the polynomial part
+    unpenalised) with C = 1/(2λ): eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ℓ). Same minimiser as
+    :func:`~sdpkern.native.cpd_reduced.cpd_primal_svm_reduced` (squared hinge) and
+    :func:`sdpkern.builders.cpd_svm.hinge_dual` (hinge).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A c.p.d. kernel (or a p.d. one with ``Q`` of shape (n, 0)).
+    X : (n, d) array
+    Q : (n, k) array
+        Orthonormal basis of range P (``polynomial_factor(X, kernel).Q``).
+    y : (n,) array of ±1
+    lam : float
+        λ > 0.
+    loss : {"squared_hinge", "hinge"}
+    reduced : ReducedGram, optional
+        ``reduced_gram(kernel, X, Q)`` made beforehand (shared column cache, one-vs-rest).
+    sample_weight, tol, max_iter, polish
+        As in :func:`dual_svm`.
+
+    Returns
+    -------
+    CPDDualResult
+    """
+    lam = check_positive(lam, "lam")
+    Qa = np.asarray(Q, dtype=np.float64)
+    if reduced is None:
+        rk = reduced_gram(kernel, as_matrix(X, "X"), Qa)
+    else:
+        rk = reduced
+        if rk.kernel != kernel or rk.n != Qa.shape[0] or rk.unisolvent.size != Qa.shape[1]:
+            raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
+    res = dual_svm(
+        rk,
+        y,
+        1.0 / (2.0 * lam),
+        loss=loss,
+        sample_weight=sample_weight,
+        unpenalized=Qa if Qa.shape[1] else None,
+        fit_intercept=False,  # eq. (14) has no offset beyond 𝒫 (which holds the constants)
+        tol=tol,
+        max_iter=max_iter,
+        polish=polish,
+    )
+    # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
+    c = res.coef_unpenalized
+    alpha, beta_bar = rk.to_cpd(res.dual_coef, c)
+    return CPDDualResult(alpha=alpha, beta_bar=beta_bar, f=res.outputs, objective=2.0 * lam * res.objective, dual=res)
