@@ -30,21 +30,28 @@ Memory: kernel columns only (capped caches), never an m×m matrix per term.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_integer, check_positive
+from .._validation import as_matrix, check_integer, check_positive
 from ..errors import DataError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
-from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_quadratics
+from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
 from ..kernels.lowrank import HyperkernelBasis
 
-__all__ = ["NativeMasterResult", "hyperkernel_csvm_native", "svm_dual_smo"]
+__all__ = [
+    "NativeMasterResult",
+    "NativeDecision",
+    "hyperkernel_csvm_native",
+    "svm_dual_smo",
+    "available_memory",
+    "estimate_fit_bytes",
+]
 
 Array = NDArray[np.float64]
 
@@ -165,6 +172,8 @@ class _Master:
 
 def _model_min(a: Array, Q: Array, Ls: Array, mu: float) -> tuple[float, Array]:
     """min_{β ∈ Δ_S} max_k (a_k − Q_kᵀβ) + μ‖L_Sᵀβ‖: the cutting-plane model's minimum."""
+    import cvxpy as cp  # only here: sdpkern.native imports no CVXPY at import time
+
     b = cp.Variable(Q.shape[1], nonneg=True)
     th = cp.Variable()
     obj = th + (mu * cp.norm(Ls.T @ b, 2) if mu > 0 else 0.0)
@@ -175,6 +184,8 @@ def _model_min(a: Array, Q: Array, Ls: Array, mu: float) -> tuple[float, Array]:
 
 def _level_step(a: Array, Q: Array, Ls: Array, mu: float, center: Array, level: float) -> Array | None:
     """Projection of ``center`` on {β ∈ Δ_S : a_k − Q_kᵀβ + μ‖L_Sᵀβ‖ ≤ level ∀k}."""
+    import cvxpy as cp
+
     b = cp.Variable(Q.shape[1], nonneg=True)
     t = cp.Variable()
     cons = [cp.sum(b) == 1, a - Q @ b + mu * t <= level]
@@ -375,3 +386,63 @@ def _restricted(
         cuts.append((float(a_new.sum()), _full(q_new, terms, master.p)))
         if J_new < J:
             J, beta, alpha, q_best = J_new, nb, a_new, q_new
+
+
+@dataclass(frozen=True)
+class NativeDecision:
+    """f(x) = Σ_j c_j k(x, x_j) − b with k = Σ_l β_l k̲(φ_l, ·) (002 eq. 2.15), by blocks.
+
+    Only the support vectors (c_j ≠ 0) and the active terms (β_l > 0) are evaluated, over
+    blocks of new points of bounded memory. Picklable (not a closure).
+    """
+
+    basis: HyperkernelBasis
+    beta: Array
+    coef: Array
+    offset: float
+
+    def __call__(self, X_new: Any) -> Array:
+        """Decision values on the rows of ``X_new``."""
+        Xn = as_matrix(X_new, "X")
+        X = self.basis.X
+        if Xn.shape[1] != X.shape[1]:
+            raise DataError(f"X has {Xn.shape[1]} features but the model was trained on {X.shape[1]}")
+        sv, act = np.flatnonzero(self.coef), np.flatnonzero(self.beta)
+        out = np.zeros(Xn.shape[0])
+        if sv.size and act.size:
+            feats, Xs = self.basis.features[act], X[sv]
+            step = max(1, (1 << 22) // max(1, sv.size * X.shape[1] * act.size))
+            for lo in range(0, Xn.shape[0], step):
+                blk = term_block(self.basis.hyperkernel, feats, Xn[lo : lo + step], Xs)
+                out[lo : lo + step] = np.einsum("lij,l,j->i", blk, self.beta[act], self.coef[sv], optimize=True)
+        return out - self.offset
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), else the physical memory, else None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def estimate_fit_bytes(m: int, d: int, *, solver: str, max_terms: int, max_pairs: int, cache_bytes: int) -> int:
+    """Estimated peak memory of a hyperkernel C-SVM fit on m points in d dimensions.
+
+    ``"native"``: the column caches (at most ``cache_bytes``, and no more than all columns of
+    the terms and of K(β)), the sampled basis (``max_pairs`` candidates × (d + max_terms)) and
+    O(m·d) work arrays. ``"conic"``: the m(m+1)/2 pair candidates of the m² basis with their
+    Cholesky columns, the (p, m, m) stack of base kernels and the SOCP's m×m factor.
+    """
+    if solver == "native":
+        cols = min(cache_bytes, 8 * m * m * (max_terms + 1))
+        return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
+    pairs = m * (m + 1) // 2
+    return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
