@@ -25,6 +25,7 @@ __all__ = [
     "BreakdownError",
     "ExportError",
     "FormatError",
+    "InsufficientMemoryError",
     "UnsuitableKernelWarning",
     "error_for_status",
 ]
@@ -112,6 +113,26 @@ class InaccurateSolutionError(SolverError):
 
 class BreakdownError(SolverError):
     """An iterative method met a zero denominator (Krylov breakdown)."""
+
+
+class InsufficientMemoryError(SdpkernError, MemoryError):
+    """A fit would need more memory than is available; raised before the allocation.
+
+    Attributes
+    ----------
+    n_samples : int
+        The number of training points m of the fit.
+    estimate_bytes : int
+        The estimated peak memory of the fit.
+    available_bytes : int
+        The memory the estimate was compared with.
+    """
+
+    def __init__(self, message: str, n_samples: int, estimate_bytes: int, available_bytes: int) -> None:
+        super().__init__(message)
+        self.n_samples = n_samples
+        self.estimate_bytes = estimate_bytes
+        self.available_bytes = available_bytes
 
 
 class ExportError(SdpkernError, ValueError):
