@@ -226,10 +226,21 @@ class KernelProblem:
 
     # ------------------------------------------------------------------ parameters
     def set(self, **values: float) -> KernelProblem:
-        """Set parameter values (e.g. ``C=10, lambda_Q=0.5``); a re-solve reuses the compilation."""
+        """Set parameter values (e.g. ``C=10, lambda_Q=0.5``); a re-solve reuses the compilation.
+
+        Names in ``data["derived_parameters"]`` (a mapping name → function(value) → {parameter:
+        value}) set the parameters they are expressed through.
+        """
+        derived = self.data.get("derived_parameters", {})
         for name, value in values.items():
+            if name in derived:
+                # a user-facing constant the model holds through other parameters (e.g. the
+                # L2-SVM's C as ridge = 1/(2C): CVXPY cannot divide by a parameter, DPP)
+                self.set(**derived[name](value))
+                continue
             if name not in self.parameters:
-                raise ParameterError(f"{name!r} is not a parameter of this problem; it has {sorted(self.parameters)}")
+                known = sorted(set(self.parameters) | set(derived))
+                raise ParameterError(f"{name!r} is not a parameter of this problem; it has {known}")
             param = self.parameters[name]
             check = self.data.get("parameter_checks", {}).get(name)
             param.value = check(value) if check is not None else value

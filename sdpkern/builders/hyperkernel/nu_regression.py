@@ -43,8 +43,8 @@ def nu_regression(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -85,7 +85,7 @@ def nu_regression(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-3, 3, (40, 1)); y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
-    >>> sol = nu_regression(X, y, eta=1e-4).solve()
+    >>> sol = nu_regression(X, y).solve()
     >>> sol.status, bool(np.mean((sol.decision_function(X) - y) ** 2) < 0.5 * np.var(y))
     ('optimal', True)
     """
