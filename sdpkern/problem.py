@@ -392,7 +392,9 @@ class KernelProblem:
             )
         return Solution(
             status=chosen.status,
-            objective=best.objective,
+            # a builder that solves a scaled objective (data["objective_scale"]) reports the
+            # problem's own optimum
+            objective=best.objective * float(self.data.get("objective_scale", 1.0)),
             backend=chosen.backend,
             solver_status=chosen.solver_status,
             compile_time=best.compile_time,
