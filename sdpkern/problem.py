@@ -36,6 +36,9 @@ __all__ = ["KernelProblem", "Solution", "Model", "Certificate", "Attempt", "RECO
 #: The backend the recovery policy tries after the requested one (:meth:`KernelProblem.solve`).
 RECOVERY_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
+#: Statuses a solver gives when it stops at a cap (SCS says "solved inaccurate" at max_iters).
+_LIMITED = ("iteration_limit", "time_limit", "optimal_inaccurate")
+
 #: Statuses ordered from best to worst, to pick the best attempt of a recovery.
 _STATUS_RANK = {"optimal": 0, "optimal_inaccurate": 1, "iteration_limit": 2, "time_limit": 2}
 
@@ -371,7 +374,7 @@ class KernelProblem:
             last = saved[-1].attempt.status if saved else None
             if last == "optimal" or (last is not None and _certain(last)):
                 break
-            if last in ("iteration_limit", "time_limit") and (max_iter is not None or time_limit is not None):
+            if last in _LIMITED and (max_iter is not None or time_limit is not None):
                 break  # the caller's own caps: reported, not worked around
             if reason == "retry: 10x iterations" and last != "iteration_limit":
                 continue  # more iterations only help a solver that ran out of them

@@ -93,8 +93,8 @@ def _fit_hyperkernel(X_tr: NDArray[Any], y_tr: NDArray[Any], backend: str, full:
     t0 = time.perf_counter()
     hk = HarmonicARD(defaults["lambda_h"]).fitted(X_tr, random_state=defaults["random_state"])
     basis = make_basis(X_tr, hk, None, defaults["eta"], defaults["max_terms"])
-    # HyperkernelSVC's C is 1/(λm); eq. (3.8)'s builder takes C·m (see HyperkernelSVC's docstring)
-    params = {"C": defaults["C"] * X_tr.shape[0], "lambda_Q": defaults["lambda_Q"], "basis": basis}
+    # builder and estimator take the same C (scikit-learn's; eq. (3.8)'s C' = C·m inside)
+    params = {"C": defaults["C"], "lambda_Q": defaults["lambda_Q"], "basis": basis}
     if full:
         problem = csvm(X_tr, y_tr, hk, form="socp", **params)
         build = time.perf_counter() - t0

@@ -61,7 +61,8 @@ def nu_regression(
     1ᵀβ = stddev(y), [[Cm·F(β), z], [zᵀ, t₁]] ⪰ 0, z = [−y; y] − γ[1; −1] + η − ξ − χ1;
     since F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, the LMI is written in the equivalent
     strictly feasible way z_top + z_bot = 0, [[Cm·K(β), z_bot], [z_botᵀ, t₁]] ⪰ 0.
-    SOCP: max yᵀ(a* − a) + c·τ (solved as c·(max (y/c)ᵀ(a* − a) + τ), see below) over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
+    SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
+    over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
 
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
