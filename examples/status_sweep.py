@@ -236,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write every record here")
     ap.add_argument("--cross", type=int, default=None, help="solve every form × backend on the first N instances")
     ap.add_argument("--jobs", type=int, default=1, help="parallel processes (joblib)")
+    ap.add_argument("--report", type=Path, default=None, help="print the table of a saved --json file and exit")
     args = ap.parse_args(argv)
+    if args.report is not None:
+        report(json.loads(args.report.read_text()))
+        return 0
     rng = np.random.default_rng(args.seed)
     sets = load_sets()
     fams = args.families
@@ -257,12 +261,18 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick and done % 25 == 0:
             print(f"[{done}/{len(insts)} instances, {time.perf_counter() - t0:.0f}s]", flush=True)
     print(f"[{len(insts)} instances, {len(records)} records, {time.perf_counter() - t0:.0f}s]")
+    report(records)
+    return 0
+
+
+def report(records: list[dict[str, Any]]) -> None:
+    """The table, the default route's share of optimal answers, and every failure."""
     print(table(records))
     default = [r for r in records if r["recovery"]]
     first = [
         r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)
     ]
-    print(f"\ninstances: {len(insts)}")
+    print(f"\ninstances: {len({r['instance'] for r in records})}")
     summary = (("default backend and form, no recovery", first), ("default solve (recovery policy on)", default))
     for label, rs in summary:
         n = sum(r["status"] == "optimal" for r in rs)
@@ -275,7 +285,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{head}{extra} {r['instance']}")
         if r.get("error") and r["status"] == "exception":
             print(f"      {r['error']}")
-    return 0
 
 
 def forms_of_default(r: dict[str, Any]) -> str:
