@@ -143,6 +143,12 @@ def run(args: argparse.Namespace) -> int:
     fit_time = time.perf_counter() - t0
     print(f"\n{how}")
     print(f"solver: {sol.backend}  status: {sol.status}  objective: {sol.objective:.6f}  iterations: {sol.iterations}")
+    if sol.certificate is not None:
+        c = sol.certificate
+        v = ["n/a" if x is None else f"{x:.1e}" for x in (c.primal_residual, c.dual_residual, c.relative_gap)]
+        print(f"certificate: primal residual {v[0]}, dual residual {v[1]}, relative gap {v[2]} ({c.solver_status})")
+    if sol.recovery:
+        print(f"recovery: {sol.recovery}")
     print(
         f"times: basis {build:.2f}s  last compile {sol.compile_time:.2f}s  last solve {sol.solve_time or 0:.2f}s  "
         f"total {fit_time:.2f}s"
