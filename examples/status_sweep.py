@@ -1,5 +1,4 @@
-"""
-Status sweep: does every default solve come back certified?
+"""Status sweep: does every default solve come back certified?
 ===========================================================
 
 Random instances of every builder family and form (the six hyperkernel formulations of 002
