@@ -227,7 +227,7 @@ def table(records: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Draw, solve and print the table and the failures."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1] if __doc__ else None)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     ap.add_argument("--n", type=int, default=500, help="number of random instances")
     ap.add_argument("--quick", action="store_true", help="one small instance per family (docs gallery)")
     ap.add_argument("--seed", type=int, default=0)
