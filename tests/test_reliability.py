@@ -85,7 +85,7 @@ def _solver_limit():
     from sdpkern.builders.cpd_svm import squared_hinge
 
     p = squared_hinge(X[:, :2], Y, lam=1.0)
-    return lambda: p.solve(backend="clarabel", max_iters=1)
+    return lambda: p.solve(backend="clarabel", max_iter=1)
 
 
 def _read(tmp_text, suffix):

@@ -30,6 +30,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_native.py": ["--quick", "--primal-only"],
     "bench_thin_plate.py": ["--quick"],
     "plot_gallery.py": ["--quick", "--out", "{out}"],
+    "status_sweep.py": ["--quick"],
     "reproduce_hyperkernel_tables.py": [
         "table31",
         "lambda",

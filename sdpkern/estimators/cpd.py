@@ -153,7 +153,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         from ..builders.cpd_svm import squared_hinge, squared_hinge_beta_zero
 
         build = squared_hinge_beta_zero if bz else squared_hinge
-        sol = build(X, ypm, self._kernel(), lam).solve(backend=self.backend)
+        sol = build(X, ypm, self._kernel(), C=C).solve(backend=self.backend)
         model = sol.model
         assert model.alpha is not None and model.beta is not None
         f = np.asarray(model.extras["train_decision"], dtype=np.float64)
