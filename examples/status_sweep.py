@@ -5,18 +5,19 @@ Status sweep: does every default solve come back certified?
 Random instances of every builder family and form (the six hyperkernel formulations of 002
 §3.1.2 in their SDP and SOCP forms, the SDPM of 003 eq. (6) at Taylor degrees 0-4, the c.p.d.
 SVMs of 000 §6) over several data sets, sizes m and the parameter extremes users sweep
-(C from 1e-2 to 1e6, λ_Q from 1e-6 to 1e2, ν near its bounds). Each instance is solved with
-Clarabel and SCS without the recovery policy (``recovery=False``: what the solver says on its
-own), and once more with the defaults (Clarabel, ``recovery=True``). The script prints, per
+(C from 1e-2 to 1e6, λ_Q from 1e-6 to 1e2, ν near its bounds). Each instance is solved with the
+defaults (Clarabel, the family's default form, ``recovery=True``; its first attempt is the
+solver's answer on its own, recorded as ``recovery=False``), and the first ``--cross`` instances
+also in every other form with both backends without recovery. The script prints, per
 family, form and backend, the share of ``optimal`` answers, the median iterations and the
 worst certificate, then every failure with its parameters.
 
-Sizes: m is log-uniform in [10, 300] for the SDPM and c.p.d. families and in [10, 120] for the
+Sizes: m is log-uniform in [10, 300] for the SDPM and c.p.d. families and in [10, 60] for the
 hyperkernel SOCPs (basis eta=1e-4, at most 150 terms, as the estimators use); the hyperkernel
-SDP form (an (m+1)-order LMI over all basis terms) is solved for m ≤ 40 only.
+SDP form (an (m+1)-order LMI over all basis terms) is solved for m ≤ 30 only.
 
-Run ``python examples/status_sweep.py --n 500`` (about an hour on one core) or ``--quick`` for
-the gallery; ``--json FILE`` keeps every record.
+Run ``python examples/status_sweep.py --n 500 --cross 100 --jobs 2`` (tens of minutes) or
+``--quick`` for the gallery; ``--json FILE`` keeps every record.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from sdpkern.builders import cpd_svm, sdpm
 from sdpkern.builders import hyperkernel as hk
@@ -90,7 +92,7 @@ class Instance:
 
 def draw(family: str, rng: np.random.Generator, sets: list[Any]) -> Instance:
     """A random instance of ``family`` (log-uniform m, C, λ_Q; ν near its bounds)."""
-    hi = 120 if family.startswith("hk_") else 300
+    hi = 60 if family.startswith("hk_") else 300
     m = int(round(np.exp(rng.uniform(np.log(10), np.log(hi)))))
     name = sets[rng.integers(len(sets))][0]
     params: dict[str, Any] = {}
@@ -155,16 +157,21 @@ def build(inst: Instance, form: str, sets: list[Any]) -> Any:
 def forms_of(inst: Instance) -> list[str]:
     """The forms solved for an instance (the first is the family's default)."""
     if inst.family.startswith("hk_"):
-        return ["socp", "sdp"] if inst.m <= 40 else ["socp"]
+        return ["socp", "sdp"] if inst.m <= 30 else ["socp"]
     if inst.family == "sdpm_r1":
         return ["auto", "sdp"]
     return ["auto" if inst.family.startswith("sdpm") else "qp"]
 
 
-def run(inst: Instance, form: str, backend: str, sets: list[Any], recovery: bool) -> dict[str, Any]:
-    """Build and solve once; the record keeps status, iterations and the certificate."""
+def run(inst: Instance, form: str, backend: str, sets: list[Any], recovery: bool) -> list[dict[str, Any]]:
+    """Build and solve once; records keep status, iterations and the certificate.
+
+    With ``recovery`` the solve's first attempt is also recorded as the no-recovery answer (it is
+    exactly that solve), so the default route costs one solve.
+    """
     rec: dict[str, Any] = {"instance": inst.describe(), "family": inst.family, "form": form, "backend": backend}
     rec["recovery"] = recovery
+    out = [rec]
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -174,12 +181,31 @@ def run(inst: Instance, form: str, backend: str, sets: list[Any], recovery: bool
         rec.update(status=sol.status, iterations=sol.iterations, used=sol.backend, attempts=len(sol.attempts))
         if sol.certificate is not None:
             rec["worst_residual"] = sol.certificate.worst
+        if recovery:
+            first = sol.attempts[0]
+            out.append({**rec, "recovery": False, "status": first.status, "used": first.backend,
+                        "iterations": first.certificate.iterations, "worst_residual": first.certificate.worst})
     except SolverError as exc:
         rec.update(status=exc.status or "error", error=str(exc)[:300])
+        if recovery:  # every attempt failed: the first one did too
+            out.append({**rec, "recovery": False})
     except Exception as exc:  # a builder or recovery crash is a finding too
         rec.update(status="exception", error=f"{type(exc).__name__}: {str(exc)[:300]}")
     rec["time"] = time.perf_counter() - t0
-    return rec
+    return out
+
+
+def solve_instance(inst: Instance, sets: list[Any], cross: bool) -> list[dict[str, Any]]:
+    """The default solve (Clarabel, default form, recovery on) and, with ``cross``, every other
+    form × backend without recovery."""
+    forms = forms_of(inst)
+    records = run(inst, forms[0], "clarabel", sets, recovery=True)
+    if cross:
+        for j, form in enumerate(forms):
+            for backend in BACKENDS:
+                if j or backend != "clarabel":
+                    records += run(inst, form, backend, sets, recovery=False)
+    return records
 
 
 def table(records: list[dict[str, Any]]) -> str:
@@ -208,7 +234,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--families", nargs="*", default=FAMILIES)
     ap.add_argument("--json", type=Path, default=None, help="write every record here")
+    ap.add_argument("--cross", type=int, default=None, help="solve every form × backend on the first N instances")
+    ap.add_argument("--jobs", type=int, default=1, help="parallel processes (joblib)")
+    ap.add_argument("--report", type=Path, default=None, help="print the table of a saved --json file and exit")
     args = ap.parse_args(argv)
+    if args.report is not None:
+        report(json.loads(args.report.read_text()))
+        return 0
     rng = np.random.default_rng(args.seed)
     sets = load_sets()
     fams = args.families
@@ -218,34 +250,41 @@ def main(argv: list[str] | None = None) -> int:
             inst.m = min(inst.m, 20)
     else:
         insts = [draw(fams[i % len(fams)], rng, sets) for i in range(args.n)]
-    records: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    for i, inst in enumerate(insts):
-        for j, form in enumerate(forms_of(inst)):
-            for backend in BACKENDS:
-                records.append(run(inst, form, backend, sets, recovery=False))
-            if j == 0:
-                records.append(run(inst, form, "clarabel", sets, recovery=True))
-        if args.json is not None and (i % 10 == 9 or i == len(insts) - 1):
+    n_cross = len(insts) if args.cross is None else args.cross
+    jobs = [delayed(solve_instance)(inst, sets, i < n_cross) for i, inst in enumerate(insts)]
+    records: list[dict[str, Any]] = []
+    for done, rs in enumerate(Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs), start=1):
+        records += rs
+        if args.json is not None and (done % 10 == 0 or done == len(insts)):
             args.json.write_text(json.dumps(records, indent=1, default=str))
-        if not args.quick and i % 25 == 24:
-            print(f"[{i + 1}/{len(insts)} instances, {time.perf_counter() - t0:.0f}s]", flush=True)
+        if not args.quick and done % 25 == 0:
+            print(f"[{done}/{len(insts)} instances, {time.perf_counter() - t0:.0f}s]", flush=True)
+    print(f"[{len(insts)} instances, {len(records)} records, {time.perf_counter() - t0:.0f}s]")
+    report(records)
+    return 0
+
+
+def report(records: list[dict[str, Any]]) -> None:
+    """The table, the default route's share of optimal answers, and every failure."""
     print(table(records))
     default = [r for r in records if r["recovery"]]
-    first = [r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)]
-    n_opt = sum(r["status"] == "optimal" for r in first)
-    n_rec = sum(r["status"] == "optimal" for r in default)
-    print(f"\ninstances: {len(insts)}")
-    print(f"default backend and form, no recovery: {n_opt}/{len(first)} optimal ({100 * n_opt / max(1, len(first)):.1f}%)")
-    print(f"default solve (recovery policy on):    {n_rec}/{len(default)} optimal ({100 * n_rec / max(1, len(default)):.1f}%)")
+    first = [
+        r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)
+    ]
+    print(f"\ninstances: {len({r['instance'] for r in records})}")
+    summary = (("default backend and form, no recovery", first), ("default solve (recovery policy on)", default))
+    for label, rs in summary:
+        n = sum(r["status"] == "optimal" for r in rs)
+        print(f"{label:<38}: {n}/{len(rs)} optimal ({100 * n / max(1, len(rs)):.1f}%)")
     fails = [r for r in records if r["status"] != "optimal"]
     print(f"\nfailures ({len(fails)} of {len(records)} solves):")
     for r in fails:
         extra = f" used={r.get('used')}" if r.get("used") else ""
-        print(f"  {r['status']:<20} {r['backend']:<9} rec={int(r['recovery'])} form={r['form']:<5}{extra} {r['instance']}")
+        head = f"  {r['status']:<20} {r['backend']:<9} rec={int(r['recovery'])} form={r['form']:<5}"
+        print(f"{head}{extra} {r['instance']}")
         if r.get("error") and r["status"] == "exception":
             print(f"      {r['error']}")
-    return 0
 
 
 def forms_of_default(r: dict[str, Any]) -> str:

@@ -37,6 +37,9 @@ __all__ = ["KernelProblem", "Solution", "Model", "Certificate", "Attempt", "RECO
 #: The backend the recovery policy tries after the requested one (:meth:`KernelProblem.solve`).
 RECOVERY_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
+#: Statuses a solver gives when it stops at a cap (SCS says "solved inaccurate" at max_iters).
+_LIMITED = ("iteration_limit", "time_limit", "optimal_inaccurate")
+
 #: Statuses ordered from best to worst, to pick the best attempt of a recovery.
 _STATUS_RANK = {"optimal": 0, "optimal_inaccurate": 1, "iteration_limit": 2, "time_limit": 2}
 
@@ -227,10 +230,21 @@ class KernelProblem:
 
     # ------------------------------------------------------------------ parameters
     def set(self, **values: float) -> KernelProblem:
-        """Set parameter values (e.g. ``C=10, lambda_Q=0.5``); a re-solve reuses the compilation."""
+        """Set parameter values (e.g. ``C=10, lambda_Q=0.5``); a re-solve reuses the compilation.
+
+        Names in ``data["derived_parameters"]`` (a mapping name → function(value) → {parameter:
+        value}) set the parameters they are expressed through.
+        """
+        derived = self.data.get("derived_parameters", {})
         for name, value in values.items():
+            if name in derived:
+                # a user-facing constant the model holds through other parameters (e.g. the
+                # L2-SVM's C as ridge = 1/(2C): CVXPY cannot divide by a parameter, DPP)
+                self.set(**derived[name](value))
+                continue
             if name not in self.parameters:
-                raise ParameterError(f"{name!r} is not a parameter of this problem; it has {sorted(self.parameters)}")
+                known = sorted(set(self.parameters) | set(derived))
+                raise ParameterError(f"{name!r} is not a parameter of this problem; it has {known}")
             param = self.parameters[name]
             check = self.data.get("parameter_checks", {}).get(name)
             param.value = check(value) if check is not None else value
@@ -362,7 +376,7 @@ class KernelProblem:
             last = saved[-1].attempt.status if saved else None
             if last == "optimal" or (last is not None and _certain(last)):
                 break
-            if last in ("iteration_limit", "time_limit") and (max_iter is not None or time_limit is not None):
+            if last in _LIMITED and (max_iter is not None or time_limit is not None):
                 break  # the caller's own caps: reported, not worked around
             if reason == "retry: 10x iterations" and last != "iteration_limit":
                 continue  # more iterations only help a solver that ran out of them
@@ -383,7 +397,9 @@ class KernelProblem:
             )
         return Solution(
             status=chosen.status,
-            objective=best.objective,
+            # a builder that solves a scaled objective (data["objective_scale"]) reports the
+            # problem's own optimum
+            objective=best.objective * float(self.data.get("objective_scale", 1.0)),
             backend=chosen.backend,
             solver_status=chosen.solver_status,
             compile_time=best.compile_time,

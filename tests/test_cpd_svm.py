@@ -23,24 +23,41 @@ def _data(n=60, d=2, seed=0, noise=0.5):
 
 def test_problem_structure_and_dpp():
     X, y = _data()
-    kp = squared_hinge(X, y, ThinPlate(2), lam=0.1)
+    kp = squared_hinge(X, y, ThinPlate(2), C=5.0)
     assert kp.cvxpy.is_dcp() and kp.cvxpy.is_dcp(dpp=True)
     assert isinstance(kp.parameters["lam"], cp.Parameter)
     assert kp.variables["gamma"].shape == (60 - 3,) and kp.variables["beta_bar"].shape == (3,)
     assert "000 eq. (14)" in kp.source
     s1 = kp.solve()
     # re-solve with a new λ through the parameter, compare with a fresh build
-    s2 = kp.set(lam=1.0).solve()
-    s3 = squared_hinge(X, y, ThinPlate(2), lam=1.0).solve()
+    s2 = kp.set(C=0.5).solve()
+    s3 = squared_hinge(X, y, ThinPlate(2), C=0.5).solve()
     assert abs(s2.objective - s3.objective) <= 1e-7 * s3.objective
     assert s1.objective < s2.objective
     with pytest.raises(ParameterError, match="lam"):
         kp.set(lam=-1.0)
+    with pytest.raises(ParameterError, match="C"):
+        kp.set(C=-1.0)
+
+
+def test_C_is_scikit_learns_and_lam_is_deprecated():
+    """λ = 1/(2C) (000 eq. 14 against ½‖f‖² + C Σ loss); the old ``lam`` warns and still works."""
+    X, y = _data()
+    kp = squared_hinge(X, y, ThinPlate(2), C=2.0)
+    assert kp.parameters["lam"].value == pytest.approx(0.25)
+    assert kp.set(C=0.1).parameters["lam"].value == pytest.approx(5.0)
+    with pytest.warns(FutureWarning, match="'lam' is deprecated"):
+        old = hinge_dual(X, y, ThinPlate(2), 0.25)
+    assert old.parameters["lam"].value == 0.25
+    with pytest.warns(FutureWarning, match="'lam' is deprecated"):
+        old = squared_hinge(X, y, ThinPlate(2), lam=0.25).solve()
+    new = squared_hinge(X, y, ThinPlate(2), C=2.0).solve()
+    assert abs(old.objective - new.objective) <= 1e-7 * new.objective
 
 
 def test_recovered_model_is_in_p_perp_and_predicts():
     X, y = _data()
-    sol = squared_hinge(X, y, ThinPlate(2), lam=0.05).solve()
+    sol = squared_hinge(X, y, ThinPlate(2), C=10.0).solve()
     D = cpd_data(X, y, ThinPlate(2))
     assert np.abs(D.factor.P.T @ sol.alpha).max() < 1e-8  # Pᵀα = 0
     f = sol.decision_function(X)
@@ -52,9 +69,9 @@ def test_recovered_model_is_in_p_perp_and_predicts():
 
 def test_beta_zero_variant_has_no_polynomial_part():
     X, y = _data()
-    sol = squared_hinge_beta_zero(X, y, ThinPlate(2), lam=0.05).solve()
+    sol = squared_hinge_beta_zero(X, y, ThinPlate(2), C=10.0).solve()
     assert np.all(sol.beta == 0.0) and sol.beta.shape == (3,)
-    free = squared_hinge(X, y, ThinPlate(2), lam=0.05).solve()
+    free = squared_hinge(X, y, ThinPlate(2), C=10.0).solve()
     assert sol.objective >= free.objective - 1e-8  # a restriction of eq. (14)
 
 
@@ -62,9 +79,9 @@ def test_beta_zero_variant_has_no_polynomial_part():
 def test_hinge_dual_equals_primal(d, m):
     """Strong duality: dual optimum / λ = primal optimum; same decision function; Pᵀ(y∘μ) = 0."""
     X, y = _data(70, d, seed=d + m, noise=1.0)
-    lam = 0.05
-    dual = hinge_dual(X, y, ThinPlate(m), lam).solve()
-    primal = hinge_primal(X, y, ThinPlate(m), lam).solve()
+    lam = 0.05  # C = 1/(2λ) = 10
+    dual = hinge_dual(X, y, ThinPlate(m), C=10.0).solve()
+    primal = hinge_primal(X, y, ThinPlate(m), C=10.0).solve()
     assert abs(dual.objective / lam - primal.objective) <= 1e-6 * primal.objective
     assert abs(dual.model.extras["primal_objective"] - primal.objective) <= 1e-6 * primal.objective
     mu = dual.model.extras["mu"]
@@ -78,10 +95,10 @@ def test_hinge_dual_equals_primal(d, m):
 
 def test_pd_kernel_builders():
     X, y = _data(50, 3)
-    sol = squared_hinge(X, y, Gaussian(0.5), 0.1).solve()
+    sol = squared_hinge(X, y, Gaussian(0.5), C=5.0).solve()
     assert sol.beta.size == 0 and "beta_bar" not in sol.model.extras or sol.model.extras["beta_bar"].size == 0
-    dual = hinge_dual(X, y, Gaussian(0.5), 0.1).solve()
-    primal = hinge_primal(X, y, Gaussian(0.5), 0.1).solve()
+    dual = hinge_dual(X, y, Gaussian(0.5), C=5.0).solve()
+    primal = hinge_primal(X, y, Gaussian(0.5), C=5.0).solve()
     assert abs(dual.objective / 0.1 - primal.objective) <= 1e-6 * primal.objective
 
 
@@ -89,9 +106,9 @@ def test_pd_kernel_builders():
 def test_order_too_low_for_dimension_is_refused():
     X, y = _data(20, 4)
     with pytest.raises(ParameterError, match="order=2"):
-        squared_hinge(X, y, ThinPlate(2), 1.0)
+        squared_hinge(X, y, ThinPlate(2), C=0.5)
     with pytest.raises(ParameterError, match="ThinPlate: order"):
-        squared_hinge(X, y, ThinPlate(0), 1.0)
+        squared_hinge(X, y, ThinPlate(0), C=0.5)
 
 
 def test_nan_one_class_and_bad_lambda():
@@ -99,21 +116,21 @@ def test_nan_one_class_and_bad_lambda():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(DataError, match="X"):
-        squared_hinge(Xn, y, ThinPlate(2), 1.0)
+        squared_hinge(Xn, y, ThinPlate(2), C=0.5)
     yn = y.astype(float).copy()
     yn[2] = np.nan
     with pytest.raises(LabelError, match="y"):  # NaN becomes a third "class"
-        squared_hinge(X, yn, ThinPlate(2), 1.0)
+        squared_hinge(X, yn, ThinPlate(2), C=0.5)
     with pytest.raises(LabelError, match="two classes"):
-        squared_hinge(X, np.ones(20), ThinPlate(2), 1.0)
-    with pytest.raises(ParameterError, match="lam"):
-        squared_hinge(X, y, ThinPlate(2), 0.0)
-    with pytest.raises(ParameterError, match="lam"):
-        hinge_dual(X, y, ThinPlate(2), -2.0)
+        squared_hinge(X, np.ones(20), ThinPlate(2), C=0.5)
+    with pytest.raises(ParameterError, match="C"):
+        squared_hinge(X, y, ThinPlate(2), C=0.0)
+    with pytest.raises(ParameterError, match="C"):
+        hinge_dual(X, y, ThinPlate(2), C=-2.0)
     with pytest.raises(DataError, match="entries"):
-        squared_hinge(X, y[:-1], ThinPlate(2), 1.0)
+        squared_hinge(X, y[:-1], ThinPlate(2), C=0.5)
     with pytest.raises(ParameterError, match="kernel"):
-        squared_hinge(X, y, "thin_plate", 1.0)  # type: ignore[arg-type]
+        squared_hinge(X, y, "thin_plate", C=0.5)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("beta_zero", [False, True])
@@ -125,7 +142,7 @@ def test_duplicate_points(beta_zero):
     X = np.vstack([X, X[:5]])
     y = np.r_[y, y[:5]]
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
-    sol = build(X, y, ThinPlate(2), 0.1).solve()
+    sol = build(X, y, ThinPlate(2), C=5.0).solve()
     nat = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y)
     assert abs(nat.objective_ - sol.objective) <= 1e-6 * sol.objective
     assert np.all(np.isfinite(nat.decision_function(X)))
@@ -133,7 +150,7 @@ def test_duplicate_points(beta_zero):
     y2 = y.copy()
     y2[-1] = -y2[4]
     nat2 = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y2)
-    sol2 = build(X, y2, ThinPlate(2), 0.1).solve()
+    sol2 = build(X, y2, ThinPlate(2), C=5.0).solve()
     assert abs(nat2.objective_ - sol2.objective) <= 1e-6 * sol2.objective
 
 
@@ -146,7 +163,7 @@ def test_rank_deficient_polynomial_space_fewer_points_than_dim():
     nat = CPDPrimalSVM(ThinPlate(3), 0.1).fit(X, y)
     assert nat.factor_.rank == 5 and np.all(nat.alpha_ == 0)
     np.testing.assert_allclose(nat.decision_function(X), y, atol=1e-8)
-    sol = squared_hinge(X, y, ThinPlate(3), 0.1).solve()
+    sol = squared_hinge(X, y, ThinPlate(3), C=5.0).solve()
     assert sol.objective < 1e-8 and nat.objective_ < 1e-12
     # β is the minimum-norm solution of the rank-deficient system
     assert np.linalg.norm(nat.beta_) <= np.linalg.norm(np.linalg.lstsq(nat.factor_.P, y, rcond=None)[0]) + 1e-8
@@ -162,5 +179,5 @@ def test_rank_deficient_polynomial_space_collinear_points(beta_zero):
     nat = CPDPrimalSVM(ThinPlate(2), 0.05, beta_zero=beta_zero).fit(X, y)
     assert nat.factor_.rank == 2
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
-    sol = build(X, y, ThinPlate(2), 0.05).solve()
+    sol = build(X, y, ThinPlate(2), C=10.0).solve()
     assert abs(nat.objective_ - sol.objective) <= 1e-6 * max(sol.objective, 1e-8)

@@ -55,6 +55,7 @@ def test_active_set_reaches_the_full_socp_optimum(cancer, m, seed, C, lambda_Q):
     X, y = _sample(cancer, m, seed)
     hk = HarmonicARD(0.6, "auto").fitted(X, random_state=0)
     B = make_basis(X, hk, None, 1e-6, 60)
+    C = C / m  # the instances were chosen with eq. (3.8)'s C' = C·m
     _, sol, trace = csvm_active_set(X, y, hk, C=C, lambda_Q=lambda_Q, basis=B, initial_terms=1, add_per_round=1)
     full = csvm(X, y, hk, C=C, lambda_Q=lambda_Q, basis=B).solve()
     assert abs(sol.objective - full.objective) <= 1e-6 * abs(full.objective)
@@ -69,14 +70,15 @@ def test_several_rounds_when_several_terms_carry_weight(cancer):
     X, y = _sample(cancer, 30, 3)
     hk = HarmonicHyperkernel(lambda_h=0.6, gamma=0.05)
     B = make_basis(X, hk, None, 1e-6, None)
-    _, sol, trace = csvm_active_set(X, y, hk, C=1.0, lambda_Q=0.1, basis=B, initial_terms=1, add_per_round=1)
+    C = 1.0 / 30  # eq. (3.8)'s C' = 1
+    _, sol, trace = csvm_active_set(X, y, hk, C=C, lambda_Q=0.1, basis=B, initial_terms=1, add_per_round=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        full = csvm(X, y, hk, C=1.0, lambda_Q=0.1, basis=B).solve(allow_inaccurate=True)
+        full = csvm(X, y, hk, C=C, lambda_Q=0.1, basis=B).solve(allow_inaccurate=True)
     assert trace.rounds >= 2
     assert abs(sol.objective - full.objective) <= 1e-6 * abs(full.objective)
     with pytest.raises(SolverError, match="max_rounds") as info:
-        csvm_active_set(X, y, hk, C=1.0, lambda_Q=0.1, basis=B, initial_terms=1, add_per_round=1, max_rounds=1)
+        csvm_active_set(X, y, hk, C=C, lambda_Q=0.1, basis=B, initial_terms=1, add_per_round=1, max_rounds=1)
     assert info.value.status == "iteration_limit"
 
 

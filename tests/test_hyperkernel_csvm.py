@@ -154,7 +154,7 @@ def test_truncated_shared_factor_at_m_100_stays_within_1e_5_of_the_exact_socp():
     hk = HarmonicARD(0.6, "auto").fitted(X, random_state=0)
     B = make_basis(X, hk, None, 1e-4, None)
     assert shared_factor(B.kernels(), 1e-6).Z.shape[1] < 100
-    exact = csvm(X, y, hk, basis=B).solve(eps=1e-9, allow_inaccurate=True)
-    truncated = csvm(X, y, hk, basis=B, factor_tol=1e-6).solve(eps=1e-9, allow_inaccurate=True)
+    exact = csvm(X, y, hk, basis=B).solve(tol=1e-9, allow_inaccurate=True)
+    truncated = csvm(X, y, hk, basis=B, factor_tol=1e-6).solve(tol=1e-9, allow_inaccurate=True)
     assert exact.status.startswith("optimal") and truncated.status.startswith("optimal")
     assert abs(truncated.objective - exact.objective) <= 1e-5 * abs(exact.objective)

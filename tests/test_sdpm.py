@@ -21,7 +21,7 @@ from sdpkern.errors import DataError, InfeasibleError, LabelError, ParameterErro
 from sdpkern.kernels.base import Gaussian, Linear, Polynomial
 from sdpkern.trajectories import evaluate_quadratic_trajectories
 
-TIGHT = {"eps": 1e-10, "tol_gap_abs": 1e-10, "tol_feas": 1e-10}
+TIGHT = {"tol": 1e-10}
 GRID = np.tan(np.linspace(-np.pi / 2, np.pi / 2, 10_002)[1:-1])  # 10⁴ points covering R
 
 

@@ -106,8 +106,8 @@ def _fit_hyperkernel(X_tr: NDArray[Any], y_tr: NDArray[Any], backend: str, full:
     t0 = time.perf_counter()
     hk = HarmonicARD(defaults["lambda_h"]).fitted(X_tr, random_state=defaults["random_state"])
     basis = make_basis(X_tr, hk, None, defaults["eta"], defaults["max_terms"])
-    # HyperkernelSVC's C is 1/(λm); eq. (3.8)'s builder takes C·m (see HyperkernelSVC's docstring)
-    params = {"C": defaults["C"] * X_tr.shape[0], "lambda_Q": defaults["lambda_Q"], "basis": basis}
+    # builder and estimator take the same C (scikit-learn's; eq. (3.8)'s C' = C·m inside)
+    params = {"C": defaults["C"], "lambda_Q": defaults["lambda_Q"], "basis": basis}
     if full:
         problem = csvm(X_tr, y_tr, hk, form="socp", **params)
         build = time.perf_counter() - t0
@@ -156,6 +156,12 @@ def run(args: argparse.Namespace) -> int:
     fit_time = time.perf_counter() - t0
     print(f"\n{how}")
     print(f"solver: {sol.backend}  status: {sol.status}  objective: {sol.objective:.6f}  iterations: {sol.iterations}")
+    if sol.certificate is not None:
+        c = sol.certificate
+        v = ["n/a" if x is None else f"{x:.1e}" for x in (c.primal_residual, c.dual_residual, c.relative_gap)]
+        print(f"certificate: primal residual {v[0]}, dual residual {v[1]}, relative gap {v[2]} ({c.solver_status})")
+    if sol.recovery:
+        print(f"recovery: {sol.recovery}")
     print(
         f"times: basis {build:.2f}s  last compile {sol.compile_time:.2f}s  last solve {sol.solve_time or 0:.2f}s  "
         f"total {fit_time:.2f}s"

@@ -148,6 +148,13 @@ def load_data(spec: Mapping[str, Any]) -> tuple[Array, Array]:
 def _hyperkernel_csvm(X: Array, y: Array, form: str | None, params: dict[str, Any]) -> Any:
     from ..builders.hyperkernel import csvm
 
+    # The instance files were generated with eq. (3.8)'s own constant C' and the full
+    # incomplete-Cholesky basis; the builder now takes scikit-learn's C = C'/m and caps the
+    # basis at 150 terms by default, so both are converted to keep every stored reference.
+    params = dict(params)
+    if "C" in params:
+        params["C"] = float(params["C"]) / X.shape[0]
+    params.setdefault("max_terms", None)
     return csvm(X, y, form=form or "socp", **params)  # type: ignore[arg-type]
 
 
@@ -174,6 +181,8 @@ def _cpd(name: str) -> Callable[[Array, Array, str | None, dict[str, Any]], Any]
 
         params = dict(params)
         kernel = params.pop("kernel", None)
+        if "lam" in params:  # the instance files store 000 eq. (14)'s λ; the builders take C = 1/(2λ)
+            params["C"] = 1.0 / (2.0 * float(params.pop("lam")))
         return getattr(cpd_svm, name)(X, y, _cpd_kernel(kernel), **params)
 
     build_cpd.__name__ = f"cpd_{name}"

@@ -23,8 +23,10 @@ Formulations
                                  α = y∘μ/(2λ); the objective is multiplied by λ to stay DPP.
 :func:`hinge_primal`             the same hinge problem in the primal (a cross-check).
 
-λ is a ``cvxpy.Parameter`` in every problem (``problem.set(lam=...)`` re-solves without
-recompiling).
+C is scikit-learn's (docs/conventions.md): 000 eq. (14) weighs λ αᵀΦα against the summed loss,
+and dividing ½‖f‖² + C Σ loss by 2C gives λ = 1/(2C) (for the hinge and the squared hinge
+alike). The problems hold λ as a ``cvxpy.Parameter`` named ``"lam"``; ``problem.set(C=...)``
+(or ``lam=...``) re-solves without recompiling. ``lam=`` as a builder argument is deprecated.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
 
-from .._validation import as_matrix, binary_labels, check_positive
+from .._validation import DEPRECATED, as_matrix, binary_labels, check_positive, take_deprecated
 from ..errors import NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor, squared_hinge_objective
@@ -46,6 +48,7 @@ from ..problem import KernelProblem, Model
 __all__ = ["CPDData", "cpd_data", "squared_hinge", "squared_hinge_beta_zero", "hinge_dual", "hinge_primal"]
 
 Array = NDArray[np.float64]
+_OWNER = "sdpkern.builders.cpd_svm"
 
 
 @dataclass
@@ -123,12 +126,21 @@ def _value(p: cp.Parameter) -> float:
     return float(np.asarray(v))
 
 
-def _lam_parameter(lam: float) -> cp.Parameter:
-    return cp.Parameter(nonneg=True, name="lam", value=check_positive(lam, "lam"))
+def _lam_parameter(owner: str, lam: Any, C: float) -> cp.Parameter:
+    """The λ parameter of 000 eq. (14): λ = 1/(2C), or the deprecated ``lam`` as given."""
+    C_val = check_positive(C, "C")
+    value = take_deprecated(owner, "lam", lam, "C", 1.0 / (2.0 * C_val), stacklevel=4)
+    return cp.Parameter(nonneg=True, name="lam", value=check_positive(value, "lam"))
 
 
-def _checks() -> dict[str, Any]:
-    return {"lam": lambda v: check_positive(v, "lam")}
+def _lam_of_C(C: Any) -> dict[str, float]:
+    """``problem.set(C=...)``: λ = 1/(2C) (000 eq. 14 against scikit-learn's C)."""
+    return {"lam": 1.0 / (2.0 * check_positive(C, "C"))}
+
+
+def _data(D: CPDData) -> dict[str, Any]:
+    checks = {"lam": lambda v: check_positive(v, "lam")}
+    return {"cpd": D, "parameter_checks": checks, "derived_parameters": {"C": _lam_of_C}}
 
 
 def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: float, **extras: Any) -> Model:
@@ -152,7 +164,13 @@ def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: f
 
 # ----------------------------------------------------------------------------- squared hinge
 def squared_hinge(
-    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: Kernel | None = None,
+    lam: Any = DEPRECATED,
+    *,
+    C: float = 0.5,
+    data: CPDData | None = None,
 ) -> KernelProblem:
     """The squared-hinge c.p.d. SVM over F_φ ⊕ 𝒫 (000 eq. 14) as a CVXPY problem.
 
@@ -169,8 +187,11 @@ def squared_hinge(
     y : (n,) array with two classes
     kernel : Kernel, default ThinPlate(2)
         A c.p.d. kernel (or a p.d. one: empty polynomial space).
-    lam : float
-        λ > 0, a ``cvxpy.Parameter`` named ``"lam"``.
+    C : float > 0, default 0.5
+        scikit-learn's C (the loss C Σ max(0, 1 − y_i f_i)²); eq. (14)'s λ = 1/(2C), held as a
+        ``cvxpy.Parameter`` named ``"lam"`` (``problem.set(C=...)`` works). The default is λ = 1.
+    lam : float, deprecated
+        λ itself (FutureWarning; use ``C = 1/(2λ)``).
 
     Returns
     -------
@@ -181,13 +202,13 @@ def squared_hinge(
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(30, 2)); y = np.sign(X[:, 0] * X[:, 1] + 0.1)
-    >>> sol = squared_hinge(X, y, lam=0.1).solve()
+    >>> sol = squared_hinge(X, y, C=5.0).solve()
     >>> bool(sol.objective > 0)
     True
     """
     D = cpd_data(X, y, kernel) if data is None else data
     n, k = D.Q.shape
-    lam_p = _lam_parameter(lam)
+    lam_p = _lam_parameter(_OWNER, lam, C)
     gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
     beta_bar = cp.Variable(k, name="beta_bar") if k else None
     M = D.Phi @ D.Pperp
@@ -211,12 +232,18 @@ def squared_hinge(
         parameters={"lam": lam_p},
         constraints={},
         recover=recover,
-        data={"cpd": D, "parameter_checks": _checks()},
+        data=_data(D),
     )
 
 
 def squared_hinge_beta_zero(
-    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: Kernel | None = None,
+    lam: Any = DEPRECATED,
+    *,
+    C: float = 0.5,
+    data: CPDData | None = None,
 ) -> KernelProblem:
     """The β = 0 variant (000 §6.2): eq. (14) over {Σ_j α_j φ(·, x_j): α ∈ 𝒫⊥(x_1..x_n)}.
 
@@ -225,7 +252,7 @@ def squared_hinge_beta_zero(
     Its optimum equals the native solver's with ``beta_zero=True`` (step 000 eq. 18).
     """
     D = cpd_data(X, y, kernel) if data is None else data
-    lam_p = _lam_parameter(lam)
+    lam_p = _lam_parameter(_OWNER, lam, C)
     gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
     f = (D.Phi @ D.Pperp) @ gamma
     loss = cp.sum_squares(cp.pos(1 - cp.multiply(D.y, f)))
@@ -245,7 +272,7 @@ def squared_hinge_beta_zero(
         parameters={"lam": lam_p},
         constraints={},
         recover=recover,
-        data={"cpd": D, "parameter_checks": _checks()},
+        data=_data(D),
     )
 
 
@@ -266,7 +293,13 @@ def _beta_bar_for_hinge(D: CPDData, alpha: Array) -> Array:
 
 
 def hinge_dual(
-    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: Kernel | None = None,
+    lam: Any = DEPRECATED,
+    *,
+    C: float = 0.5,
+    data: CPDData | None = None,
 ) -> KernelProblem:
     """The hinge-loss (L1) c.p.d. SVM dual with the extra equality constraints Pᵀ(y∘μ) = 0.
 
@@ -283,7 +316,7 @@ def hinge_dual(
     """
     D = cpd_data(X, y, kernel) if data is None else data
     n, k = D.Q.shape
-    lam_p = _lam_parameter(lam)
+    lam_p = _lam_parameter(_OWNER, lam, C)
     mu = cp.Variable(n, name="mu")
     ymu = cp.multiply(D.y, mu)
     W = D.Pperp @ D.F
@@ -314,12 +347,18 @@ def hinge_dual(
         parameters={"lam": lam_p},
         constraints=cons,
         recover=recover,
-        data={"cpd": D, "parameter_checks": _checks()},
+        data=_data(D),
     )
 
 
 def hinge_primal(
-    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: float = 1.0, *, data: CPDData | None = None
+    X: ArrayLike,
+    y: ArrayLike,
+    kernel: Kernel | None = None,
+    lam: Any = DEPRECATED,
+    *,
+    C: float = 0.5,
+    data: CPDData | None = None,
 ) -> KernelProblem:
     """The hinge-loss c.p.d. SVM in the primal: min λ‖Fᵀγ‖² + Σ max(0, 1 − y∘(ΦP⊥γ + Qβ̄)).
 
@@ -327,7 +366,7 @@ def hinge_primal(
     """
     D = cpd_data(X, y, kernel) if data is None else data
     n, k = D.Q.shape
-    lam_p = _lam_parameter(lam)
+    lam_p = _lam_parameter(_OWNER, lam, C)
     gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
     beta_bar = cp.Variable(k, name="beta_bar") if k else None
     f = (D.Phi @ D.Pperp) @ gamma + (D.Q @ beta_bar if beta_bar is not None else 0)
@@ -349,5 +388,5 @@ def hinge_primal(
         parameters={"lam": lam_p},
         constraints={},
         recover=recover,
-        data={"cpd": D, "parameter_checks": _checks()},
+        data=_data(D),
     )

@@ -213,7 +213,7 @@ class CPDSVC(ClassifierMixin, BaseEstimator):
 
         D: CPDData = cpd_data(X, ypm, self._kernel())
         build = squared_hinge_beta_zero if bz else squared_hinge
-        sol = build(X, ypm, self._kernel(), lam, data=D).solve(backend=self.backend)
+        sol = build(X, ypm, self._kernel(), C=1.0 / (2.0 * lam), data=D).solve(backend=self.backend)  # λ = 1/(2C)
         model = sol.model
         assert model.alpha is not None and model.beta is not None
         return _Binary(model.alpha, model.beta, bz, float(model.extras["objective_eq14"]), 0, True)

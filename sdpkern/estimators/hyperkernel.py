@@ -10,7 +10,6 @@ predicts with f(x) = Σ_i c_i k(x_i, x) + b, k the learned kernel (002 eq. 2.15)
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -19,13 +18,12 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import OutlierMixin, RegressorMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Interval, Options, validate_data
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
-from ..errors import ParameterError, SolverError
+from ..errors import ParameterError
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
 from ..problem import KernelProblem, Solution
@@ -42,9 +40,6 @@ __all__ = [
 
 _T = TypeVar("_T")
 Array = NDArray[np.float64]
-
-#: Backend retried once when the chosen one breaks down numerically (see ``_with_fallback``).
-_FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
@@ -128,22 +123,14 @@ class _HyperkernelBase(SdpkernEstimator):
         return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
 
     def _solve(self, problem: KernelProblem) -> Solution:
-        return self._with_fallback(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
+        return self._run(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
 
-    def _with_fallback(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
+    def _run(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
         # ConvergenceWarning and a status attribute; infeasible or failed solves still raise.
-        # A numerical breakdown of one interior-point method (e.g. Clarabel's NumericalError on
-        # data with duplicated points of opposite labels) is retried once on the other default
-        # backend, with a warning; user-pinned solver options are never overridden.
-        try:
-            return run(self.backend, dict(self.solver_options or {}))
-        except SolverError as exc:
-            fallback = _FALLBACK_BACKEND.get(str(self.backend).lower())
-            if exc.status != "error" or fallback is None or self.solver_options:
-                raise
-            warnings.warn(f"{exc}; retrying with backend={fallback!r}", ConvergenceWarning, stacklevel=4)
-            return run(fallback, {})
+        # Solver trouble is handled by KernelProblem.solve's recovery policy (another backend
+        # among others), which records every attempt; ``backend_`` is the one that answered.
+        return run(self.backend, dict(self.solver_options or {}))
 
     def _build_and_solve(
         self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
@@ -169,7 +156,10 @@ class _HyperkernelBase(SdpkernEstimator):
             "measure": "solver status",
             "value": solution.solver_status,
             "max_omitted_cone_violation": self.max_violation_,
+            **(solution.certificate.as_dict() if solution.certificate is not None else {}),
+            "recovery": solution.recovery,
         }
+        self.attempts_ = solution.attempts
         self.n_terms_ = self.basis_.size
         self.fit_time_ = fit_time
         self.solve_time_ = solution.total_time
@@ -229,7 +219,7 @@ class _GeneratedHyperkernel(_HyperkernelBase):
             self.active_terms_, self.max_violation_ = trace.terms, trace.max_violation
             return problem, solution
 
-        return self._with_fallback(run)
+        return self._run(run)
 
 
 def _form(value: str) -> Literal["sdp", "socp"]:
@@ -279,7 +269,8 @@ class HyperkernelSVC(_HyperkernelClassifier):
     C : float, default=100
         scikit-learn's C, the thesis' Vapnik-style C = 1/(λm) of 002 §3.2 ("λ was adjusted so
         that 1/(λm) = 100"): the box of the dual is 0 ≤ α ≤ C, as in ``SVC``. Eq. (3.8) writes
-        the loss as (C'/m)·1ᵀξ with C' = 1/λ = C·m; the builder converts.
+        the loss as (C'/m)·1ᵀξ with C' = 1/λ = C·m; the builder (:func:`~sdpkern.builders.hyperkernel.csvm`,
+        which takes the same C) converts.
     lambda_Q, lambda_h, widths, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
         Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q, the ARD
         hyperkernel's λ_h and widths ("auto": 002 §3.2's rule), any hyperkernel instead,
@@ -327,8 +318,8 @@ class HyperkernelSVC(_HyperkernelClassifier):
     }
 
     def _builder_params(self, m: int) -> dict[str, Any]:
-        # eq. (3.8) writes (C'/m)·1ᵀξ with C' = 1/λ; scikit-learn's C = 1/(λm) is C'/m (002 §3.2)
-        return {"C": self.C * m, "lambda_Q": self.lambda_Q}
+        # builders take scikit-learn's C and convert to eq. (3.8)'s C' = C·m themselves
+        return {"C": self.C, "lambda_Q": self.lambda_Q}
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -378,14 +369,16 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 class HyperkernelL2SVC(_HyperkernelClassifier):
     """Lagrangian (L2 soft margin) SVM that learns its kernel with a hyperkernel (002 eq. 3.10).
 
-    Solves min ½(‖f‖² + b²) + (C/2)Σξ_i² + (λ_Q/2)‖k‖_hyper with y_i f(x_i) ≥ 1 − ξ_i, by default
+    Solves min ½(‖f‖² + b²) + C Σξ_i² + (λ_Q/2)‖k‖_hyper with y_i f(x_i) ≥ 1 − ξ_i, by default
     as the equivalent SOCP (:func:`sdpkern.builders.hyperkernel.l2svm`); the decision function
     is f(x) = Σ α_j y_j k(x, x_j) + yᵀα.
 
     Parameters
     ----------
-    C : float, default=100
-        1/(λm) of 002 (3.10) (the thesis' C = 100, §3.2).
+    C : float, default=50
+        scikit-learn's C of the squared hinge: the loss is C Σ ξ_i² (as
+        ``LinearSVC(loss="squared_hinge")``), eq. (3.10)'s (C'/2) Σ ξ_i² with C' = 1/(λm) = 2C;
+        the default is the thesis' C' = 100 (§3.2). The builder converts.
     lambda_Q, lambda_h, widths, hyperkernel, form, active_set, eta, max_terms, backend, solver_options, random_state
         As for :class:`HyperkernelSVC`.
 
@@ -403,7 +396,7 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     True
     """
 
-    C: float = 100.0
+    C: float = 50.0
 
     _builder = hk_builders.l2svm
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

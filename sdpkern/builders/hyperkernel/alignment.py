@@ -43,8 +43,8 @@ def alignment(
     ridge: float = 0.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     range_tol: float = 1e-6,
 ) -> KernelProblem:
@@ -90,7 +90,7 @@ def alignment(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> sol = alignment(X[:30], y[:30], ridge=1e-3, eta=1e-4).solve()
+    >>> sol = alignment(X[:30], y[:30], ridge=1e-3).solve()
     >>> sol.status, sol.kernel_matrix.shape
     ('optimal', (30, 30))
     """

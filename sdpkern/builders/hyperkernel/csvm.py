@@ -6,13 +6,16 @@ With base kernels K_l (PSD, from :class:`~sdpkern.kernels.lowrank.HyperkernelBas
 K(β) = Σ_l β_l K_l, G(β) = Y K(β) Y and K̲_SS = L Lᵀ the hyperkernel Gram matrix of the basis,
 002 eq. (3.8) reads
 
-    min  ½ t₁ + (C/m) 1ᵀξ + (λ_Q/2) t₂
+    min  ½ t₁ + (C'/m) 1ᵀξ + (λ_Q/2) t₂
     s.t. η ≥ 0, ξ ≥ 0, β ≥ 0, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1,
          [[G(β), z], [zᵀ, t₁]] ⪰ 0,   z = γy + 1 + η − ξ.
 
 By the Schur complement and Lagrange duality in (γ, η, ξ), this is
-min_β max_α 1ᵀα − ½ αᵀG(β)α + (λ_Q/2)‖Lᵀβ‖ over 0 ≤ α ≤ C/m, yᵀα = 0, with α = G(β)†z and
+min_β max_α 1ᵀα − ½ αᵀG(β)α + (λ_Q/2)‖Lᵀβ‖ over 0 ≤ α ≤ C'/m, yᵀα = 0, with α = G(β)†z and
 the offset b = γ: the decision function is f(x) = Σ_j α_j y_j k(x, x_j) − b.
+
+C: eq. (3.8)'s constant C' = 1/λ weighs the *mean* hinge loss; the builders take
+scikit-learn's C (docs/conventions.md), C' = C·m, so the box is 0 ≤ α ≤ C'/m = C as in ``SVC``.
 
 SOCP form (see SPEC "Hyperkernel builders"; Tsang & Kwok 2006 made the same move). The
 objective is convex in β (on the compact simplex) and concave in α, so min and max exchange
@@ -20,7 +23,7 @@ objective is convex in β (on the compact simplex) and concave in α, so min and
 is min_{β∈Δ} Σ_l β_l (μ(Lu)_l − ½ αᵀYK_lYα) = min_l (μ(Lu)_l − ½ αᵀYK_lYα), hence
 
     max_{α, u, τ}  1ᵀα + τ
-    s.t. 0 ≤ α ≤ C/m, yᵀα = 0, ‖u‖ ≤ 1,
+    s.t. 0 ≤ α ≤ C'/m, yᵀα = 0, ‖u‖ ≤ 1,
          ½ ‖R_lᵀ Zᵀ(y∘α)‖² ≤ μ (L u)_l − τ      for every basis term l,
 
 where K_l = Z R_l R_lᵀ Zᵀ. β comes back as the multipliers of the p cone constraints: the
@@ -76,8 +79,8 @@ def csvm(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -89,11 +92,10 @@ def csvm(
     y : array (m,)
         Two classes, any labels (the larger is +1).
     hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
-    C : float > 0
-        The C of eq. (3.8): the loss term is (C/m)·1ᵀξ and the dual box 0 ≤ α ≤ C/m, so C = 1/λ
-        of eq. (3.1). The thesis' experiments fix the Vapnik-style 1/(λm) = 100 (§3.2), which is
-        C = 100·m here; :class:`~sdpkern.estimators.HyperkernelSVC` takes the Vapnik-style C and
-        converts. A ``cvxpy.Parameter``.
+    C : float > 0, default 100
+        scikit-learn's C: the dual box is 0 ≤ α ≤ C, as in ``SVC``. Eq. (3.8) writes the loss
+        as (C'/m)·1ᵀξ with C' = 1/λ; here C' = C·m (converted inside). The thesis' experiments
+        fix 1/(λm) = 100 (§3.2), i.e. C = 100. A ``cvxpy.Parameter`` (``problem.set(C=...)``).
     lambda_Q : float ≥ 0
         Hyperkernel regularisation. A ``cvxpy.Parameter``.
     form : "socp" or "sdp"
@@ -101,7 +103,8 @@ def csvm(
         docstring (same optimum, far faster).
     basis : HyperkernelBasis, "full", "lowrank" or None
         The expansion terms; by default pivoted incomplete Cholesky with tolerance ``eta``
-        and at most ``max_terms`` terms (002 §3.2.1).
+        and at most ``max_terms`` terms (002 §3.2.1). The defaults (1e-4, 150 terms) are the
+        estimators'.
     factor_tol : float
         Relative eigenvalue cut-off of the SOCP's shared factor (see :func:`shared_factor`):
         1e-10 is exact to rounding; larger values shrink the cones at the price of a documented,
@@ -121,7 +124,7 @@ def csvm(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> sol = csvm(X[:40], y[:40], eta=1e-4).solve()
+    >>> sol = csvm(X[:40], y[:40]).solve()
     >>> sol.status, round(float(sol.beta.sum()), 6)
     ('optimal', 1.0)
     """
@@ -150,7 +153,7 @@ def csvm(
         G_stack = kernels * np.outer(y_pm, y_pm)
         lmi = _lmi(G_stack, z, t1, beta)
         cons = {"lmi": lmi, "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2, "scale": cp.sum(beta) == 1}
-        obj = 0.5 * t1 + C_par * cp.sum(xi) / m + lq_par / 2 * t2
+        obj = 0.5 * t1 + C_par * cp.sum(xi) + lq_par / 2 * t2  # (C'/m)·1ᵀξ with C' = C·m
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp
@@ -162,7 +165,7 @@ def csvm(
             cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
         cons = {
-            "box": alpha <= C_par / m,
+            "box": alpha <= C_par,  # C'/m = C
             "balance": y_pm @ alpha == 0,
             "ball": cp.norm(u, 2) <= 1,
             "kernel_cones": cones,
@@ -225,8 +228,8 @@ def csvm_active_set(
     C: float = 100.0,
     lambda_Q: float = 1.0,
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     initial_terms: int = 3,
     add_per_round: int = 3,

@@ -41,8 +41,8 @@ def l2svm(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -53,16 +53,18 @@ def l2svm(
     SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
     ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
 
-    The dual A.18 belongs to min ½(‖w‖² + b²) + (1/(2λm)) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i, so
-    w = Σ α_i y_i φ(x_i), b = yᵀα and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα (002 Example 12; the
-    stray "z = γ1 + η − ξ" printed under (3.10) belongs to Example 13 and is not used). The
-    thesis sets 1/(λm) = C = 100 (§3.2).
+    The dual A.18 belongs to min ½(‖w‖² + b²) + (C'/2) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i with
+    C' = 1/(λm), so w = Σ α_i y_i φ(x_i), b = yᵀα, α = C'ξ and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα
+    (002 Example 12; the stray "z = γ1 + η − ξ" printed under (3.10) belongs to Example 13 and is
+    not used). The thesis sets C' = 1/(λm) = 100 (§3.2).
 
     Parameters
     ----------
     C : float > 0, default 100
-        1/(λm). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/C (CVXPY cannot divide by a
-        parameter), so sweep with ``problem.set(ridge=1/C)``.
+        scikit-learn's C of the squared hinge (``LinearSVC(loss="squared_hinge")``): the loss is
+        C Σ ξ_i², i.e. eq. (3.10)'s (C'/2) Σ ξ_i² with C' = 1/(λm) = 2C (converted inside; the
+        thesis' C' = 100 is C = 50). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/(2C) (CVXPY
+        cannot divide by a parameter); ``problem.set(C=...)`` sets it.
     lambda_Q : float ≥ 0, default 1
     Others as for :func:`nusvm`.
 
@@ -70,13 +72,13 @@ def l2svm(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> sol = l2svm(X[:40], y[:40], eta=1e-4).solve()
+    >>> sol = l2svm(X[:40], y[:40]).solve()
     >>> sol.status
     'optimal'
     """
     Xa, y_pm = _validate_xy(X, y)
     _check_form(form)
-    ridge_val, lq_val = 1.0 / _check_C(C), _check_lambda_Q(lambda_Q)
+    ridge_val, lq_val = 1.0 / (2.0 * _check_C(C)), _check_lambda_Q(lambda_Q)  # λm = 1/C' = 1/(2C)
     m = Xa.shape[0]
     B = _basis(Xa, hyperkernel, basis, eta, max_terms)
     kernels = B.kernels()
@@ -88,6 +90,7 @@ def l2svm(
         "basis": B,
         "scale": 1.0,
         "parameter_checks": {"ridge": _check_ridge, "lambda_Q": _check_lambda_Q},
+        "derived_parameters": {"C": _ridge_of_C},
     }
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
@@ -126,6 +129,11 @@ def l2svm(
         recover,
         data,
     )
+
+
+def _ridge_of_C(C: Any) -> dict[str, float]:
+    """``problem.set(C=...)``: the ``ridge`` parameter λm = 1/C' = 1/(2C) (002 eq. 3.10)."""
+    return {"ridge": 1.0 / (2.0 * _check_C(C))}
 
 
 def _recover_l2svm_sdp(problem: KernelProblem) -> Model:

@@ -43,8 +43,8 @@ def nu_regression(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -61,7 +61,8 @@ def nu_regression(
     1ᵀβ = stddev(y), [[Cm·F(β), z], [zᵀ, t₁]] ⪰ 0, z = [−y; y] − γ[1; −1] + η − ξ − χ1;
     since F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, the LMI is written in the equivalent
     strictly feasible way z_top + z_bot = 0, [[Cm·K(β), z_bot], [z_botᵀ, t₁]] ⪰ 0.
-    SOCP: max yᵀ(a* − a) + c·τ over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
+    SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
+    over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
 
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
@@ -85,7 +86,7 @@ def nu_regression(
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-3, 3, (40, 1)); y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
-    >>> sol = nu_regression(X, y, eta=1e-4).solve()
+    >>> sol = nu_regression(X, y).solve()
     >>> sol.status, bool(np.mean((sol.decision_function(X) - y) ** 2) < 0.5 * np.var(y))
     ('optimal', True)
     """
@@ -151,8 +152,12 @@ def nu_regression(
             "ball": cp.norm(u, 2) <= 1,
             "kernel_cones": cones,
         }
+        # The objective is written for the standardised targets y/c (divided by c): the same
+        # maximiser, but scaled to the data's own units; unscaled targets (e.g. ×1e10) made the
+        # solvers report "unbounded". The multipliers (β, b, ε) and the objective come back ×c.
+        data["objective_scale"] = c
         prob = cp.Problem(
-            cp.Maximize(y_arr @ (a_star - a) + c * tau),
+            cp.Maximize((y_arr / c) @ (a_star - a) + tau),
             [*cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
         )
         variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
@@ -191,7 +196,8 @@ def _recover_regression_socp(problem: KernelProblem) -> Model:
     m = B.X.shape[0]
     s = _num(problem.parameters["C"].value) * m
     a_hat = s * np.concatenate([problem.variables["a"].value, problem.variables["a_star"].value])
-    beta = cone_beta(problem)
+    c = float(problem.data.get("objective_scale", 1.0))  # the objective was divided by c
+    beta = c * cone_beta(problem)
     coef = a_hat[m:] - a_hat[:m]
-    offset = _num(problem.constraints["balance"].dual_value)
-    return _model(B, beta, a_hat, coef, offset, epsilon=_num(problem.constraints["tube"].dual_value))
+    offset = c * _num(problem.constraints["balance"].dual_value)
+    return _model(B, beta, a_hat, coef, offset, epsilon=c * _num(problem.constraints["tube"].dual_value))

@@ -41,8 +41,8 @@ def nusvm(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -77,7 +77,7 @@ def nusvm(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> sol = nusvm(X[40:80], y[40:80], eta=1e-4).solve()
+    >>> sol = nusvm(X[40:80], y[40:80]).solve()
     >>> sol.status, round(float(sol.alpha.sum()), 4) >= 0.3
     ('optimal', True)
     """

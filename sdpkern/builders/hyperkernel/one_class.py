@@ -40,8 +40,8 @@ def one_class(
     lambda_Q: float = 1.0,
     form: Form = "socp",
     basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-6,
-    max_terms: int | None = None,
+    eta: float = 1e-4,
+    max_terms: int | None = 150,
     factor_tol: float = 1e-10,
     terms: ArrayLike | None = None,
 ) -> KernelProblem:
@@ -70,7 +70,7 @@ def one_class(
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> X, _ = load_breast_cancer(return_X_y=True)
-    >>> sol = one_class(X[:40], eta=1e-4).solve()
+    >>> sol = one_class(X[:40]).solve()
     >>> sol.status, round(float(sol.alpha.sum()), 6)
     ('optimal', 1.0)
     """

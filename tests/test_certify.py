@@ -1,0 +1,149 @@
+"""Certified solves: the recovery policy of KernelProblem.solve, scikit-learn's C in the builders,
+and the cases of issue 17 that used to fail."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from sdpkern import KernelProblem, Model
+from sdpkern.backends import BACKENDS, Backend
+from sdpkern.builders.hyperkernel import csvm, l2svm, nu_regression
+from sdpkern.errors import InaccurateSolutionError
+
+
+def toy() -> KernelProblem:
+    x = cp.Variable(3, name="x")
+    c = cp.Parameter(nonneg=True, name="c", value=1.0)
+    prob = cp.Problem(cp.Minimize(c * cp.sum(x)), [x >= 1, cp.norm(x, 2) <= 10])
+    recover = lambda p: Model(alpha=p.variables["x"].value)  # noqa: E731
+    return KernelProblem(prob, "toy", "none", "qp", {"x": x}, {"c": c}, {}, recover)
+
+
+def test_recovery_retries_a_solver_that_ran_out_of_iterations(monkeypatch):
+    """A backend default cap of 2 iterations: the policy re-solves with 10× the default cap and
+    records both attempts; the status is the second attempt's own."""
+    monkeypatch.setitem(BACKENDS, "clarabel", dataclasses.replace(BACKENDS["clarabel"], defaults={"max_iter": 2}))
+    sol = toy().solve("clarabel")
+    assert sol.status == "optimal" and sol.backend == "clarabel"
+    assert [a.status for a in sol.attempts] == ["iteration_limit", "optimal"]
+    assert sol.attempts[1].options["max_iter"] == 2000 and "10x iterations" in sol.attempts[1].reason
+    assert sol.recovery is not None and "iteration_limit" in sol.recovery
+    assert sol.objective == pytest.approx(3.0, rel=1e-6)
+
+
+def test_recovery_never_relabels(monkeypatch):
+    """Every attempt capped at one iteration: the best attempt comes back with its own status,
+    raised by default, kept with a ConvergenceWarning on request."""
+    original = Backend.solver_options
+
+    def capped(self, options, **settings):
+        out = original(self, options, **settings)
+        out[self.aliases["max_iter"]] = 1
+        return out
+
+    monkeypatch.setattr(Backend, "solver_options", capped)
+    with pytest.raises(InaccurateSolutionError) as info:
+        toy().solve("clarabel")
+    assert info.value.status in ("iteration_limit", "optimal_inaccurate") and "after clarabel" in str(info.value)
+    with pytest.warns(ConvergenceWarning, match="inaccurate"):
+        sol = toy().solve("clarabel", allow_inaccurate=True)
+    assert [a.backend for a in sol.attempts] == ["clarabel", "clarabel", "scs"]
+    assert all(a.status != "optimal" for a in sol.attempts)
+    # the best attempt by status (optimal_inaccurate before iteration_limit), its status unchanged
+    rank = {"optimal_inaccurate": 1, "iteration_limit": 2}
+    assert sol.status == min((a.status for a in sol.attempts), key=lambda s: rank.get(s, 3))
+    assert sol.status == info.value.status
+
+
+def test_caller_limits_are_reported_not_worked_around():
+    with pytest.raises(InaccurateSolutionError) as info:
+        toy().solve("scs", max_iter=2, tol=1e-12)
+    # SCS says "solved inaccurate" at its cap; either way no other attempt was made
+    assert info.value.status in ("iteration_limit", "optimal_inaccurate") and "after" not in str(info.value)
+
+
+def _cancer(m: int) -> tuple[np.ndarray, np.ndarray]:
+    X, y = load_breast_cancer(return_X_y=True)
+    return StandardScaler().fit_transform(X[:m]), y[:m]
+
+
+@pytest.mark.parametrize("backend", ["clarabel", "scs"])
+def test_nu_regression_socp_on_20_points_is_certified(backend):
+    """Issue 17's case: the SOCP form with target 2·x₀ + 0.1·x₁ raised with both backends; the
+    objective is now written for standardised targets. The SDP form is the second route."""
+    X, _ = _cancer(20)
+    t = 2 * X[:, 0] + 0.1 * X[:, 1]
+    # Clarabel certifies it on its own; SCS (first order, tol 1e-7) within the recovery policy
+    socp = nu_regression(X, t).solve(backend, recovery=backend == "scs")
+    sdp = nu_regression(X, t, form="sdp").solve("clarabel")
+    assert socp.status == "optimal" and socp.certificate is not None and socp.certificate.worst < 1e-4
+    assert socp.objective == pytest.approx(sdp.objective, rel=1e-4)
+    assert socp.beta.sum() == pytest.approx(np.std(t, ddof=1), rel=1e-4)  # 1ᵀβ = stddev(y)
+    big = nu_regression(X, t * 1e10).solve(backend, recovery=backend == "scs")  # used to be "unbounded"
+    assert big.status == "optimal"
+    np.testing.assert_allclose(big.decision_function(X) / 1e10, socp.decision_function(X), atol=1e-3)
+
+
+def test_csvm_C_is_scikit_learns_box():
+    """csvm(C) has the box 0 ≤ α ≤ C (002 eq. 3.8 with C' = C·m); problem.set(C=...) works."""
+    X, y = _cancer(30)
+    p = csvm(X, y, C=0.05, lambda_Q=1e-6)
+    sol = p.solve()
+    assert sol.alpha.max() <= 0.05 * (1 + 1e-6) and sol.alpha.max() >= 0.05 * (1 - 1e-4)
+    # one basis kernel dominates at λ_Q → 0? no: compare with SVC on the learned kernel instead
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    svc = SVC(C=0.05, kernel="precomputed", tol=1e-10).fit(sol.kernel_matrix, y_pm)
+    ref = np.zeros(30)
+    ref[svc.support_] = np.abs(svc.dual_coef_[0])
+    f_ref = svc.decision_function(sol.kernel_matrix)
+    np.testing.assert_allclose(sol.decision_function(X), f_ref, atol=2e-3)
+    assert p.set(C=0.2).solve().alpha.max() <= 0.2 * (1 + 1e-6)
+
+
+def test_l2svm_C_is_scikit_learns_and_settable():
+    """l2svm(C): loss C Σξ², so α = C'ξ = 2Cξ (002 eq. 3.10, C' = 2C); set(C=...) = a fresh build."""
+    X, y = _cancer(24)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    p = l2svm(X, y, C=3.0)
+    assert p.parameters["ridge"].value == pytest.approx(1 / 6)
+    sol = p.set(C=0.7).solve()
+    fresh = l2svm(X, y, C=0.7).solve()
+    assert sol.objective == pytest.approx(fresh.objective, rel=1e-6)
+    xi = np.maximum(0.0, 1 - y_pm * sol.decision_function(X))
+    # α from the solver, f through β (the cones' multipliers): agreement to ~√tol
+    np.testing.assert_allclose(sol.alpha, 2 * 0.7 * xi, atol=1e-4)
+
+
+def test_hyperkernel_svc_huge_C_records_the_backend():
+    """Issue 17's HyperkernelSVC(C=1e12) on 40 moons: every attempt and the backend that answered
+    are recorded, and an answer the solver does not vouch for is never called optimal (a box of
+    1e12 against dual values of order 10 is still beyond both solvers; README, "Certified solves")."""
+    from sklearn.datasets import make_moons
+
+    from sdpkern.errors import SolverError
+    from sdpkern.estimators import HyperkernelSVC
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    clf = HyperkernelSVC(C=1e12, max_terms=60)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            clf.fit(X, y)
+        except SolverError as exc:  # no usable answer: a typed error carrying the status
+            assert exc.status != "optimal"
+            return
+    assert clf.backend_ == clf.certificate_["backend"] == clf.attempts_[-1].backend or len(clf.attempts_) > 1
+    assert clf.backend_ in {a.backend for a in clf.attempts_}
+    if clf.status_ == "optimal":
+        assert clf.score(X, y) > 0.9
+    else:
+        assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
