@@ -48,11 +48,24 @@ _STATUS_MAP: dict[str, str] = {
 }
 
 
-def map_status(cvxpy_status: str | None) -> str:
-    """Map a CVXPY status string to sdpkern's vocabulary (unknown ones to ``"error"``)."""
+def map_status(cvxpy_status: str | None, solver_status: str | None = None) -> str:
+    """Map a CVXPY status string to sdpkern's vocabulary (unknown ones to ``"error"``).
+
+    CVXPY reports a time limit as ``user_limit`` (Clarabel) or ``optimal_inaccurate`` (SCS);
+    the solver's own ``solver_status`` (Clarabel ``MaxTime``, SCS "solved (inaccurate - reached
+    time_limit_secs)"), when given, turns it into ``"time_limit"``. (SCS's "reached max_iters"
+    stays ``optimal_inaccurate``, as CVXPY reports it: the recovery policy of
+    :meth:`sdpkern.KernelProblem.solve` keys its 10× iterations retry on ``iteration_limit``.)
+    A status is only ever made more specific, never better.
+    """
     if cvxpy_status is None:
         return "error"
-    return _STATUS_MAP.get(cvxpy_status, "error")
+    status = _STATUS_MAP.get(cvxpy_status, "error")
+    if solver_status and status in ("iteration_limit", "optimal_inaccurate"):
+        word = solver_status.lower().replace(" ", "")
+        if "maxtime" in word or "time_limit" in word:
+            return "time_limit"
+    return status
 
 
 @dataclass(frozen=True)

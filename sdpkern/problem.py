@@ -448,17 +448,21 @@ class KernelProblem:
                 t1 = time.perf_counter()
                 raw = chain.solve_via_data(prob, data, warm_start, verbose, dict(opts))
                 t2 = time.perf_counter()
-                prob.unpack_results(raw, chain, inverse)
+                unreadable = _unpack(prob, raw, chain, inverse)
         except (TypeError, ValueError) as exc:  # an option the solver does not accept
             raise ParameterError(f"option not accepted by {b.name} ({sorted(opts)}): {exc}") from None
         except (cp.error.SolverError, ArithmeticError) as exc:
             return _Saved.failed(b, opts, reason, str(exc), time.perf_counter() - t0, tol)
+        except Exception as exc:  # a backend that crashes is a failed attempt (KeyboardInterrupt propagates)
+            return _Saved.failed(b, opts, reason, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0, tol)
+        if unreadable is not None:
+            return _Saved.failed(b, opts, reason, unreadable, time.perf_counter() - t0, tol)
         cvx_status = prob.status
-        status = map_status(cvx_status)
         raw_cert = raw_certificate(b.name, raw)
         stats = prob.solver_stats
         iters = getattr(stats, "num_iters", None)
         solver_word = str(raw_cert.pop("raw_status") or cvx_status)
+        status = map_status(cvx_status, solver_word)  # the solver's word tells a time from an iteration limit
         cert = _certificate(b.name, solver_word, iters, raw_cert, tol)
         attempt = Attempt(b.name, status, str(cvx_status), cert, dict(opts), reason, time.perf_counter() - t0)
         value = prob.value
@@ -491,6 +495,7 @@ class KernelProblem:
             "optimal_inaccurate": "loosen tol, raise max_iter, try another backend, "
             "or pass allow_inaccurate=True to accept it",
             "iteration_limit": "raise max_iter or time_limit",
+            "time_limit": "raise time_limit (seconds per solver call) or simplify the problem",
         }.get(
             status.replace("_inaccurate", "") if status.startswith(("infeasible", "unbounded")) else status,
             "try another backend or rescale the data",
@@ -564,6 +569,17 @@ def _copy(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_copy(v) for v in value]
     return np.array(value, copy=True)
+
+
+def _unpack(prob: cp.Problem, raw: Any, chain: Any, inverse: Any) -> str | None:
+    """``prob.unpack_results``; a message instead of an exception when the solver's answer is
+    garbage CVXPY cannot read (wrong sizes, missing fields), so that it counts as a failed
+    attempt rather than as a bad option."""
+    try:
+        prob.unpack_results(raw, chain, inverse)
+    except (cp.error.SolverError, ArithmeticError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        return f"the solver's answer could not be read ({type(exc).__name__}: {exc})"
+    return None
 
 
 @dataclass

@@ -445,3 +445,153 @@ def test_external_solution_file_missing_is_an_error(monkeypatch: pytest.MonkeyPa
     with pytest.raises(SolverError, match="status 'error'") as info:
         export.solve_external(_small_sdp(), "csdp")
     assert type(info.value) is SolverError and info.value.status == "error"
+
+
+# ================================================================ KernelProblem.solve with faulty backends
+# Written against the recovery policy of the certify branch (merged): a failed attempt is
+# recorded in Solution.attempts and the other default backend is tried; with recovery=False
+# the first attempt's status is raised as a typed error.
+def _problem():  # type: ignore[no-untyped-def]
+    from sdpkern.builders.hyperkernel import csvm
+
+    return csvm(*_tiny_xy(), form="socp")
+
+
+def _fake_answer(data: dict, value: float, n: int | None = None):  # type: ignore[no-untyped-def]
+    """A Clarabel-like raw answer that claims "Solved" with ``value`` everywhere."""
+    from types import SimpleNamespace
+
+    m, nv = data["A"].shape
+    size = nv if n is None else n
+    return SimpleNamespace(
+        status="Solved",
+        x=np.full(size, value),
+        z=np.full(m, value),
+        s=np.full(m, value),
+        obj_val=value,
+        obj_val_dual=value,
+        solve_time=0.0,
+        iterations=3,
+        r_prim=value,
+        r_dual=value,
+    )
+
+
+@pytest.fixture(scope="module")
+def reference() -> float:
+    return _problem().solve("scs").objective
+
+
+@pytest.mark.parametrize(
+    ("fault", "needle"),
+    [
+        ("raises", "RuntimeError: the solver crashed"),
+        ("nan", "non-finite objective"),
+        ("garbage", "could not be read"),
+    ],
+)
+def test_faulty_backend_gives_error_status_and_recovery(
+    fault: str, needle: str, reference: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sdpkern.errors import SolverError
+
+    def faulty(self, data, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if fault == "raises":
+            raise RuntimeError("the solver crashed")
+        return _fake_answer(data, np.nan) if fault == "nan" else _fake_answer(data, 1.0, n=1)
+
+    monkeypatch.setattr(CLARABEL, "solve_via_data", faulty)
+    # Without recovery: the documented typed error, status "error", naming the backend.
+    with pytest.raises(SolverError, match=r"clarabel returned status 'error'") as info:
+        _problem().solve("clarabel", recovery=False)
+    assert type(info.value) is SolverError and info.value.status == "error"
+    # With the recovery policy: the other backend answers, and the failure is on record.
+    sol = _problem().solve("clarabel")
+    assert sol.status == "optimal" and sol.backend == "scs"
+    assert [a.backend for a in sol.attempts] == ["clarabel", "scs"]
+    assert sol.attempts[0].status == "error"
+    first = sol.attempts[0]
+    assert needle in first.certificate.solver_status or needle in first.reason
+    assert sol.recovery is not None and "clarabel" in sol.recovery
+    assert abs(sol.objective - reference) <= 1e-5 * max(1.0, abs(reference))
+    assert np.all(np.isfinite(sol.alpha))
+
+
+def test_faulty_backend_without_a_fallback_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recovery backend missing at import: the policy has a step fewer, the error stays typed."""
+    import importlib.util
+
+    from sdpkern import backends
+    from sdpkern.errors import SolverError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(backends.importlib.util, "find_spec", lambda name, *a: None if name == "scs" else real(name))
+    monkeypatch.setattr(CLARABEL, "solve_via_data", lambda self, data, *a, **k: _fake_answer(data, np.nan))
+    with pytest.raises(SolverError, match="clarabel returned status 'error'") as info:
+        _problem().solve("clarabel")
+    assert info.value.status == "error"
+
+
+@pytest.mark.parametrize(("backend", "limit"), [("clarabel", 1e-9), ("scs", 1e-6)])
+def test_time_limit_is_reported_as_time_limit(backend: str, limit: float) -> None:
+    """CVXPY calls both limits user_limit; the solver's own word decides (Clarabel MaxTime, SCS
+    "reached time_limit_secs"). The caller's limit is reported, not worked around."""
+    with pytest.raises(InaccurateSolutionError, match="time_limit") as info:
+        _problem().solve(backend, time_limit=limit)
+    assert info.value.status == "time_limit"
+
+
+@pytest.mark.parametrize(
+    ("backend", "cap", "status"),
+    # CVXPY reports SCS at max_iters as optimal_inaccurate ("solved (inaccurate - reached max_iters)")
+    [("clarabel", 1, "iteration_limit"), ("scs", 2, "optimal_inaccurate")],
+)
+def test_iteration_limit_is_reported_and_never_relabelled(backend: str, cap: int, status: str) -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.raises(InaccurateSolutionError, match=status) as info:
+        _problem().solve(backend, max_iter=cap)
+    assert info.value.status == status
+    with pytest.warns(ConvergenceWarning, match="inaccurate"):
+        sol = _problem().solve(backend, max_iter=cap, allow_inaccurate=True)
+    assert sol.status == status and sol.certificate is not None  # accepted, not relabelled optimal
+    if backend == "scs":
+        assert "max_iters" in sol.certificate.solver_status  # the solver's own word says which limit
+
+
+@pytest.mark.parametrize("when", [1, 2])
+def test_keyboard_interrupt_during_a_solve_propagates_and_loses_nothing(
+    when: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the first solver call, or in the recovery policy's second one: it propagates
+    (never taken for a failed attempt), a Solution returned before still predicts the same, and
+    the problem solves again afterwards."""
+    problem = _problem()
+    X, _ = _tiny_xy()
+    before = problem.solve()
+    pred = before.decision_function(X).copy()
+    alpha = before.alpha.copy()
+    real = CLARABEL.solve_via_data
+    calls = {"n": 0}
+
+    def interrupted(self, data, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == when:
+            raise KeyboardInterrupt
+        return _fake_answer(data, np.nan)  # a failed first attempt makes the policy try again
+
+    monkeypatch.setattr(CLARABEL, "solve_via_data", interrupted)
+    from cvxpy.reductions.solvers.conic_solvers.scs_conif import SCS
+
+    if when == 2:  # the second call is the recovery's other backend
+        monkeypatch.setattr(SCS, "solve_via_data", lambda self, *a, **k: interrupted(self, *a, **k))
+    problem.set(C=1.0)
+    with pytest.raises(KeyboardInterrupt):
+        problem.solve()
+    assert calls["n"] == when
+    np.testing.assert_array_equal(before.decision_function(X), pred)
+    np.testing.assert_array_equal(before.alpha, alpha)
+    monkeypatch.setattr(CLARABEL, "solve_via_data", real)
+    monkeypatch.undo()
+    again = problem.set(C=1.0).solve()
+    assert again.status == "optimal" and np.all(np.isfinite(again.alpha))
