@@ -485,6 +485,7 @@ cdef struct Problem:
     double rho
     Py_ssize_t *active
     Py_ssize_t n_active
+    double min_curv  # most negative second-order curvature met (< 0: K + diag(D) is not PSD)
 
 
 cdef Py_ssize_t _select_i(Problem *p, double *gmax) noexcept nogil:
@@ -527,6 +528,8 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
                     h += (Vi[k] - Vt[k]) * (Vi[k] - Vt[k])
                 c += p.rho * h
             if c <= 0.0:
+                if c < p.min_curv:
+                    p.min_curv = c
                 c = TAU
             od = -b * b / c
             if od < best:
@@ -630,7 +633,9 @@ def smo(
     the maximal KKT violation (margin units) on the active points is ≤ ``tol``. The selection
     and update loops run without the GIL; kernel columns come from ``cache``.
 
-    Returns ``(iterations, violation, n_active)``.
+    Returns ``(iterations, violation, n_active, min_curvature)``; ``min_curvature`` < 0 is the
+    most negative second-order curvature K_ii + K_jj − 2K_ij + D_i + D_j met (K + diag(D) is then
+    not positive semidefinite and the problem not convex).
     """
     cdef Problem p
     cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
@@ -654,6 +659,7 @@ def smo(
     p.rho = rho
     p.active = &active[0]
     p.n_active = n_active if pair else n
+    p.min_curv = 0.0
     counter = min(n, 1000)
     viol = INFINITY
     while it < max_iter:
@@ -711,6 +717,8 @@ def smo(
                         a += V[t, k] * V[t, k]
                     h += rho * a
                 if h <= 0.0:
+                    if h < p.min_curv:
+                        p.min_curv = h
                     h = TAU
                 delta = -g / h
                 lo = -alpha[t]
@@ -743,4 +751,4 @@ def smo(
                         h += V[t, k] * V[i, k]
                     e[t] += rho * delta * h
         it += 1
-    return it, viol, p.n_active
+    return it, viol, p.n_active, p.min_curv

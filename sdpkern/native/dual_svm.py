@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
 
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
-from ..errors import DataError, LabelError, ParameterError
+from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.gram import GramOperator, ReducedGram, _core, reduced_gram
 
@@ -327,6 +327,23 @@ class _AugmentedLagrangian:
             prev = feas
 
 
+def _not_psd(K: GramOperator, ya: Array, alpha: Array, Dd: Array, curv: float) -> NotPSDError:
+    """The error for a kernel whose SMO step met negative curvature, with the smallest eigenvalue
+    of K + diag(D) on the support vectors (at most 2000 of them) for scale."""
+    S = np.flatnonzero(alpha > 0)[:2000]
+    lam_min = curv
+    if S.size:
+        block = K.entries(S, S)
+        block[np.diag_indices_from(block)] += Dd[S]
+        lam_min = min(curv, float(np.linalg.eigvalsh(block)[0]))
+    return NotPSDError(
+        f"K is not positive semidefinite (smallest eigenvalue {lam_min:.3g} of K + diag(D) on the support vectors, "
+        f"a 2 x 2 minor of curvature {curv:.3g}), so the SVM dual is not convex; repair it with "
+        "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
+        min_eigenvalue=lam_min,
+    )
+
+
 def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) -> float:
     """libsvm's maximal violating pair (``pair``) or the largest projected gradient, margin units."""
     if pair:
@@ -468,11 +485,14 @@ class _SMOState:
         stage = 10.0 * tol if self.shrinking else tol
         total, viol = 0, np.inf
         while total < budget:
-            it, viol, na = core.smo(
+            it, viol, na, curv = core.smo(
                 cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self.V, self.s, rho,
                 self.pair, stage, budget - total, self.active, n, self.shrinking,
             )
             total += int(it)
+            scale = float(np.max(np.abs(self.diag))) if self.diag.size else 1.0
+            if curv < -1e-10 * max(scale, 1e-300):
+                raise _not_psd(self.K, self.ya, self.alpha, self.Dd, float(curv))
             if na < n:
                 self._reconstruct(rho, z)
                 viol = self.violation()
