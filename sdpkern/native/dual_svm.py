@@ -68,6 +68,19 @@ Loss = Literal["hinge", "squared_hinge"]
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
 
+_CONTROLLER: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context limiting BLAS to one thread (threadpoolctl, scikit-learn's dependency; the
+    controller is made once: inspecting the loaded libraries costs milliseconds)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
 
 @dataclass
 class DualSVMResult:
@@ -226,7 +239,8 @@ def dual_svm(
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
         only when F (the free set) has at most 300 points or its factorisation (|F|³/3 flops)
         costs no more than the SMO loop did (about 2 n flops a step) — small problems end exact,
-        large ones at libsvm's accuracy.
+        large ones at libsvm's accuracy; when the Newton step does not settle and n ≤ 200, SMO
+        continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -267,20 +281,25 @@ def dual_svm(
     s = np.ascontiguousarray(V.T @ u)
     e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
     cols0 = K.columns_computed
-    state = _SMOState(K, ya, alpha, e, upper, Dd, diag, V, s, cons.pair, bool(shrinking))
+    Kloop = _fold(K, V, rho)
+    state = _SMOState(
+        K if Kloop is None else Kloop, ya, alpha, e, upper, Dd, diag if Kloop is None else Kloop.diagonal(), V, s,
+        cons.pair, bool(shrinking), folded=Kloop is not None,
+    )
     al = _AugmentedLagrangian(state, z, rho, max_iter, callback)
     viol, feas = al.solve(float(tol))
     polished, refined = False, False
     n_free = int(np.sum((alpha > 0) & (alpha < upper)))
     cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
     if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
-        out = _polish(K, ya, alpha, upper, Dd, cons, tol)
+        with _one_blas_thread():  # factorisations of a few hundred rows: threads only contend
+            out = _polish(K, ya, alpha, upper, Dd, cons, tol)
         if out is not None:
             alpha[:], e[:], al.z, viol = out
             al.rho = 0.0  # the multipliers are exact: c_V = z
             s[:] = V.T @ (ya * alpha)
             feas, polished = float(np.max(np.abs(s))) if m else 0.0, True
-        elif polish == "auto" and n <= 1000:
+        elif polish == "auto" and n <= 200:
             # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
             viol, feas = al.solve(1e-6 * float(tol))
             refined = True
@@ -307,9 +326,8 @@ class _AugmentedLagrangian:
         st = self.state
         V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
         prev, viol, feas = np.inf, np.inf, np.inf
-        cache = st.K.cache
         while True:
-            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter, cache)
+            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter)
             self.n_iter += it
             self.rounds += 1
             feas = float(np.max(np.abs(s))) if m else 0.0
@@ -323,6 +341,8 @@ class _AugmentedLagrangian:
             if feas > 0.25 * prev:
                 e += V @ (9.0 * self.rho * s)
                 self.rho *= 10.0
+                if st.folded:  # K + ρVVᵀ afresh (its cache restarts; rare: a few times a solve)
+                    st.refold(self.rho)
             e += V @ dz
             prev = feas
 
@@ -454,6 +474,49 @@ def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
     return feas * scale <= 0.1 * tol * max(1.0, float(np.max(np.abs(u))))
 
 
+class _FoldedGram(GramOperator):
+    """K + ρVVᵀ evaluated by the compiled core from K's :class:`~sdpkern.kernels.gram.GramSpec`
+    with the correction extended by [V, −ρV] (``left``/``right``), so the augmented term costs
+    m flops per cached kernel entry instead of per point in every SMO step."""
+
+    def __init__(self, K: GramOperator, spec: Any, diag: Array) -> None:
+        super().__init__(K.n, cache_bytes=K.cache_bytes)
+        self._spec, self._diag, self.base = spec, diag, K
+
+    def refolded(self, V: Array, rho: float) -> _FoldedGram:
+        """The same base K with another ρ."""
+        out = _fold(self.base, V, rho)
+        assert isinstance(out, _FoldedGram)
+        return out
+
+    @property
+    def spec(self) -> Any:
+        """The extended spec."""
+        return self._spec
+
+    def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
+        full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
+        return full if rows is None else full[rows]
+
+
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
+    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix)."""
+    from dataclasses import replace
+
+    spec = K.spec
+    if V.shape[1] == 0 or spec is None or spec.kind == "matrix":
+        return None
+    n = K.n
+    left = np.zeros((n, 0)) if spec.left is None else spec.left
+    right = np.zeros((n, 0)) if spec.right is None else spec.right
+    new = replace(
+        spec,
+        left=np.ascontiguousarray(np.hstack([left, V])),
+        right=np.ascontiguousarray(np.hstack([right, -rho * V])),
+    )
+    return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
+
+
 class _SMOState:
     """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
     :func:`sdpkern._svmcore.smo` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
@@ -461,24 +524,35 @@ class _SMOState:
 
     def __init__(
         self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
-        V: Array, s: Array, pair: bool, shrinking: bool,
+        V: Array, s: Array, pair: bool, shrinking: bool, folded: bool = False,
     ) -> None:
         self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
         self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
         self.active = np.arange(K.n, dtype=np.intp)
+        # folded: K is K + ρVVᵀ (:func:`_fold`), so the loop sees no V and s is kept here
+        self.folded = folded
+        self._V_loop = np.zeros((K.n, 0)) if folded else V
+        self._s_loop = np.zeros(0) if folded else s
+
+    def refold(self, rho: float) -> None:
+        """Replace the folded K + ρ_oldVVᵀ by K + ρVVᵀ (:func:`_fold`)."""
+        assert isinstance(self.K, _FoldedGram)
+        self.K = self.K.refolded(self.V, rho)
+        self.diag = self.K.diagonal()
 
     def _reconstruct(self, rho: float, z: Array) -> None:
         """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
         u = self.ya * self.alpha
         Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
-        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ (z + rho * self.s)
+        tail = z if self.folded else z + rho * self.s  # a folded K already holds ρVVᵀu = ρVs
+        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ tail
         self.active[:] = np.arange(self.K.n)
 
     def violation(self) -> float:
         """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
         return _kkt_violation(self.ya, self.alpha, self.e, self.upper, True)
 
-    def run(self, rho: float, z: Array, tol: float, budget: int, cache: Any) -> tuple[int, float]:
+    def run(self, rho: float, z: Array, tol: float, budget: int) -> tuple[int, float]:
         """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
         core = _core()
         n = self.K.n
@@ -486,10 +560,12 @@ class _SMOState:
         total, viol = 0, np.inf
         while total < budget:
             it, viol, na, curv = core.smo(
-                cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self.V, self.s, rho,
-                self.pair, stage, budget - total, self.active, n, self.shrinking,
+                self.K.cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self._V_loop, self._s_loop,
+                0.0 if self.folded else rho, self.pair, stage, budget - total, self.active, n, self.shrinking,
             )
             total += int(it)
+            if self.folded and self.V.shape[1]:
+                self.s[:] = self.V.T @ (self.ya * self.alpha)
             scale = float(np.max(np.abs(self.diag))) if self.diag.size else 1.0
             if curv < -1e-10 * max(scale, 1e-300):
                 raise _not_psd(self.K, self.ya, self.alpha, self.Dd, float(curv))
