@@ -284,8 +284,9 @@ def section_dual_speed(quick: bool) -> None:
         t_sv, s = best_of(lambda C=C: SVC(kernel="rbf", C=C, gamma=1.0).fit(X, y))
         t_tp, tp = best_of(lambda lam=lam: ThinPlateSVC(C=1.0 / (2.0 * lam)).fit(X, y))
         fac = polynomial_factor(X, ThinPlate(2))
-        t_bare, dr = best_of(lambda lam=lam: cpd_dual_svm(ThinPlate(2), X, fac.Q, y, lam))
-        t_nw, nw = best_of(lambda lam=lam: cpd_primal_svm_reduced(ThinPlate(2), X, fac.Q, y, lam), repeats=1)
+        Q = fac.Q
+        t_bare, dr = best_of(lambda lam=lam, Q=Q: cpd_dual_svm(ThinPlate(2), X, Q, y, lam))
+        t_nw, nw = best_of(lambda lam=lam, Q=Q: cpd_primal_svm_reduced(ThinPlate(2), X, Q, y, lam), repeats=1)
         gap = (dr.objective - nw.objective) / nw.objective  # type: ignore[attr-defined]
         print(f"{n:>5} {lam:>6.0e} {C:>5.0f} {t_sv:>6.3f} {t_tp:>7.3f} {t_tp / t_sv:>5.2f}x | {t_bare:>11.3f} "
               f"{t_bare / t_sv:>4.2f}x {dr.dual.n_iter:>9d} {dr.dual.certificate['columns']:>5.0f} | "  # type: ignore[attr-defined]
@@ -295,8 +296,8 @@ def section_dual_speed(quick: bool) -> None:
     for name, lam, C in (("banana", 1e-1, 1.0), ("twonorm", 1e-1, 1.0)):
         X, y = keel(name)
         X = StandardScaler().fit_transform(X)
-        t_sv, s = best_of(lambda: SVC(kernel="rbf", C=C, gamma="scale").fit(X, y), repeats=1)
-        t_tp, tp = best_of(lambda lam=lam: ThinPlateSVC(C=1.0 / (2.0 * lam)).fit(X, y), repeats=1)
+        t_sv, s = best_of(lambda C=C, X=X, y=y: SVC(kernel="rbf", C=C, gamma="scale").fit(X, y), repeats=1)
+        t_tp, tp = best_of(lambda lam=lam, X=X, y=y: ThinPlateSVC(C=1.0 / (2.0 * lam)).fit(X, y), repeats=1)
         print(f"  {name} all n = {X.shape[0]}: ThinPlateSVC(lam={lam:g}) {t_tp:.3f} s vs SVC(C={C:g}, gamma='scale') "
               f"{t_sv:.3f} s -> ratio {t_tp / t_sv:.2f}x (target 1.5x); train acc {tp.score(X, y):.3f} / "  # type: ignore[attr-defined]
               f"{s.score(X, y):.3f}")
@@ -309,12 +310,12 @@ def section_small_n(quick: bool) -> None:
         X, y = keel(name, 400)
         X = StandardScaler().fit_transform(X)
         row = []
-        t_sv, _ = best_of(lambda: [SVC(C=1.0, gamma="scale").fit(X, y) for _ in range(reps)])
+        t_sv, _ = best_of(lambda X=X, y=y: [SVC(C=1.0, gamma="scale").fit(X, y) for _ in range(reps)])
         for label, make in (("ThinPlateSVC(C=1)", lambda: ThinPlateSVC(C=1.0)),
                             ("ThinPlateSVC(C=1, beta_zero=False)", lambda: ThinPlateSVC(C=1.0, beta_zero=False)),
                             ("PrimalSVC(C=1)", lambda: PrimalSVC(C=1.0)),
                             ("PrimalSVC(C=1, solver='exact')", lambda: PrimalSVC(C=1.0, solver="exact"))):
-            t, models = best_of(lambda make=make: [make().fit(X, y) for _ in range(reps)])
+            t, models = best_of(lambda make=make, X=X, y=y: [make().fit(X, y) for _ in range(reps)])
             m = models[0]  # type: ignore[index]
             extra = f", beta_zero_={m.beta_zero_}" if hasattr(m, "beta_zero_") else ""
             row.append(f"{label} {t / t_sv:.1f}x{extra}")
