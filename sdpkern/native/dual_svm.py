@@ -293,7 +293,9 @@ def dual_svm(
     cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
     if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
         with _one_blas_thread():  # factorisations of a few hundred rows: threads only contend
-            out = _polish(K, ya, alpha, upper, Dd, cons, tol)
+            # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as
+            # the bordered system enforces Vᵀu = 0
+            out = _polish(state.K, ya, alpha, upper, Dd, cons, tol)
         if out is not None:
             alpha[:], e[:], al.z, viol = out
             al.rho = 0.0  # the multipliers are exact: c_V = z
@@ -306,6 +308,8 @@ def dual_svm(
     c_V = al.z + al.rho * s
     n_iter, rounds = al.n_iter, al.rounds
     res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
+    if state.K is not K:  # the folded operator computed the columns
+        res.certificate["columns"] += float(state.K.columns_computed)
     res.certificate["polished"] = float(polished)
     res.certificate["refined"] = float(refined)
     return res
