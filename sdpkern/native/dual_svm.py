@@ -237,10 +237,11 @@ def dual_svm(
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
-        only when F (the free set) has at most 300 points or its factorisation (|F|³/3 flops)
-        costs no more than the SMO loop did (about 2 n flops a step) — small problems end exact,
-        large ones at libsvm's accuracy; when the Newton step does not settle and n ≤ 200, SMO
-        continues to tol·10⁻⁶ instead.
+        up to 2000 points SMO first runs only to 0.1 and the Newton step is tried from there
+        (SMO goes on to ``tol`` if it does not settle); then, when F (the free set) has at most
+        300 points or its factorisation (|F|³/3 flops) costs no more than the SMO loop did
+        (about 2 n flops a step) — small problems end exact, large ones at libsvm's accuracy;
+        when the Newton step does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -287,24 +288,37 @@ def dual_svm(
         cons.pair, bool(shrinking), folded=Kloop is not None,
     )
     al = _AugmentedLagrangian(state, z, rho, max_iter, callback)
-    viol, feas = al.solve(float(tol))
-    polished, refined = False, False
-    n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-    cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
-    if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
+
+    def try_polish() -> bool:
         with _one_blas_thread():  # factorisations of a few hundred rows: threads only contend
             # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as
             # the bordered system enforces Vᵀu = 0
             out = _polish(state.K, ya, alpha, upper, Dd, cons, tol)
-        if out is not None:
-            alpha[:], e[:], al.z, viol = out
-            al.rho = 0.0  # the multipliers are exact: c_V = z
-            s[:] = V.T @ (ya * alpha)
-            feas, polished = float(np.max(np.abs(s))) if m else 0.0, True
-        elif polish == "auto" and n <= 200:
+        if out is None:
+            return False
+        alpha[:], e[:], al.z, _ = out
+        al.rho = 0.0  # the multipliers are exact: c_V = z
+        s[:] = V.T @ (ya * alpha)
+        return True
+
+    # "auto" on up to 2000 points: SMO only to 0.1 first; the Newton step usually finishes from there
+    early = polish == "auto" and n <= 2000 and tol < 0.1
+    al.solve(0.1 if early else float(tol))
+    polished = early and al.n_iter < max_iter and try_polish()
+    refined = False
+    if not polished:
+        if early:
+            al.solve(float(tol))
+        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
+        cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+        if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
+            polished = try_polish()
+        if not polished and polish == "auto" and n <= 200:
             # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
-            viol, feas = al.solve(1e-6 * float(tol))
+            al.solve(1e-6 * float(tol))
             refined = True
+    viol = _kkt_violation(ya, alpha, e, upper, cons.pair)
+    feas = float(np.max(np.abs(s))) if m else 0.0
     c_V = al.z + al.rho * s
     n_iter, rounds = al.n_iter, al.rounds
     res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
