@@ -14,12 +14,27 @@ from .errors import ParameterError
 __all__ = ["atomic_open"]
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: Any) -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | os.PathLike[str],
+    mode: str = "w",
+    *,
+    parents: bool = True,
+    fsync: bool = True,
+    **open_kwargs: Any,
+) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing; on success fsync it and rename it over ``path``.
 
-    The parent directory is created if missing. Any exception inside the ``with`` block, including
-    ``KeyboardInterrupt``, removes the temporary file and leaves the old ``path`` (or none) in place.
+    Any exception inside the ``with`` block, including ``KeyboardInterrupt``, removes the
+    temporary file and leaves the old ``path`` (or none) in place. The file gets the usual
+    permissions (``0o666`` less the umask), not the temporary file's private ``0o600``.
 
     Parameters
     ----------
@@ -27,6 +42,12 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: An
         The file to write.
     mode : {"w", "wb"}, default="w"
         Text or binary.
+    parents : bool, default=True
+        Create a missing parent directory. With ``False`` a missing directory raises
+        :class:`FileNotFoundError` naming ``path`` (not the hidden temporary file).
+    fsync : bool, default=True
+        Flush to disk before the rename (durability across a crash). The rename alone already
+        makes the file appear whole or not at all, which is all large exports need.
     **open_kwargs
         Passed to :func:`open` (``encoding``, ``newline``).
 
@@ -42,13 +63,22 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: An
     if mode not in ("w", "wb"):
         raise ParameterError(f"mode must be 'w' or 'wb', got {mode!r}")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    parent = target.parent if str(target.parent) else Path(".")
+    if parents:
+        parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        # mkstemp's message names its hidden temporary file; the user knows only ``path``.
+        why = f"the directory {str(parent)!r} does not exist" if not parent.is_dir() else f"in {str(parent)!r}"
+        raise type(exc)(exc.errno, f"{exc.strerror}: cannot write {str(path)!r} ({why})", str(path)) from None
     try:
         with os.fdopen(fd, mode, **open_kwargs) as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         # BaseException: a KeyboardInterrupt must not leave the temporary file behind either.

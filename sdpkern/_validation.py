@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_array
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
@@ -47,6 +48,7 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
     checks and users catching ``ValueError`` see no change; sdpkern users get one error type
     for bad data across the package.
     """
+    _refuse_sparse(X, "X")
     try:
         return _sklearn_validate_data(estimator, X, y, **kwargs)
     except SdpkernError:
@@ -55,8 +57,24 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
         raise DataError(str(exc)) from exc
 
 
+def _refuse_sparse(X: Any, name: str) -> None:
+    """Sparse input is refused with a :class:`DataError` saying dense input is required.
+
+    Every sdpkern method forms dense kernel matrices from the inputs (and the SDP builders
+    dense LMIs), so accepting sparse X would only hide a densification; scikit-learn's own
+    ``TypeError`` is replaced by this typed error (the message keeps the word "sparse", which
+    scikit-learn's estimator checks look for).
+    """
+    if sp.issparse(X):
+        raise DataError(
+            f"{name} is a sparse matrix ({type(X).__name__}); sdpkern needs dense input (it forms dense kernel "
+            f"matrices): pass {name}.toarray()"
+        )
+
+
 def as_matrix(X: ArrayLike, name: str = "X", *, min_samples: int = 1) -> NDArray[np.float64]:
     """Return ``X`` as a finite 2-D float array or raise :class:`DataError` naming ``name``."""
+    _refuse_sparse(X, name)
     try:
         arr = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name=name)
     except ValueError as exc:

@@ -23,7 +23,15 @@ import cvxpy as cp
 
 from .errors import BackendNotInstalledError, UnknownBackendError
 
-__all__ = ["Backend", "BACKENDS", "get_backend", "available_backends", "map_status", "DEFAULT_BACKEND"]
+__all__ = [
+    "Backend",
+    "BACKENDS",
+    "get_backend",
+    "available_backends",
+    "map_status",
+    "raw_certificate",
+    "DEFAULT_BACKEND",
+]
 
 DEFAULT_BACKEND = "clarabel"
 
@@ -62,10 +70,16 @@ class Backend:
     supports_sdp, supports_socp : bool
         Cone capabilities.
     aliases : dict
-        sdpkern option name -> this solver's option name (``max_iters``, ``eps``, ``verbose``,
-        ``time_limit``), so one set of options works across backends.
+        sdpkern option name -> this solver's option name (``max_iter``, ``time_limit``), so one
+        set of options works across backends.
     defaults : dict
         Options passed unless the user overrides them.
+    tol_keys : tuple of str
+        The solver's settings that ``tol`` sets (all to the same value): the stopping rule's
+        primal residual, dual residual and gap tolerances, so that ``tol`` means "relative
+        primal and dual residuals and gap below tol" on every backend.
+    default_tol : float or None
+        The ``tol`` used when the caller gives none (None: the solver's own defaults).
     """
 
     name: str
@@ -75,15 +89,35 @@ class Backend:
     supports_socp: bool = True
     aliases: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    tol_keys: tuple[str, ...] = ()
+    default_tol: float | None = None
 
     @property
     def installed(self) -> bool:
         """True when the solver package can be imported and CVXPY sees it."""
         return importlib.util.find_spec(self.module) is not None and self.cvxpy_name in cp.installed_solvers()
 
-    def solver_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Translate sdpkern option names to this solver's and add the defaults."""
+    def solver_options(
+        self,
+        options: Mapping[str, Any],
+        *,
+        tol: float | None = None,
+        max_iter: int | None = None,
+        time_limit: float | None = None,
+    ) -> dict[str, Any]:
+        """Translate sdpkern's options to this solver's settings and add the defaults.
+
+        ``tol`` sets every key of ``tol_keys`` (default ``default_tol``), ``max_iter`` and
+        ``time_limit`` the solver's iteration and time caps; ``options`` are the solver's own
+        settings (or sdpkern names in ``aliases``) and win over everything else.
+        """
         out = dict(self.defaults)
+        tol_value = self.default_tol if tol is None else tol
+        if tol_value is not None:
+            out.update(dict.fromkeys(self.tol_keys, tol_value))
+        for key, value in (("max_iter", max_iter), ("time_limit", time_limit)):
+            if value is not None and key in self.aliases:
+                out[self.aliases[key]] = value
         for key, value in options.items():
             out[self.aliases.get(key, key)] = value
         return out
@@ -96,17 +130,34 @@ BACKENDS: dict[str, Backend] = {
             "clarabel",
             "CLARABEL",
             "clarabel",
-            aliases={"max_iters": "max_iter", "eps": "tol_gap_rel", "time_limit": "time_limit"},
+            aliases={"max_iter": "max_iter", "time_limit": "time_limit"},
+            tol_keys=("tol_gap_abs", "tol_gap_rel", "tol_feas"),
+            default_tol=1e-8,  # Clarabel's own default for all three
         ),
         Backend(
             "scs",
             "SCS",
             "scs",
-            aliases={"max_iters": "max_iters", "eps": "eps", "time_limit": "time_limit_secs"},
-            defaults={"eps": 1e-7, "max_iters": 200_000},
+            aliases={"max_iter": "max_iters", "time_limit": "time_limit_secs"},
+            defaults={"max_iters": 200_000},
+            tol_keys=("eps_abs", "eps_rel"),
+            default_tol=1e-7,  # a first-order method: 1e-8 costs 10× the iterations for little gain
         ),
-        Backend("cvxopt", "CVXOPT", "cvxopt", aliases={"max_iters": "max_iters", "eps": "reltol"}),
-        Backend("ecos", "ECOS", "ecos", supports_sdp=False, aliases={"max_iters": "max_iters", "eps": "reltol"}),
+        Backend(
+            "cvxopt",
+            "CVXOPT",
+            "cvxopt",
+            aliases={"max_iter": "max_iters"},
+            tol_keys=("abstol", "reltol", "feastol"),
+        ),
+        Backend(
+            "ecos",
+            "ECOS",
+            "ecos",
+            supports_sdp=False,
+            aliases={"max_iter": "max_iters"},
+            tol_keys=("abstol", "reltol", "feastol"),
+        ),
         Backend("mosek", "MOSEK", "mosek"),
     )
 }
@@ -129,3 +180,41 @@ def get_backend(name: str) -> Backend:
 def available_backends() -> list[str]:
     """Names of the backends whose solver is installed."""
     return [name for name, b in BACKENDS.items() if b.installed]
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if out == out else None  # NaN -> None
+
+
+def raw_certificate(backend: str, raw: Any) -> dict[str, float | str | None]:
+    """The solver's own stopping measures from its raw answer (CVXPY's ``solve_via_data``).
+
+    Returns ``primal_residual``, ``dual_residual``, ``gap`` (|primal − dual objective|, as the
+    solver reports it or computed from its two objectives), ``primal_objective``,
+    ``dual_objective`` and the solver's ``raw_status``; ``None`` where the solver reports no such
+    value. Clarabel: ``r_prim``, ``r_dual``, ``obj_val``, ``obj_val_dual``; SCS: ``info``'s
+    ``res_pri``, ``res_dual``, ``gap``, ``pobj``, ``dobj`` (their documented meanings: relative to
+    the data's norms for Clarabel, absolute for SCS 3).
+    """
+    out: dict[str, float | str | None] = dict.fromkeys(
+        ("primal_residual", "dual_residual", "gap", "primal_objective", "dual_objective", "raw_status")
+    )
+    if backend == "clarabel" and raw is not None:
+        out["primal_residual"] = _finite(getattr(raw, "r_prim", None))
+        out["dual_residual"] = _finite(getattr(raw, "r_dual", None))
+        p, d = _finite(getattr(raw, "obj_val", None)), _finite(getattr(raw, "obj_val_dual", None))
+        out["primal_objective"], out["dual_objective"] = p, d
+        out["gap"] = abs(p - d) if p is not None and d is not None else None
+        out["raw_status"] = str(getattr(raw, "status", None))
+    elif backend == "scs" and isinstance(raw, Mapping) and isinstance(raw.get("info"), Mapping):
+        info = raw["info"]
+        out["primal_residual"] = _finite(info.get("res_pri"))
+        out["dual_residual"] = _finite(info.get("res_dual"))
+        out["gap"] = _finite(info.get("gap"))
+        out["primal_objective"], out["dual_objective"] = _finite(info.get("pobj")), _finite(info.get("dobj"))
+        out["raw_status"] = str(info.get("status"))
+    return out

@@ -25,7 +25,9 @@ __all__ = [
     "BreakdownError",
     "ExportError",
     "FormatError",
+    "InsufficientMemoryError",
     "UnsuitableKernelWarning",
+    "error_for_status",
 ]
 
 
@@ -113,12 +115,53 @@ class BreakdownError(SolverError):
     """An iterative method met a zero denominator (Krylov breakdown)."""
 
 
+class InsufficientMemoryError(SdpkernError, MemoryError):
+    """A fit would need more memory than is available; raised before the allocation.
+
+    Attributes
+    ----------
+    n_samples : int
+        The number of training points m of the fit.
+    estimate_bytes : int
+        The estimated peak memory of the fit.
+    available_bytes : int
+        The memory the estimate was compared with.
+    """
+
+    def __init__(self, message: str, n_samples: int, estimate_bytes: int, available_bytes: int) -> None:
+        super().__init__(message)
+        self.n_samples = n_samples
+        self.estimate_bytes = estimate_bytes
+        self.available_bytes = available_bytes
+
+
 class ExportError(SdpkernError, ValueError):
     """A problem that a file format cannot hold (the message names the cone)."""
 
 
 class FormatError(SdpkernError, ValueError):
     """A malformed file given to a reader (the message names the line)."""
+
+
+def error_for_status(status: str) -> type[SolverError]:
+    """The :class:`SolverError` subclass a non-optimal ``status`` raises (one rule for every solver).
+
+    ``infeasible*`` -> :class:`InfeasibleError`, ``unbounded*`` -> :class:`UnboundedError`,
+    ``optimal_inaccurate`` / ``iteration_limit`` / ``time_limit`` ->
+    :class:`InaccurateSolutionError`, anything else -> :class:`SolverError`.
+
+    Examples
+    --------
+    >>> error_for_status("iteration_limit").__name__
+    'InaccurateSolutionError'
+    """
+    if status.startswith("infeasible"):
+        return InfeasibleError
+    if status.startswith("unbounded"):
+        return UnboundedError
+    if status in ("optimal_inaccurate", "iteration_limit", "time_limit"):
+        return InaccurateSolutionError
+    return SolverError
 
 
 # ----------------------------------------------------------------------------- warnings

@@ -21,7 +21,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from .backends import DEFAULT_BACKEND, get_backend, map_status
+from ._capabilities import check_backend_for
+from ._validation import DEPRECATED, check_integer, check_open_interval, check_positive, take_deprecated
+from .backends import DEFAULT_BACKEND, Backend, get_backend, map_status, raw_certificate
 from .errors import (
     InaccurateSolutionError,
     InfeasibleError,
@@ -30,7 +32,13 @@ from .errors import (
     UnboundedError,
 )
 
-__all__ = ["KernelProblem", "Solution", "Model"]
+__all__ = ["KernelProblem", "Solution", "Model", "Certificate", "Attempt", "RECOVERY_BACKEND"]
+
+#: The backend the recovery policy tries after the requested one (:meth:`KernelProblem.solve`).
+RECOVERY_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
+
+#: Statuses ordered from best to worst, to pick the best attempt of a recovery.
+_STATUS_RANK = {"optimal": 0, "optimal_inaccurate": 1, "iteration_limit": 2, "time_limit": 2}
 
 
 @dataclass
@@ -47,6 +55,64 @@ class Model:
     kernel_matrix: NDArray[np.float64] | None = None
     decision: Callable[[ArrayLike], NDArray[np.float64]] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What the solver vouches for at the point it returned, in its own measures.
+
+    Attributes
+    ----------
+    backend : str
+    solver_status : str
+        The solver's own status word (Clarabel's ``Solved``/``AlmostSolved``/..., SCS's
+        ``solved``/``solved inaccurate``/...).
+    iterations : int or None
+    primal_residual, dual_residual : float or None
+        As the solver reports them (Clarabel ``r_prim``/``r_dual``, SCS ``res_pri``/``res_dual``).
+    gap : float or None
+        |primal − dual objective| (SCS's ``gap``; Clarabel's two objectives' difference).
+    relative_gap : float or None
+        gap / max(1, min(|primal objective|, |dual objective|)) (Clarabel's ``tol_gap_rel`` rule).
+    tol : float or None
+        The tolerance the solve was asked for (``tol`` of :meth:`KernelProblem.solve`).
+    """
+
+    backend: str
+    solver_status: str
+    iterations: int | None
+    primal_residual: float | None
+    dual_residual: float | None
+    gap: float | None
+    relative_gap: float | None
+    tol: float | None
+
+    @property
+    def worst(self) -> float:
+        """The largest of the residuals and the relative gap (inf when none is known)."""
+        known = [v for v in (self.primal_residual, self.dual_residual, self.relative_gap) if v is not None]
+        return max(known) if known else float("inf")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The certificate as a plain mapping (for ``certificate_`` on estimators and JSON)."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One solver call of :meth:`KernelProblem.solve` (the first, or a recovery step).
+
+    ``reason`` says why it ran (``"requested"``, ``"retry: more iterations"``, ``"retry: other
+    backend"``); ``options`` are the solver settings it was given.
+    """
+
+    backend: str
+    status: str
+    solver_status: str
+    certificate: Certificate
+    options: dict[str, Any]
+    reason: str
+    time: float
 
 
 @dataclass
@@ -68,6 +134,13 @@ class Solution:
     iterations : int or None
     model : Model
         The recovered model: α, offset, β, learned kernel matrix, decision function.
+    certificate : Certificate or None
+        The solver's residuals, gap, status and iterations at the returned point.
+    attempts : list of Attempt
+        Every solver call the solve made, in order (one unless the recovery policy ran).
+    recovery : str or None
+        What the recovery policy did (None when the first attempt was optimal or the policy was
+        off); ``backend`` is the backend of the attempt returned.
     """
 
     status: str
@@ -80,6 +153,9 @@ class Solution:
     total_time: float
     iterations: int | None
     model: Model
+    certificate: Certificate | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    recovery: str | None = None
 
     @property
     def alpha(self) -> NDArray[np.float64] | None:
@@ -217,65 +293,177 @@ class KernelProblem:
         self,
         backend: str = DEFAULT_BACKEND,
         *,
-        warm_start: bool = False,
+        tol: float | None = None,
+        max_iter: int | None = None,
+        time_limit: float | None = None,
         verbose: bool = False,
+        warm_start: bool = False,
         allow_inaccurate: bool = False,
+        recovery: bool = True,
+        eps: Any = DEPRECATED,
+        max_iters: Any = DEPRECATED,
         **options: Any,
     ) -> Solution:
-        """Solve with ``backend`` and recover the model.
+        """Solve with ``backend``, certify the answer and recover the model.
 
-        Options are passed to the solver after mapping sdpkern's names (``max_iters``, ``eps``,
-        ``time_limit``) to the solver's. A status other than optimal raises a
-        :class:`~sdpkern.errors.SolverError` subclass carrying the status, unless
-        ``allow_inaccurate`` accepts an ``optimal_inaccurate`` answer (with a warning).
+        Parameters
+        ----------
+        backend : str
+            The CVXPY solver (``"clarabel"``, ``"scs"``, ...; :mod:`sdpkern.backends`).
+        tol : float in (0, 1), optional
+            One meaning on every backend: the relative primal residual, dual residual and gap
+            the solver must reach to report ``"optimal"``. Clarabel: ``tol_gap_abs``,
+            ``tol_gap_rel``, ``tol_feas``; SCS: ``eps_abs``, ``eps_rel``. Default: the backend's
+            ``default_tol`` (Clarabel 1e-8, SCS 1e-7).
+        max_iter : int ≥ 1, optional
+            Iteration cap (Clarabel ``max_iter``, SCS ``max_iters``).
+        time_limit : float > 0, optional
+            Seconds per solver call (Clarabel ``time_limit``, SCS ``time_limit_secs``).
+        verbose, warm_start : bool
+            Passed to CVXPY.
+        allow_inaccurate : bool
+            Accept an ``optimal_inaccurate`` (or iteration/time-limited) answer with a
+            ``ConvergenceWarning`` instead of raising :class:`InaccurateSolutionError`.
+        recovery : bool, default True
+            The recovery policy, when the first answer is not ``optimal`` (and the problem was
+            not certified infeasible or unbounded): (1) the same backend again with 10× the
+            iteration cap, from scratch; (2) the other default backend (Clarabel ↔ SCS, the same
+            ``tol``, ``max_iter`` and ``time_limit``; backend-specific ``**options`` are not
+            carried over). It stops at the first ``optimal`` attempt; otherwise the best attempt
+            (by status, then by its certificate's worst residual) is returned or raised. A limit
+            the caller set (``max_iter``, ``time_limit``) is reported, not worked around. No
+            attempt's status is ever changed: the returned ``Solution.status`` is what its
+            solver said. Every attempt is in ``Solution.attempts``.
+        eps, max_iters
+            Deprecated names of ``tol`` and ``max_iter`` (FutureWarning).
+        **options
+            The backend's own settings, passed unchanged (they win over ``tol``/``max_iter``).
+
+        Raises
+        ------
+        ParameterError
+            A parameter without a value, or a bad ``tol``/``max_iter``/``time_limit``/option.
+        InfeasibleError, UnboundedError, InaccurateSolutionError, SolverError
+            When no attempt is acceptable (the status is on the error).
         """
         for name, p in self.parameters.items():
             if p.value is None:
                 raise ParameterError(f"parameter {name!r} has no value; call problem.set({name}=...)")
+        tol = take_deprecated("KernelProblem.solve", "eps", eps, "tol", tol)
+        max_iter = take_deprecated("KernelProblem.solve", "max_iters", max_iters, "max_iter", max_iter)
+        tol, max_iter, time_limit = _check_solve_options(tol, max_iter, time_limit)
+        check_backend_for(backend, self.cvxpy, self.formulation)  # e.g. ECOS has no PSD cone
         b = get_backend(backend)
-        opts = b.solver_options(options)
         t0 = time.perf_counter()
-        try:
-            with warnings.catch_warnings():
-                # CVXPY's generic "may be inaccurate" warning: the status is reported below instead
-                warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
-                self.cvxpy.solve(solver=b.cvxpy_name, warm_start=warm_start, verbose=verbose, **opts)
-        except cp.error.SolverError as exc:
-            raise SolverError(
-                f"{b.name} failed on {self.formulation}: {exc}. Try another backend "
-                f"(backend='scs' or 'clarabel') or rescale the data",
-                status="error",
-            ) from None
-        except TypeError as exc:  # unknown solver option
-            raise ParameterError(f"option not accepted by {b.name}: {exc}") from None
+        settings = {"tol": tol, "max_iter": max_iter, "time_limit": time_limit}
+        attempts: list[Attempt] = []
+        saved: list[_Saved] = []
+        for bk, reason, opts in self._recovery_plan(b, settings, options, recovery):
+            last = saved[-1].attempt.status if saved else None
+            if last == "optimal" or (last is not None and _certain(last)):
+                break
+            if last in ("iteration_limit", "time_limit") and (max_iter is not None or time_limit is not None):
+                break  # the caller's own caps: reported, not worked around
+            if reason == "retry: 10x iterations" and last != "iteration_limit":
+                continue  # more iterations only help a solver that ran out of them
+            saved.append(self._attempt(bk, opts, reason, warm_start and not saved, verbose, tol or bk.default_tol))
+            attempts.append(saved[-1].attempt)
+        best = min(saved, key=lambda a: (_STATUS_RANK.get(a.attempt.status, 3), a.attempt.certificate.worst))
+        if best is not saved[-1]:
+            best.restore(self.cvxpy)
         total = time.perf_counter() - t0
-        cvx_status = self.cvxpy.status
-        status = map_status(cvx_status)
-        self._raise_for_status(status, cvx_status, b.name, allow_inaccurate)
-        stats = self.cvxpy.solver_stats
-        setup = getattr(stats, "setup_time", None)
-        solve_t = getattr(stats, "solve_time", None)
-        compile_t = max(0.0, total - (setup or 0.0) - (solve_t or 0.0))
-        model = self.recover(self)
+        chosen = best.attempt
+        self._raise_for_status(chosen.status, chosen.solver_status, chosen.backend, allow_inaccurate, attempts)
+        recovery_note = None
+        if len(attempts) > 1:
+            recovery_note = (
+                f"{attempts[0].backend} returned {attempts[0].status!r}; tried "
+                + ", ".join(f"{a.backend} ({a.reason}: {a.status})" for a in attempts[1:])
+                + f"; returned the {chosen.backend} attempt ({chosen.status})"
+            )
         return Solution(
-            status=status,
-            objective=float(self.cvxpy.value),
-            backend=b.name,
-            solver_status=str(cvx_status),
-            compile_time=compile_t,
-            setup_time=setup,
-            solve_time=solve_t,
+            status=chosen.status,
+            objective=best.objective,
+            backend=chosen.backend,
+            solver_status=chosen.solver_status,
+            compile_time=best.compile_time,
+            setup_time=best.setup_time,
+            solve_time=best.solve_time,
             total_time=total,
-            iterations=getattr(stats, "num_iters", None),
-            model=model,
+            iterations=chosen.certificate.iterations,
+            model=self.recover(self),
+            certificate=chosen.certificate,
+            attempts=attempts,
+            recovery=recovery_note,
         )
 
-    def _raise_for_status(self, status: str, raw: str | None, backend: str, allow_inaccurate: bool) -> None:
+    def _recovery_plan(
+        self, b: Backend, settings: dict[str, Any], options: dict[str, Any], recovery: bool
+    ) -> list[tuple[Backend, str, dict[str, Any]]]:
+        """The attempts :meth:`solve` may make, in order (see its ``recovery`` parameter)."""
+        plan = [(b, "requested", b.solver_options(options, **settings))]
+        if not recovery:
+            return plan
+        more = dict(settings)
+        # the solvers' default caps: Clarabel 200, SCS sdpkern's 200 000
+        more["max_iter"] = 10 * int(settings["max_iter"] or (200_000 if b.name == "scs" else 200))
+        plan.append((b, "retry: 10x iterations", b.solver_options(options, **more)))
+        other = RECOVERY_BACKEND.get(b.name)
+        if other is not None:
+            try:
+                ob = get_backend(other)
+            except Exception:  # not installed: the policy has one step fewer
+                return plan
+            plan.append((ob, "retry: other backend", ob.solver_options({}, **settings)))
+        return plan
+
+    def _attempt(
+        self, b: Backend, opts: dict[str, Any], reason: str, warm_start: bool, verbose: bool, tol: float | None
+    ) -> _Saved:
+        """One solver call through CVXPY's public chain (``get_problem_data`` → ``solve_via_data``
+        → ``unpack_results``), keeping the solver's raw answer for the certificate."""
+        t0 = time.perf_counter()
+        prob = self.cvxpy
+        try:
+            with warnings.catch_warnings():
+                # CVXPY's generic "may be inaccurate" warning: the status is reported instead
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+                data, chain, inverse = prob.get_problem_data(b.cvxpy_name, verbose=verbose, solver_opts=dict(opts))
+                t1 = time.perf_counter()
+                raw = chain.solve_via_data(prob, data, warm_start, verbose, dict(opts))
+                t2 = time.perf_counter()
+                prob.unpack_results(raw, chain, inverse)
+        except (TypeError, ValueError) as exc:  # an option the solver does not accept
+            raise ParameterError(f"option not accepted by {b.name} ({sorted(opts)}): {exc}") from None
+        except (cp.error.SolverError, ArithmeticError) as exc:
+            return _Saved.failed(b, opts, reason, str(exc), time.perf_counter() - t0, tol)
+        cvx_status = prob.status
+        status = map_status(cvx_status)
+        raw_cert = raw_certificate(b.name, raw)
+        stats = prob.solver_stats
+        iters = getattr(stats, "num_iters", None)
+        solver_word = str(raw_cert.pop("raw_status") or cvx_status)
+        cert = _certificate(b.name, solver_word, iters, raw_cert, tol)
+        attempt = Attempt(b.name, status, str(cvx_status), cert, dict(opts), reason, time.perf_counter() - t0)
+        value = prob.value
+        objective = float(value) if value is not None and np.isfinite(value) else float("nan")
+        if status in ("optimal", "optimal_inaccurate") and not np.isfinite(objective):
+            note = reason + " (non-finite objective)"
+            attempt = Attempt(b.name, "error", str(cvx_status), cert, dict(opts), note, attempt.time)
+        setup = getattr(stats, "setup_time", None)
+        return _Saved(
+            attempt, objective, t1 - t0, setup, getattr(stats, "solve_time", None) or (t2 - t1), _snapshot(prob)
+        )
+
+    def _raise_for_status(
+        self, status: str, raw: str | None, backend: str, allow_inaccurate: bool, attempts: list[Attempt]
+    ) -> None:
         if status == "optimal":
             return
-        if status == "optimal_inaccurate" and allow_inaccurate:
+        tried = "" if len(attempts) < 2 else " (after " + ", ".join(f"{a.backend}: {a.status}" for a in attempts) + ")"
+        if status in ("optimal_inaccurate", "iteration_limit", "time_limit") and allow_inaccurate:
             warnings.warn(
-                f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw})",
+                f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw}){tried}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -284,14 +472,14 @@ class KernelProblem:
             "infeasible": "check the data and constraints (a hard-margin problem on non-separable data "
             "is infeasible: use a soft margin)",
             "unbounded": "check the parameters; the problem has no finite optimum",
-            "optimal_inaccurate": "tighten or loosen tolerances, raise max_iters, try another backend, "
+            "optimal_inaccurate": "loosen tol, raise max_iter, try another backend, "
             "or pass allow_inaccurate=True to accept it",
-            "iteration_limit": "raise max_iters or time_limit",
+            "iteration_limit": "raise max_iter or time_limit",
         }.get(
             status.replace("_inaccurate", "") if status.startswith(("infeasible", "unbounded")) else status,
             "try another backend or rescale the data",
         )
-        msg = f"{backend} returned status {status!r} ({raw}) for {self.formulation}: {hint}"
+        msg = f"{backend} returned status {status!r} ({raw}) for {self.formulation}{tried}: {hint}"
         if status.startswith("infeasible"):
             raise InfeasibleError(msg, status=status, solver_status=raw)
         if status.startswith("unbounded"):
@@ -308,3 +496,81 @@ class KernelProblem:
 def parameter_values(problem: KernelProblem) -> Mapping[str, Any]:
     """Current values of a problem's parameters."""
     return {k: p.value for k, p in problem.parameters.items()}
+
+
+def _check_solve_options(
+    tol: Any, max_iter: Any, time_limit: Any
+) -> tuple[float | None, int | None, float | None]:
+    """Validate :meth:`KernelProblem.solve`'s portable options (typed errors, not the solver's)."""
+    t = None if tol is None else check_open_interval(tol, "tol", 0.0, 1.0)
+    n = None if max_iter is None else check_integer(max_iter, "max_iter", 1)
+    s = None if time_limit is None else check_positive(time_limit, "time_limit")
+    return t, n, s
+
+
+def _certain(status: str) -> bool:
+    """Infeasible or unbounded with the solver's certificate: no recovery step changes that."""
+    return status in ("infeasible", "unbounded")
+
+
+def _certificate(
+    backend: str, solver_word: str, iterations: Any, raw: Mapping[str, Any], tol: float | None
+) -> Certificate:
+    p, d = raw.get("primal_objective"), raw.get("dual_objective")
+    gap = raw.get("gap")
+    rel = None
+    if gap is not None and p is not None and d is not None:
+        rel = float(gap) / max(1.0, min(abs(float(p)), abs(float(d))))
+    return Certificate(
+        backend=backend,
+        solver_status=solver_word,
+        iterations=None if iterations is None else int(iterations),
+        primal_residual=raw.get("primal_residual"),
+        dual_residual=raw.get("dual_residual"),
+        gap=gap,
+        relative_gap=rel,
+        tol=tol,
+    )
+
+
+def _snapshot(prob: cp.Problem) -> dict[str, Any]:
+    """The values of every variable and constraint dual (to restore an earlier attempt)."""
+    return {
+        "vars": [(v, _copy(v.value)) for v in prob.variables()],
+        "duals": [(c, _copy(c.dual_value)) for c in prob.constraints],
+    }
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a CVXPY value: an array, a scalar, or a list of arrays (a cone's duals)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_copy(v) for v in value]
+    return np.array(value, copy=True)
+
+
+@dataclass
+class _Saved:
+    """An attempt with what is needed to make it the problem's current point again."""
+
+    attempt: Attempt
+    objective: float
+    compile_time: float
+    setup_time: float | None
+    solve_time: float | None
+    values: dict[str, Any]
+
+    @classmethod
+    def failed(
+        cls, b: Backend, opts: dict[str, Any], reason: str, message: str, elapsed: float, tol: float | None
+    ) -> _Saved:
+        cert = Certificate(b.name, f"error: {message}", None, None, None, None, None, tol)
+        attempt = Attempt(b.name, "error", "solver_error", cert, dict(opts), reason, elapsed)
+        return cls(attempt, float("nan"), elapsed, None, None, {"vars": [], "duals": []})
+
+    def restore(self, prob: cp.Problem) -> None:
+        for var, value in self.values["vars"]:
+            var.save_value(value)  # the solver's point as it was (no domain projection)
+        for con, value in self.values["duals"]:
+            con.save_dual_value(value)

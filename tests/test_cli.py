@@ -191,11 +191,6 @@ def test_demo_quick_runs_in_seconds_without_warnings(tmp_path: Path) -> None:
     assert elapsed < 120  # ~3 s on an idle machine; generous for a loaded one
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the default demo (120 points) gets optimal_inaccurate from Clarabel: the builders' scaling, "
-    "fixed by the conic workstream (issue 17); remove this mark when it lands",
-)
 def test_make_demo_prints_no_convergence_warning() -> None:
     from sklearn.exceptions import ConvergenceWarning
 

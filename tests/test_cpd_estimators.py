@@ -82,7 +82,7 @@ def test_strict_thin_plate_in_high_dimension_is_refused():
     with pytest.raises(ParameterError, match="order=2"):
         ThinPlateSVC(formula_dimension=None).fit(X, y)
     ThinPlateSVC(order=3, formula_dimension=None, beta_zero=False).fit(X, y)  # 2m = 6 > 5: fine
-    with pytest.raises(ParameterError, match="order"):
+    with pytest.raises(ParameterError, match="ThinPlate: order"):
         CPDSVC(kernel=ThinPlate(0)).fit(X, y)
 
 

@@ -90,7 +90,7 @@ def test_order_too_low_for_dimension_is_refused():
     X, y = _data(20, 4)
     with pytest.raises(ParameterError, match="order=2"):
         squared_hinge(X, y, ThinPlate(2), 1.0)
-    with pytest.raises(ParameterError, match="order"):
+    with pytest.raises(ParameterError, match="ThinPlate: order"):
         squared_hinge(X, y, ThinPlate(0), 1.0)
 
 

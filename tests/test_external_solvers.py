@@ -15,6 +15,7 @@ import pytest
 from export_problems import PROBLEMS, SDP_PROBLEMS, reference_value, rel_err, require_external_solver
 
 from sdpkern import export
+from sdpkern.errors import InfeasibleError, UnboundedError
 from sdpkern.export.solvers import available, run, solve_external
 
 pytestmark = pytest.mark.external
@@ -68,8 +69,13 @@ def test_statuses_for_infeasible_and_unbounded(solver: str) -> None:
     X = cp.Variable((2, 2), symmetric=True)
     infeasible = cp.Problem(cp.Minimize(cp.trace(X)), [X >> 0, X[0, 0] <= -1])
     unbounded = cp.Problem(cp.Minimize(-cp.trace(X)), [X >> 0, X[0, 0] >= 1])
-    assert solve_external(infeasible, solver, timeout=60).status.startswith("infeasible")
-    assert solve_external(unbounded, solver, timeout=60).status.startswith("unbounded")
+    # The status rule of KernelProblem.solve (issue 17): typed errors, the status on them.
+    with pytest.raises(InfeasibleError, match=solver) as info:
+        solve_external(infeasible, solver, timeout=60)
+    assert info.value.status.startswith("infeasible") and info.value.result.status == info.value.status
+    with pytest.raises(UnboundedError, match=solver) as info2:
+        solve_external(unbounded, solver, timeout=60)
+    assert info2.value.status.startswith("unbounded")
 
 
 def test_run_on_a_plain_file_uses_its_comments(tmp_path: Path) -> None:

@@ -44,12 +44,24 @@ def test_diag_matches_gram():
 
 
 @pytest.mark.parametrize(
-    "kernel",
-    [Gaussian(gamma=0.0), Gaussian(gamma=-1.0), Laplacian(gamma=np.nan), Polynomial(degree=0), Epanechnikov(sigma=-1)],
+    ("make", "match"),
+    [
+        (lambda: Gaussian(gamma=0.0), "Gaussian: gamma"),
+        (lambda: Gaussian(gamma=-1.0), "Gaussian: gamma"),
+        (lambda: Laplacian(gamma=np.nan), "Laplacian: gamma"),
+        (lambda: Polynomial(degree=0), "Polynomial: degree"),
+        (lambda: Polynomial(degree=2.5), "Polynomial: degree"),
+        (lambda: Polynomial(degree=True), "Polynomial: degree"),
+        (lambda: Polynomial(coef0=np.inf), "Polynomial: coef0"),
+        (lambda: Epanechnikov(sigma=-1), "Epanechnikov: sigma"),
+        (lambda: Sigmoid(gamma="1"), "Sigmoid: gamma"),
+        (lambda: SquaredEuclidean(sign=2.0), "SquaredEuclidean: sign"),
+    ],
 )
-def test_bad_parameters(kernel):
-    with pytest.raises(ParameterError, match="gamma|degree|sigma"):
-        kernel(X)
+def test_bad_parameters_are_refused_at_construction(make, match):
+    """Issue 17: a bad parameter is reported where the kernel is built, naming the argument."""
+    with pytest.raises(ParameterError, match=match):
+        make()
 
 
 def test_bad_data():

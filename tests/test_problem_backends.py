@@ -59,7 +59,7 @@ def test_infeasible_and_unbounded_are_typed():
 def test_iteration_limit_surfaces_with_status():
     prob = toy(lambda x: [x >= 1, cp.norm(x, 2) <= 10])
     with pytest.raises(SolverError) as exc:
-        prob.solve(backend="scs", max_iters=2, eps=1e-12)
+        prob.solve(backend="scs", max_iter=2, tol=1e-12)
     assert exc.value.status in ("iteration_limit", "optimal_inaccurate", "error")
     assert isinstance(exc.value, (InaccurateSolutionError, SolverError))
 
@@ -83,9 +83,45 @@ def test_backend_registry_errors(monkeypatch):
         get_backend("clarabel")
 
 
-def test_option_aliases():
-    assert get_backend("clarabel").solver_options({"max_iters": 5})["max_iter"] == 5
-    assert get_backend("scs").solver_options({"max_iters": 5, "time_limit": 2})["time_limit_secs"] == 2
+def test_option_mapping():
+    """One meaning of tol / max_iter / time_limit, mapped to each backend's own settings."""
+    clarabel = get_backend("clarabel").solver_options({}, tol=1e-6, max_iter=5, time_limit=3)
+    assert clarabel == {"tol_gap_abs": 1e-6, "tol_gap_rel": 1e-6, "tol_feas": 1e-6, "max_iter": 5, "time_limit": 3}
+    scs = get_backend("scs").solver_options({}, tol=1e-6, max_iter=5, time_limit=2)
+    assert scs == {"eps_abs": 1e-6, "eps_rel": 1e-6, "max_iters": 5, "time_limit_secs": 2}
+    # the backend's own settings win; without tol each backend's default tolerance is used
+    assert get_backend("scs").solver_options({"eps_abs": 1e-3})["eps_abs"] == 1e-3
+    assert get_backend("clarabel").solver_options({})["tol_feas"] == 1e-8
+
+
+@pytest.mark.parametrize("bad", [{"tol": -1}, {"tol": 0}, {"tol": 2.0}, {"max_iter": 0}, {"max_iter": 2.5},
+                                 {"time_limit": -1}, {"tol": float("nan")}])  # fmt: skip
+def test_nonsense_solve_options_are_parameter_errors(bad):
+    with pytest.raises(ParameterError, match=next(iter(bad))):
+        toy(lambda x: [x >= 1]).solve(**bad)
+
+
+def test_deprecated_option_names_warn_and_are_checked():
+    with pytest.warns(FutureWarning, match="'eps' is deprecated"), pytest.raises(ParameterError, match="tol"):
+        toy(lambda x: [x >= 1]).solve(eps=-1)
+    with pytest.warns(FutureWarning, match="'max_iters' is deprecated"):
+        sol = toy(lambda x: [x >= 1]).solve(max_iters=100)
+    assert sol.status == "optimal"
+
+
+@pytest.mark.parametrize("backend", ["clarabel", "scs"])
+def test_every_solution_carries_a_certificate(backend):
+    """The solver's own residuals and gap come back, and meet the tolerance it certified."""
+    sol = toy(lambda x: [x >= 1, cp.norm(x, 2) <= 10]).solve(backend, tol=1e-7)
+    cert = sol.certificate
+    assert sol.status == "optimal" and cert is not None and cert.backend == backend
+    assert cert.tol == 1e-7 and cert.iterations == sol.iterations and cert.iterations >= 1
+    assert cert.solver_status.lower() == "solved"
+    for value in (cert.primal_residual, cert.dual_residual, cert.gap, cert.relative_gap):
+        assert value is not None and 0 <= value
+    # Clarabel's residuals are relative (≤ tol); SCS's absolute, ≤ eps_abs + eps_rel·scale
+    assert cert.relative_gap <= 1e-6 and cert.worst < 1e-4
+    assert len(sol.attempts) == 1 and sol.attempts[0].reason == "requested" and sol.recovery is None
 
 
 def test_status_vocabulary():

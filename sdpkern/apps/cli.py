@@ -261,6 +261,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     from .demo import add_arguments as demo_arguments
+    from .demo import backend_name
 
     d = sub.add_parser("demo", help="hyperkernel C-SVM on breast cancer beside a tuned RBF SVC")
     demo_arguments(d)
@@ -275,7 +276,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("solve", help="solve an instance and compare with its reference")
     s.add_argument("instance")
-    s.add_argument("--backend", "-b", default="clarabel")
+    s.add_argument("--backend", "-b", type=backend_name, default="clarabel")
     s.add_argument("--option", "-O", action="append", metavar="KEY=VALUE", help="solver option (repeatable)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.set_defaults(func=_cmd_solve)

@@ -36,6 +36,17 @@ def _n_train(text: str) -> int:
     return value
 
 
+def backend_name(text: str) -> str:
+    """``--backend``: a known, installed backend, else an argparse usage error (exit 2)."""
+    from ..backends import get_backend  # lazy: only when --backend is given
+    from ..errors import BackendError
+
+    try:
+        return get_backend(text).name
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The demo's options, shared by ``sdpkern demo`` and :func:`main`."""
     parser.add_argument(
@@ -46,7 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"training points, a stratified subsample of the 60%% split (>= {MIN_TRAIN}; default 120, 40 with --quick;"
         " at most 341 are used)",
     )
-    parser.add_argument("--backend", default=None, help="the conic solver CVXPY calls (default: clarabel)")
+    parser.add_argument(
+        "--backend", type=backend_name, default=None, help="the conic solver CVXPY calls (default: clarabel)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the split and the subsample (default 0)")
     parser.add_argument("--full", action="store_true", help="solve the full SOCP instead of generating its cones")
     parser.add_argument("--quick", action="store_true", help="a few seconds: 40 training points, a small SVC grid")

@@ -478,11 +478,32 @@ def _read_finished(cells: Sequence[Cell], cell_dir: Path | None) -> tuple[list[d
     todo: list[int] = []
     for i, c in enumerate(cells):
         path = cell_dir / f"{c.key}.json" if cell_dir is not None else None
-        if path is not None and path.exists():
-            results[i] = json.loads(path.read_text(encoding="utf-8"))
+        rec = _read_cell(path) if path is not None and path.exists() else None
+        if rec is not None:
+            results[i] = rec
         else:
             todo.append(i)
     return results, todo
+
+
+def _read_cell(path: Path) -> dict[str, Any] | None:
+    """A saved cell, or None (recompute it) if the file cannot be read as a cell record.
+
+    sdpkern writes cells atomically, so an unreadable one was damaged by something else (a disk
+    full, an editor, a copy cut short). It is renamed to ``<key>.json.unreadable`` rather than
+    overwritten or deleted, and the run recomputes the cell instead of failing to resume.
+    """
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(rec, dict) and "score" in rec:
+            return rec
+        why = "not a cell record"
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = f"{type(exc).__name__}: {exc}"
+    aside = path.with_name(path.name + ".unreadable")
+    path.replace(aside)
+    logger.warning("cell file %s could not be read (%s); kept as %s and recomputed", path, why, aside.name)
+    return None
 
 
 def _compute(
@@ -588,7 +609,9 @@ def run_grid(
     write leaves no partial file and no temporary file), and nothing saved is ever overwritten or
     deleted; running the same call again computes only the missing cells. Lost are only the
     cells that were still running (with ``n_jobs > 1``, also those finished in a worker but not
-    yet received). Without ``results_dir`` nothing is kept.
+    yet received). Without ``results_dir`` nothing is kept. A cell file that cannot be read
+    (damaged outside sdpkern) is renamed ``<key>.json.unreadable``, with a warning, and its cell
+    recomputed.
 
     Raises
     ------

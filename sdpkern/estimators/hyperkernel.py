@@ -25,10 +25,19 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import Interval, Options, validate_data
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
-from ..errors import ParameterError, SolverError
+from ..errors import InsufficientMemoryError, ParameterError, SolverError
+from ..kernels.gram import DEFAULT_CACHE_BYTES
+from ..kernels.hyperkernel_terms import sampled_basis
 from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
-from ..problem import KernelProblem, Solution
+from ..native.hyperkernel_master import (
+    NativeDecision,
+    NativeMasterResult,
+    available_memory,
+    estimate_fit_bytes,
+    hyperkernel_csvm_native,
+)
+from ..problem import KernelProblem, Model, Solution
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute
 
 __all__ = [
@@ -45,6 +54,16 @@ Array = NDArray[np.float64]
 
 #: Backend retried once when the chosen one breaks down numerically (see ``_with_fallback``).
 _FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
+
+#: solver="auto" runs the native master from this many training points on. Measured
+#: (examples/bench_hyperkernel_large.py --crossover): the conic cone generation and the native
+#: master take about the same time near m = 100; at m = 200 the native one is 5-10x faster.
+NATIVE_FROM = 150
+#: Candidate pairs of the native path's sampled basis (:func:`sdpkern.kernels.hyperkernel_terms.sampled_basis`);
+#: below m ≈ 200 every pair is a candidate and the basis is the conic path's.
+NATIVE_MAX_PAIRS = 20000
+#: solver_options the native master accepts.
+_NATIVE_OPTIONS = frozenset({"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol"})
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
@@ -171,6 +190,7 @@ class _HyperkernelBase(SdpkernEstimator):
             "max_omitted_cone_violation": self.max_violation_,
         }
         self.n_terms_ = self.basis_.size
+        self.solver_ = "conic"
         self.fit_time_ = fit_time
         self.solve_time_ = solution.total_time
         self.n_iter_ = solution.iterations
@@ -203,14 +223,73 @@ class _GeneratedHyperkernel(_HyperkernelBase):
         (:func:`~sdpkern.builders.hyperkernel.cone_generation`): start from a few basis terms
         and add the violated ones until none is, which certifies the full SOCP's optimum. Same
         optimum, far faster when few terms carry weight; ``False`` solves the full SOCP in one go.
+    solver : {"auto", "conic", "native"}, default="auto"
+        ``"conic"``: the SOCP through CVXPY (``backend``). ``"native"``: the same SOCP by
+        constraint generation with a native restricted master
+        (:func:`~sdpkern.native.hyperkernel_csvm_native`; kernel columns on demand, a basis
+        sampled over the pair features, :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`),
+        available for :class:`HyperkernelSVC` only (others raise ParameterError). ``"auto"``:
+        native from ``NATIVE_FROM`` = 150 training points on where it is available.
+        ``solver_options`` for the native master: ``tol`` (relative gap, 1e-6), ``max_rounds``,
+        ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``.
+    progress : bool or None, default=None
+        A tqdm bar with the current gap during a native fit; None shows it from 5000 points on.
     """
 
     active_set: bool = True
+    solver: str = "auto"
+    progress: bool | None = None
+
+    _native: ClassVar[bool] = False
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_HyperkernelBase._parameter_constraints,
         "active_set": ["boolean"],
+        "solver": [Options({"auto", "conic", "native"})],
+        "progress": ["boolean", None],
     }
+
+    def _resolve_solver(self, m: int) -> str:
+        """"conic" or "native" for m training points (see ``solver``)."""
+        if self.solver == "native":
+            if not type(self)._native:
+                raise ParameterError(
+                    f"solver='native' is implemented for HyperkernelSVC (the C-SVM, 002 eq. 3.8) only; "
+                    f"{type(self).__name__} solves with solver='conic' (or 'auto')"
+                )
+            if self.form != "socp":
+                raise ParameterError("solver='native' solves the SOCP form; use form='socp' (or solver='conic')")
+            return "native"
+        if self.solver == "auto" and type(self)._native and self.form == "socp" and m >= NATIVE_FROM:
+            return "native"
+        return "conic"
+
+    def _check_memory(self, X: Array, solver: str) -> None:
+        """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""
+        m, d = X.shape
+        cache = int((self.solver_options or {}).get("cache_bytes", DEFAULT_CACHE_BYTES))
+        est = estimate_fit_bytes(
+            m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache
+        )
+        avail = available_memory()
+        if avail is not None and est > avail:
+            hint = "lower solver_options['cache_bytes']" if solver == "native" else "use solver='native'"
+            raise InsufficientMemoryError(
+                f"{type(self).__name__} with solver={solver!r} on m = {m} training points needs about "
+                f"{est / 1e9:.2f} GB, more than the {avail / 1e9:.2f} GB available; {hint}",
+                n_samples=m, estimate_bytes=est, available_bytes=avail,
+            )  # fmt: skip
+
+    def _basis(self, X: Array) -> HyperkernelBasis:
+        """The conic path's m² pivoted Cholesky basis, or the native path's sampled one (002 §3.2.1)."""
+        solver = self._resolve_solver(X.shape[0])
+        self._check_memory(X, solver)
+        if solver == "conic":
+            return super()._basis(X)
+        return sampled_basis(
+            self._resolve_hyperkernel(X), X, eta=self.eta, max_terms=self.max_terms,
+            max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state,
+        )  # fmt: skip
 
     def _build_and_solve(
         self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
@@ -326,9 +405,53 @@ class HyperkernelSVC(_HyperkernelClassifier):
         "C": [_POSITIVE],
     }
 
+    _native = True
+
     def _builder_params(self, m: int) -> dict[str, Any]:
         # eq. (3.8) writes (C'/m)·1ᵀξ with C' = 1/λ; scikit-learn's C = 1/(λm) is C'/m (002 §3.2)
         return {"C": self.C * m, "lambda_Q": self.lambda_Q}
+
+    def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+        self.solver_ = self._resolve_solver(X.shape[0])
+        if self.solver_ == "conic":
+            super()._fit_binary(X, y_pm, weights, shared)
+            return
+        t0 = time.perf_counter()
+        opts = dict(self.solver_options or {})
+        unknown = set(opts) - _NATIVE_OPTIONS
+        if unknown:
+            raise ParameterError(
+                f"solver_options {sorted(unknown)} are not options of the native solver; it takes {sorted(_NATIVE_OPTIONS)}"
+            )
+        m = X.shape[0]
+        show = m >= 5000 if self.progress is None else bool(self.progress)
+        r = hyperkernel_csvm_native(shared, y_pm, **self._builder_params(m), progress=show, **opts)
+        if r.status != "optimal":
+            warnings.warn(
+                f"HyperkernelSVC's native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "
+                "the model is the best certified point so far (raise solver_options['max_steps'] or 'time_limit')",
+                ConvergenceWarning, stacklevel=3,
+            )  # fmt: skip
+        self._store_native(shared, y_pm, r, time.perf_counter() - t0)
+
+    def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
+        """The fitted attributes of a native fit (the same names as ``_store``)."""
+        coef = r.alpha * y_pm
+        decision = NativeDecision(basis, r.beta, coef, r.offset)
+        self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
+        self.beta_, self.alpha_ = r.beta, r.alpha
+        self.model_ = Model(alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap})
+        self.objective_, self.status_, self.backend_ = r.objective, r.status, "native"
+        self.certificate_ = {
+            "measure": "relative duality gap",
+            "value": r.gap,
+            "max_omitted_cone_violation": r.max_violation,
+        }
+        self.active_terms_, self.max_violation_ = r.terms, r.max_violation
+        self.n_terms_, self.fit_time_, self.solve_time_, self.n_iter_ = basis.size, fit_time, r.total_time, r.steps
+        self.support_ = np.flatnonzero(coef)
+        self.dual_coef_ = np.asarray(coef[self.support_], dtype=np.float64)
+        self.intercept_ = -float(r.offset)
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

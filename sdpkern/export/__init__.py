@@ -35,7 +35,7 @@ from typing import Any
 
 import cvxpy as cp
 
-from ..errors import ExportError
+from ..errors import ExportError, ParameterError
 from ._conic import Cones, ConicData, Elimination, Exported, from_cvxpy, to_cvxpy
 from .cbf import read_cbf, write_cbf
 from .sdpa import read_sdpa, write_sdpa
@@ -87,7 +87,10 @@ def conic_data(problem: Any) -> ConicData:
     inner = getattr(problem, "cvxpy", None)
     if isinstance(inner, cp.Problem):
         return from_cvxpy(inner)
-    raise TypeError(f"cannot export an object of type {type(problem).__name__}; pass a KernelProblem or cvxpy.Problem")
+    raise ParameterError(
+        f"problem must be a KernelProblem, cvxpy.Problem or ConicData, got {type(problem).__name__}; "
+        "nothing else can be exported"
+    )
 
 
 def write(problem: Any, path: str | os.PathLike[str], *, format: str | None = None, **options: Any) -> Exported:
@@ -113,13 +116,20 @@ def write(problem: Any, path: str | os.PathLike[str], *, format: str | None = No
     ------
     ExportError
         If the format cannot hold one of the problem's cones (the message names it).
+    ParameterError
+        For an unknown option or option value (``equalities="bogus"``) or an object that is
+        not a problem.
+    FileNotFoundError
+        If the directory of ``path`` does not exist (the message names ``path``).
     """
     fmt = _format_of(path, format)
     data = conic_data(problem)
     if fmt == "sdpa":
         return write_sdpa(data, path, **options)
     if options:
-        raise TypeError(f"unexpected options for the CBF writer: {sorted(options)}")
+        raise ParameterError(
+            f"the CBF writer takes no options, got {sorted(options)} (equalities= applies to .dat-s files only)"
+        )
     return write_cbf(data, path)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ..errors import ExportError
+from ..errors import DataError, ExportError, ParameterError
 
 __all__ = ["Cones", "ConicData", "Elimination", "Exported", "from_cvxpy", "to_cvxpy", "compiled_data"]
 
@@ -120,9 +120,9 @@ class ConicData:
         self.A = sp.csr_matrix(self.A, dtype=float)
         m, n = self.A.shape
         if self.c.size != n or self.b.size != m:
-            raise ValueError(f"inconsistent shapes: A is {m}x{n}, c has {self.c.size}, b has {self.b.size}")
+            raise DataError(f"inconsistent shapes: A is {m}x{n}, c has {self.c.size}, b has {self.b.size}")
         if self.cones.rows != m:
-            raise ValueError(f"cones occupy {self.cones.rows} rows but A has {m}")
+            raise DataError(f"cones occupy {self.cones.rows} rows but A has {m}")
 
     @property
     def n(self) -> int:
@@ -132,6 +132,35 @@ class ConicData:
     def objective(self, x: NDArray[np.float64]) -> float:
         """The original model's objective value at ``x``."""
         return float(self.sign * (self.c @ np.asarray(x, dtype=float) + self.offset))
+
+    def cone_violation(self, x: NDArray[np.float64]) -> float:
+        """How far ``b − A x`` is outside the cones, relative to ``1 + ‖b‖∞``.
+
+        The largest of: |equality residual|, the negative part of non-negative rows, ‖u‖ − t of
+        each SOC, −λ_min of each PSD block. An independent check of a solver's primal point
+        (exponential and power cones are not checked).
+        """
+        s = self.b - self.A @ np.asarray(x, dtype=float)
+        cones, off = self.cones, self.cones.offsets()
+        worst = [0.0]
+        if cones.zero:
+            worst.append(float(np.abs(s[: cones.zero]).max()))
+        if cones.nonneg:
+            worst.append(float(-s[off["nonneg"] : off["nonneg"] + cones.nonneg].min()))
+        row = off["soc"]
+        for q in cones.soc:
+            worst.append(float(np.linalg.norm(s[row + 1 : row + q]) - s[row]))
+            row += q
+        row = off["psd"]
+        for n in cones.psd:
+            k = n * (n + 1) // 2
+            i, j = _lower_indices(n)
+            M = np.zeros((n, n))
+            M[i, j] = s[row : row + k]
+            M[j, i] = s[row : row + k]
+            worst.append(float(-np.linalg.eigvalsh(M)[0]))
+            row += k
+        return max(worst) / (1.0 + float(np.abs(self.b).max(initial=0.0)))
 
 
 @dataclass
@@ -306,7 +335,16 @@ def to_cvxpy(data: ConicData) -> tuple[cp.Problem, cp.Variable]:
     problem : cvxpy.Problem
         Its optimal value equals the original model's (``sign`` and ``offset`` included).
     x : cvxpy.Variable, shape (n,)
+
+    Raises
+    ------
+    ParameterError
+        If ``data`` is not :class:`ConicData` (e.g. a path: read it with
+        :func:`sdpkern.export.read` first).
     """
+    if not isinstance(data, ConicData):
+        hint = " (a path? read it first: to_cvxpy(export.read(path)))" if isinstance(data, (str, Path)) else ""
+        raise ParameterError(f"data must be ConicData, got {type(data).__name__} {data!r:.60}{hint}")
     x = cp.Variable(max(data.n, 1), name="x")
     xv = x if data.n else x[:0]
     cones = data.cones

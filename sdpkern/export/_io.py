@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._atomic import atomic_open
 from ._numfmt import float_field, format_lines, int_field
 
 __all__ = ["write_atomic", "format_rows"]
@@ -18,39 +18,18 @@ __all__ = ["write_atomic", "format_rows"]
 _CHUNK = 200_000
 
 
-def _umask() -> int:
-    """The process umask (read by setting and restoring it)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_atomic(path: str | os.PathLike[str], pieces: Iterable[str | bytes]) -> Path:
-    """Write ``pieces`` to ``path`` through a temporary file in the same directory.
+    """Write ``pieces`` to ``path`` atomically (:func:`sdpkern._atomic.atomic_open`).
 
-    The temporary file is renamed over ``path`` only once everything is written, so a reader
-    (or a solver started on the file) never sees a partial file, and an exception, including
-    ``KeyboardInterrupt``, leaves the old file, or none, in place.
+    A reader (or a solver started on the file) never sees a partial file, and an exception,
+    including ``KeyboardInterrupt``, leaves the old file, or none, in place. A missing
+    directory is not created (a typo in an export path should not make directories): it
+    raises :class:`FileNotFoundError` naming ``path``.
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for piece in pieces:
-                fh.write(piece if isinstance(piece, bytes) else piece.encode("ascii"))
-        # No fsync: the rename already makes the file appear whole or not at all to readers,
-        # which is the guarantee wanted here (durability across a power cut is not).
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        # BaseException on purpose: a KeyboardInterrupt must not leave the temporary behind.
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+    with atomic_open(path, "wb", parents=False, fsync=False) as fh:
+        for piece in pieces:
+            fh.write(piece if isinstance(piece, bytes) else piece.encode("ascii"))
+    return Path(path)
 
 
 def format_rows(ints: list[NDArray[np.int64]], values: NDArray[np.float64], sep: str = " ") -> Iterator[bytes]:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import ExportError
+
 __all__ = ["format_lines", "int_field", "float_field"]
 
 _EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -92,12 +94,12 @@ def float_field(values: NDArray[np.floating]) -> Field:
 
     Raises
     ------
-    ValueError
+    ExportError
         For NaN or infinite values (no file format here can hold them).
     """
     v = np.asarray(values, dtype=np.float64).ravel()
     if not np.all(np.isfinite(v)):
-        raise ValueError("cannot format NaN or infinite values")
+        raise ExportError("cannot write NaN or infinite values (no file format here can hold them); check the data")
     k = v.size
     if not _EXTENDED:  # no wider type to certify digits with
         return _repr_field(v)

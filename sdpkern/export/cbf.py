@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,45 +91,52 @@ def write_cbf(data: ConicData, path: str | os.PathLike[str]) -> Exported:
 
     A = sp.csr_matrix(data.A)
     A.sum_duplicates()
+    # Every table is computed before writing, so the header can state the file's line count.
+    jc = np.flatnonzero(cobj)
+    As = A[srows].tocoo()
+    keep_s = As.data != 0
+    bs = data.b[srows]
+    ib = np.flatnonzero(bs)
+    empty = np.zeros(0, dtype=np.int64)
+    con_id, kk, ll = _psd_coordinates(cones.psd) if cones.psd else (empty, empty, empty)
+    Ap = A[psd_rows].tocoo()
+    keep_p = Ap.data != 0
+    bp = data.b[psd_rows]
+    ibp = np.flatnonzero(bp)
+    tables = [int(jc.size), int(keep_s.sum()), int(ib.size)]
+    if cones.psd:
+        tables += [int(keep_p.sum()), int(ibp.size)]
+    n_lines = sum(1 for part in head for ln in part.splitlines() if ln.strip() and not ln.startswith("#"))
+    n_lines += sum(2 + t for t in tables if t) + (2 if cconst != 0.0 else 0)
+    # A cut between two sections would leave a valid, different problem; the reader checks this.
+    head.insert(1, f"# sdpkern: lines {n_lines} (non-comment lines; a file cut short fails to read)\n")
 
     def pieces() -> Iterator[str | bytes]:
         yield "".join(head)
-        jc = np.flatnonzero(cobj)
         if jc.size:
             yield f"OBJACOORD\n{jc.size}\n"
             yield from format_rows([jc], cobj[jc])
             yield "\n"
         if cconst != 0.0:
             yield f"OBJBCOORD\n{cconst!r}\n\n"
-        if srows.size:
+        if keep_s.any():
             # g = −A x + b on the scalar rows, renumbered in file order.
-            As = A[srows].tocoo()
-            keep = As.data != 0
-            if keep.any():
-                yield f"ACOORD\n{int(keep.sum())}\n"
-                yield from format_rows([As.row[keep], As.col[keep]], -As.data[keep])
-                yield "\n"
-            bs = data.b[srows]
-            ib = np.flatnonzero(bs)
-            if ib.size:
-                yield f"BCOORD\n{ib.size}\n"
-                yield from format_rows([ib], bs[ib])
-                yield "\n"
-        if cones.psd:
-            con_id, kk, ll = _psd_coordinates(cones.psd)
-            Ap = A[psd_rows].tocoo()
-            keep = Ap.data != 0
-            if keep.any():
-                r = Ap.row[keep]
-                yield f"HCOORD\n{int(keep.sum())}\n"
-                yield from format_rows([con_id[r], Ap.col[keep], kk[r], ll[r]], -Ap.data[keep])
-                yield "\n"
-            bp = data.b[psd_rows]
-            ib = np.flatnonzero(bp)
-            if ib.size:
-                yield f"DCOORD\n{ib.size}\n"
-                yield from format_rows([con_id[ib], kk[ib], ll[ib]], bp[ib])
-                yield "\n"
+            yield f"ACOORD\n{int(keep_s.sum())}\n"
+            yield from format_rows([As.row[keep_s], As.col[keep_s]], -As.data[keep_s])
+            yield "\n"
+        if ib.size:
+            yield f"BCOORD\n{ib.size}\n"
+            yield from format_rows([ib], bs[ib])
+            yield "\n"
+        if cones.psd and keep_p.any():
+            r = Ap.row[keep_p]
+            yield f"HCOORD\n{int(keep_p.sum())}\n"
+            yield from format_rows([con_id[r], Ap.col[keep_p], kk[r], ll[r]], -Ap.data[keep_p])
+            yield "\n"
+        if cones.psd and ibp.size:
+            yield f"DCOORD\n{ibp.size}\n"
+            yield from format_rows([con_id[ibp], kk[ibp], ll[ibp]], bp[ibp])
+            yield "\n"
 
     out = write_atomic(path, pieces())
     return Exported(path=out, format="cbf", data=data, elimination=Elimination.identity(data.n), original=data)
@@ -271,6 +279,12 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
         For a malformed or unsupported file; the message gives the line number.
     """
     L = _Lines(text, name)
+    stated = re.search(r"^[ \t]*#[ \t]*sdpkern:[ \t]*lines[ \t]+(\d+)", text, re.M)
+    if stated and int(stated.group(1)) != len(L.items):
+        raise FormatError(
+            f"{name}: the file has {len(L.items)} non-comment lines but its '# sdpkern: lines' comment says "
+            f"{stated.group(1)}: it was cut short or edited"
+        )
     if L.done():
         raise L.fail(1, "empty file (a CBF file starts with VER)")
     no, toks = L.next("VER")

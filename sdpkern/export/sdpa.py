@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ..errors import ExportError, FormatError
+from ..errors import ExportError, FormatError, ParameterError
 from ._conic import Cones, ConicData, Elimination, Exported, _lower_indices
 from ._eliminate import eliminate_equalities
 from ._io import _CHUNK, format_values, write_atomic
@@ -139,7 +139,13 @@ def write_sdpa(data: ConicData, path: str | os.PathLike[str], *, equalities: str
     ------
     ExportError
         For an exponential or power cone, or a problem with nothing left to write.
+    ParameterError
+        For an ``equalities`` other than ``"eliminate"`` or ``"pairs"``.
+    FileNotFoundError
+        If the directory of ``path`` does not exist.
     """
+    if equalities not in ("eliminate", "pairs"):
+        raise ParameterError(f"equalities={equalities!r} is not known; choose 'eliminate' or 'pairs'")
     if data.cones.exp:
         raise ExportError(
             f"the SDPA format cannot hold an exponential cone (ExpCone; this problem has {data.cones.exp}); "
@@ -150,8 +156,6 @@ def write_sdpa(data: ConicData, path: str | os.PathLike[str], *, equalities: str
             f"the SDPA format cannot hold a power cone (PowCone3D; this problem has {len(data.cones.pow)}); "
             "export it as .cbf instead"
         )
-    if equalities not in ("eliminate", "pairs"):
-        raise ValueError(f"equalities={equalities!r}; choose 'eliminate' or 'pairs'")
     n_eq = data.cones.zero
     original = data
     if equalities == "eliminate":
@@ -182,6 +186,8 @@ def write_sdpa(data: ConicData, path: str | os.PathLike[str], *, equalities: str
         f"* sdpkern: offset {data.offset!r}\n",
         f"* sdpkern: sign {int(data.sign)}\n",
         f"* sdpkern: equalities {equalities} ({n_eq} rows)\n",
+        # A file cut at a line end would otherwise read back as a different problem.
+        f"* sdpkern: entries {val.size}\n",
         f"{data.n}\n",
         f"{len(sizes)}\n",
         " ".join(str(s) for s in sizes) + "\n",
@@ -277,6 +283,7 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     lines = text.splitlines()
     offset = 0.0
     sign = 1
+    entries: tuple[int, int] | None = None  # (stated count, its line) from "* sdpkern: entries N"
     k = 0
 
     def fail(lineno: int, what: str) -> FormatError:
@@ -285,6 +292,11 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     # Leading comments.
     while k < len(lines) and (not lines[k].strip() or lines[k].lstrip()[:1] in ('"', "*")):
         s = lines[k].strip()
+        me = re.match(r"\*\s*sdpkern:\s*entries\s+(\S+)", s)
+        if me:
+            if not me.group(1).isdigit():
+                raise fail(k + 1, f"bad sdpkern entries comment {me.group(1)!r}")
+            entries = (int(me.group(1)), k + 1)
         mt = re.match(r"\*\s*sdpkern:\s*(offset|sign)\s+(\S+)", s)
         if mt:
             try:
@@ -371,6 +383,12 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     if arr is None:  # something is off: the line-by-line pass finds and names it
         arr, nonempty = _entries_slow(body, first_line, fail)
     linenos = first_line + np.asarray(nonempty, dtype=np.int64)
+    if entries is not None and arr.shape[0] != entries[0]:
+        raise fail(
+            entries[1],
+            f"the file has {arr.shape[0]} entries but its '* sdpkern: entries' comment says {entries[0]}: "
+            "it was cut short or edited",
+        )
     if arr.size:
         bad = ~np.isfinite(arr).all(axis=1) | (arr[:, :4] != np.round(arr[:, :4])).any(axis=1)
         if bad.any():

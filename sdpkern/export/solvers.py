@@ -26,21 +26,31 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.exceptions import ConvergenceWarning
 
-from ..errors import BackendNotInstalledError, SolverError
+from ..errors import (
+    BackendNotInstalledError,
+    InaccurateSolutionError,
+    UnknownBackendError,
+    error_for_status,
+)
 from ._conic import ConicData, Exported
 from .sdpa import read_sdpa, write_sdpa
 
-__all__ = ["ExternalResult", "SOLVERS", "available", "run", "solve_external"]
+__all__ = ["ExternalResult", "SOLVERS", "FEASIBILITY_TOL", "available", "run", "solve_external"]
 
 #: sdpkern name -> executable.
 SOLVERS = {"csdp": "csdp", "dsdp": "dsdp5"}
+
+#: Largest relative cone violation of the returned point that still counts as optimal.
+FEASIBILITY_TOL = 1e-6
 
 #: Debian packages that provide them (for error messages).
 _PACKAGES = {"csdp": "coinor-csdp", "dsdp": "dsdp"}
@@ -76,6 +86,11 @@ class ExternalResult:
     returncode : int
     output : str
         The solver's stdout and stderr.
+    cone_violation : float or None
+        How far the solver's point lies outside the file's cones, relative to ``1 + ‖b‖∞``
+        (:meth:`~sdpkern.export.ConicData.cone_violation`), checked independently of the
+        solver; above :data:`FEASIBILITY_TOL` an "optimal" answer is downgraded to
+        ``optimal_inaccurate``.
     """
 
     solver: str
@@ -87,6 +102,7 @@ class ExternalResult:
     wall_time: float
     returncode: int
     output: str = field(repr=False, default="")
+    cone_violation: float | None = None
 
 
 def available(solver: str) -> bool:
@@ -95,9 +111,12 @@ def available(solver: str) -> bool:
 
 
 def _check_name(solver: str) -> str:
-    name = solver.lower()
+    name = solver.lower() if isinstance(solver, str) else None
     if name not in SOLVERS:
-        raise ValueError(f"solver={solver!r} is not known; choose one of {sorted(SOLVERS)}")
+        raise UnknownBackendError(
+            f"solver={solver!r} is not an external solver sdpkern can run; choose one of {sorted(SOLVERS)} "
+            "(other programs, e.g. SDPA itself, can read the file sdpkern.export.write produces)"
+        )
     return name
 
 
@@ -120,8 +139,13 @@ def run(
     *,
     timeout: float | None = None,
     options: dict[str, Any] | None = None,
+    allow_inaccurate: bool = False,
 ) -> ExternalResult:
     """Run ``solver`` on an SDPA file and read its answer.
+
+    The status rule is :meth:`sdpkern.KernelProblem.solve`'s: only ``"optimal"`` comes back
+    as a plain result; ``optimal_inaccurate`` does with a ``ConvergenceWarning`` when
+    ``allow_inaccurate`` is true; every other status raises.
 
     Parameters
     ----------
@@ -135,10 +159,27 @@ def run(
     options : dict, optional
         DSDP command-line options without the dash (``{"gaptol": 1e-9}``). CSDP reads its
         options from a ``param.csdp`` file; these are written there.
+    allow_inaccurate : bool, default False
+        Accept an ``optimal_inaccurate`` answer (with a warning) instead of raising.
 
     Returns
     -------
     ExternalResult
+
+    Raises
+    ------
+    UnknownBackendError
+        For a ``solver`` other than ``"csdp"`` or ``"dsdp"``.
+    BackendNotInstalledError
+        If its executable is not on the PATH.
+    InfeasibleError, UnboundedError
+        When the solver reports the problem infeasible or unbounded.
+    InaccurateSolutionError
+        For an iteration limit, the ``timeout`` (status ``"time_limit"``) or an inaccurate
+        answer (unless ``allow_inaccurate``). The exception's ``result`` holds what the solver
+        returned.
+    SolverError
+        For anything else (a crash, no solution file).
     """
     name = _check_name(solver)
     exe = shutil.which(SOLVERS[name])
@@ -180,7 +221,11 @@ def run(
         try:
             proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise SolverError(f"{name} did not finish within {timeout} s on {path}", status="time_limit") from None
+            raise InaccurateSolutionError(
+                f"{name} did not finish within timeout={timeout} s on {path}: raise timeout or simplify the problem",
+                status="time_limit",
+                solver_status="timeout",
+            ) from None
         wall = time.perf_counter() - t0
         z = _read_solution_vector(sol, data.n)
     out = proc.stdout + proc.stderr
@@ -193,9 +238,13 @@ def run(
     printed = float(mt.group(1)) if mt else None
     if z is None and status.startswith("optimal"):
         status = "error"
+    violation = data.cone_violation(z) if z is not None else None
+    if status == "optimal" and violation is not None and violation > FEASIBILITY_TOL:
+        # The solver's word is checked, not taken: a point outside the cones is not optimal.
+        status = "optimal_inaccurate"
     objective = data.objective(z) if z is not None and status.startswith("optimal") else None
     x = expand(z) if (z is not None and expand is not None) else z
-    return ExternalResult(
+    result = ExternalResult(
         solver=name,
         status=status,
         objective=objective,
@@ -205,7 +254,52 @@ def run(
         wall_time=wall,
         returncode=proc.returncode,
         output=out,
+        cone_violation=violation,
     )
+    _enforce_status(result, path, allow_inaccurate)
+    return result
+
+
+_HINTS = {
+    "infeasible": "check the data and constraints",
+    "unbounded": "check the parameters; the problem has no finite optimum",
+    "optimal_inaccurate": "try the other external solver, solve in process (KernelProblem.solve), "
+    "or pass allow_inaccurate=True to accept it",
+    "iteration_limit": "raise the iteration limit (DSDP: options={'maxit': ...}; CSDP: options={'maxiter': ...}) "
+    "or solve in process",
+}
+
+
+def _solver_status(result: ExternalResult) -> str:
+    """What the solver itself said: CSDP's exit code, DSDP's termination line."""
+    if result.solver == "csdp":
+        return f"exit code {result.returncode}"
+    for pattern in (r"DSDP (Primal|Dual) Unbounded", r"DSDP Terminated", r"DSDP Converged"):
+        mt = re.search(rf"^.*{pattern}.*$", result.output, re.M)
+        if mt:
+            return mt.group(0).strip()
+    return f"exit code {result.returncode}"
+
+
+def _enforce_status(result: ExternalResult, path: Path, allow_inaccurate: bool) -> None:
+    """KernelProblem.solve's status rule for an external solve (raise unless optimal)."""
+    if result.status == "optimal":
+        return
+    raw = _solver_status(result)
+    if result.status == "optimal_inaccurate" and allow_inaccurate:
+        warnings.warn(
+            f"{result.solver} returned an inaccurate optimum for {path.name} ({raw})", ConvergenceWarning, stacklevel=3
+        )
+        return
+    base = result.status.replace("_inaccurate", "") if result.status.startswith(("infeasible", "unbounded")) else ""
+    hint = _HINTS.get(base or result.status, "try the other external solver or solve in process")
+    exc = error_for_status(result.status)(
+        f"{result.solver} returned status {result.status!r} ({raw}) on {path.name}: {hint}",
+        status=result.status,
+        solver_status=raw,
+    )
+    exc.result = result  # type: ignore[attr-defined]  # what the solver did return, for inspection
+    raise exc
 
 
 def _dsdp_status(out: str) -> str:
@@ -214,10 +308,11 @@ def _dsdp_status(out: str) -> str:
         return "infeasible"
     if re.search(r"Dual Unbounded", out):
         return "unbounded"
-    if "DSDP Converged" in out:
-        return "optimal"
-    if re.search(r"Terminated Due to Maximum Number of Iterations|Max(imum)? Iterations", out, re.I):
+    if re.search(r"Terminated Due (to )?Maximum Number of Iterations", out, re.I):
         return "iteration_limit"
+    if "DSDP Converged" in out:
+        # "... Check Feasiblity" (sic): a small gap without a feasibility guarantee.
+        return "optimal_inaccurate" if re.search(r"DSDP Converged.*Check Feas", out) else "optimal"
     if "DSDP Solution" in out:
         return "optimal_inaccurate"
     return "error"
@@ -231,8 +326,12 @@ def solve_external(
     equalities: str = "eliminate",
     timeout: float | None = None,
     options: dict[str, Any] | None = None,
+    allow_inaccurate: bool = False,
 ) -> ExternalResult:
     """Export ``problem`` to SDPA and solve it with CSDP or DSDP.
+
+    Held to :meth:`sdpkern.KernelProblem.solve`'s status rule (see :func:`run`): anything
+    but ``"optimal"`` raises the same typed errors.
 
     Parameters
     ----------
@@ -242,6 +341,15 @@ def solve_external(
         Where to keep the ``.dat-s`` file; a temporary file (removed afterwards) by default.
     equalities : {"eliminate", "pairs"}
         See :func:`sdpkern.export.sdpa.write_sdpa`; DSDP needs ``"eliminate"``.
+    timeout, options, allow_inaccurate
+        As for :func:`run`.
+
+    Raises
+    ------
+    UnknownBackendError
+        For a ``solver`` other than ``"csdp"`` or ``"dsdp"`` (checked before exporting).
+    InfeasibleError, UnboundedError, InaccurateSolutionError, SolverError
+        As for :func:`run`.
 
     Examples
     --------
@@ -255,10 +363,12 @@ def solve_external(
     """
     from . import conic_data
 
+    _check_name(solver)  # before the (possibly long) export
     data = conic_data(problem)
+    kw: dict[str, Any] = {"timeout": timeout, "options": options, "allow_inaccurate": allow_inaccurate}
     if path is not None:
         exported = write_sdpa(data, path, equalities=equalities)
-        return run(solver, exported, timeout=timeout, options=options)
+        return run(solver, exported, **kw)
     with tempfile.TemporaryDirectory(prefix="sdpkern-") as work:
         exported = write_sdpa(data, Path(work) / "problem.dat-s", equalities=equalities)
-        return run(solver, exported, timeout=timeout, options=options)
+        return run(solver, exported, **kw)

@@ -6,13 +6,15 @@ where it gives one (002 §6.1, Table 4.1) and scikit-learn's otherwise.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.metrics.pairwise import euclidean_distances
 
-from .._validation import as_matrix, check_positive
+from .._validation import as_matrix, check_integer, check_positive
 from ..errors import DataError, ParameterError
 
 __all__ = [
@@ -26,6 +28,13 @@ __all__ = [
     "SquaredEuclidean",
     "squared_distances",
 ]
+
+
+def _check_finite(value: object, name: str) -> float:
+    """Check a real, finite scalar (any sign) and return it as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ParameterError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
 
 
 def squared_distances(X: NDArray[np.float64], Y: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
@@ -43,6 +52,14 @@ class Kernel:
     """
 
     positive_definite: bool = True
+
+    def __post_init__(self) -> None:
+        # Dataclass subclasses call this from their __init__: a bad parameter is reported where
+        # the kernel is built (naming the argument), not later inside a solve.
+        try:
+            self._check_params()
+        except ParameterError as exc:
+            raise ParameterError(f"{type(self).__name__}: {exc}") from None
 
     def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
         """The Gram matrix k(X[a], Y[b]) (Y = X when omitted), shape (n_X, n_Y), after checking the inputs."""
@@ -88,9 +105,9 @@ class Polynomial(Kernel):
     coef0: float = 1.0
 
     def _check_params(self) -> None:
-        if not isinstance(self.degree, (int, np.integer)) or self.degree < 1:
-            raise ParameterError(f"degree must be a positive integer, got {self.degree!r}")
+        check_integer(self.degree, "degree", 1)
         check_positive(self.gamma, "gamma")
+        _check_finite(self.coef0, "coef0")
 
     def _gram(self, X, Y):  # type: ignore[no-untyped-def]
         return (self.gamma * (X @ (X if Y is None else Y).T) + self.coef0) ** self.degree
@@ -164,6 +181,7 @@ class Sigmoid(Kernel):
 
     def _check_params(self) -> None:
         check_positive(self.gamma, "gamma")
+        _check_finite(self.coef0, "coef0")
 
     def _gram(self, X, Y):  # type: ignore[no-untyped-def]
         return np.tanh(self.gamma * (X @ (X if Y is None else Y).T) + self.coef0)

@@ -152,6 +152,25 @@ class HyperkernelBasis:
         return self.hyperkernel.learned_kernel(self.features, beta, Xa, Ya)
 
 
+def check_hyperkernel(hyperkernel: object, name: str = "hyperkernel") -> Hyperkernel:
+    """Return ``hyperkernel`` if it is a :class:`Hyperkernel`, else raise a typed error naming ``name``.
+
+    A base kernel (``Gaussian()``) where a hyperkernel is expected is the common slip: the
+    message says what the two are, instead of an ``AttributeError`` from deep inside the basis.
+    """
+    if isinstance(hyperkernel, Hyperkernel):
+        return hyperkernel
+    from .base import Kernel  # local: base kernels are only named in the message
+
+    hint = (
+        f"{type(hyperkernel).__name__} is a base kernel k(x, y), not a hyperkernel k((x, x'), (y, y')) "
+        "(002 §2.2); use e.g. HarmonicARD(lambda_h=0.6) or PowerSeriesHyperkernel"
+        if isinstance(hyperkernel, Kernel)
+        else "use e.g. HarmonicARD(lambda_h=0.6) from sdpkern.kernels"
+    )
+    raise ParameterError(f"{name} must be a Hyperkernel, got {hyperkernel!r}: {hint}")
+
+
 def hyperkernel_basis(
     hyperkernel: Hyperkernel,
     X: ArrayLike,
@@ -170,7 +189,14 @@ def hyperkernel_basis(
 
     With ``full=True`` every ordered pair (i, j) is kept (m² terms, as 002 eq. 3.8 is written),
     and L comes from the eigendecomposition of the m²×m² matrix K̲; only for small m.
+
+    Raises
+    ------
+    ParameterError
+        If ``hyperkernel`` is not a :class:`~sdpkern.kernels.hyperkernels.Hyperkernel` (a base
+        kernel such as ``Gaussian()`` passed where a hyperkernel belongs).
     """
+    check_hyperkernel(hyperkernel)
     hyperkernel.check()
     Xa = as_matrix(X, "X")
     m = Xa.shape[0]

@@ -21,6 +21,7 @@ from .filters import (
     tikhonov_filter,
     tsf_filter,
 )
+from .hyperkernel_master import NativeMasterResult, hyperkernel_csvm_native
 from .indefinite import best_offset, fisher_system, indefinite_kpca, krein_spline_smoothing
 from .krylov import SOLVERS, KrylovResult, cg, cgne, get_solver, make_system, mr, mr_ii
 from .primal_svm import PrimalSVMResult, primal_svm_kernel, primal_svm_linear, primal_svm_lowrank
@@ -61,6 +62,8 @@ __all__ = [
     "fisher_system",
     "indefinite_kpca",
     "krein_spline_smoothing",
+    "hyperkernel_csvm_native",
+    "NativeMasterResult",
     "SOLVERS",
     "KrylovResult",
     "cg",

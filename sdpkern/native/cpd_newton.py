@@ -355,6 +355,46 @@ class _BetaZeroSolver:
 
 
 # ============================================================================ Algorithm 1
+def _algorithm1_inputs(
+    Phi: ArrayLike | GramOperator, Q: ArrayLike, y: ArrayLike, lam: float, update: str
+) -> tuple[Array, Array, Array, float]:
+    """Algorithm 1's inputs as float arrays of matching shapes (an operator made dense)."""
+    Phi_a = Phi.to_dense() if isinstance(Phi, GramOperator) else np.asarray(Phi, dtype=np.float64)
+    Q_a = np.asarray(Q, dtype=np.float64)
+    y_a = np.asarray(y, dtype=np.float64)
+    lam = check_positive(lam, "lam")
+    if update not in ("rank_one", "refactor"):
+        raise ParameterError(f"update must be 'rank_one' or 'refactor', got {update!r}")
+    n = y_a.shape[0]
+    if Phi_a.shape != (n, n) or Q_a.shape[0] != n:
+        raise DataError(f"Phi must be ({n}, {n}) and Q must have {n} rows; got {Phi_a.shape} and {Q_a.shape}")
+    return Phi_a, Q_a, y_a, lam
+
+
+_Iterate = tuple[Array, Array, Array]  # α, β̄, Φα
+
+
+def _halving_step(
+    target: _Iterate, old: _Iterate, Q: Array, y: Array, lam: float, o_old: float
+) -> tuple[int, _Iterate, Array, NDArray[np.intp], float] | None:
+    """Algorithm 1 lines 22-28: halve the step from ``old`` towards the Newton point ``target``
+    until eq. (14) does not increase (f is affine in the step, so no new kernel products).
+
+    Returns the halvings t, the accepted iterate, f, its violators and objective; ``None`` when
+    not even a tiny step decreases the objective.
+    """
+    for t in range(60):
+        c = 2.0**-t
+        alpha, bbar, Ka = (c * new + (1.0 - c) * prev for new, prev in zip(target, old))
+        f = Ka + Q @ bbar if Q.shape[1] else Ka
+        S = np.flatnonzero(y * f < 1.0)
+        r = f[S] - y[S]
+        o_new = lam * float(alpha @ Ka) + float(r @ r)  # line 26, αᵀΦα = αᵀ(Φα)
+        if o_new <= o_old * (1.0 + 1e-13) + 1e-300:
+            return t, (alpha, bbar, Ka), f, S, o_new
+    return None
+
+
 def cpd_primal_svm(
     Phi: ArrayLike | GramOperator,
     Q: ArrayLike,
@@ -397,42 +437,23 @@ def cpd_primal_svm(
     -------
     NewtonResult
     """
-    Phi = Phi.to_dense() if isinstance(Phi, GramOperator) else np.asarray(Phi, dtype=np.float64)
-    Q = np.asarray(Q, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    lam = check_positive(lam, "lam")
-    if update not in ("rank_one", "refactor"):
-        raise ParameterError(f"update must be 'rank_one' or 'refactor', got {update!r}")
+    Phi, Q, y, lam = _algorithm1_inputs(Phi, Q, y, lam, update)
     n = y.shape[0]
-    if Phi.shape != (n, n) or Q.shape[0] != n:
-        raise DataError(f"Phi must be ({n}, {n}) and Q must have {n} rows; got {Phi.shape} and {Q.shape}")
     counters = {"n_refactor": 0, "n_updates": 0} if _counters is None else _counters
     k = Q.shape[1]
 
     # lines 1-8: recursive warm start on the first half
+    S = np.arange(n)
     if n > recursive_threshold and not beta_zero:
         n2 = n // 2
         half = cpd_primal_svm(
-            Phi[:n2, :n2],
-            Q[:n2],
-            y[:n2],
-            lam,
-            beta_zero=False,
-            update=update,
-            max_iter=max_iter,
-            recursive_threshold=recursive_threshold,
-            refactor_fraction=refactor_fraction,
-            _counters=counters,
-        )
+            Phi[:n2, :n2], Q[:n2], y[:n2], lam, update=update, max_iter=max_iter,
+            recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
+        )  # fmt: skip
         S = np.flatnonzero(half.alpha != 0.0)
-    else:
-        S = np.arange(n)
 
-    ws: _WorkingSetSolver | _BetaZeroSolver
-    if beta_zero:
-        ws = _BetaZeroSolver(Phi, Q, y, lam, update, refactor_fraction)
-    else:
-        ws = _WorkingSetSolver(Phi, Q, y, lam, update, refactor_fraction)
+    solver_class = _BetaZeroSolver if beta_zero else _WorkingSetSolver
+    ws: _WorkingSetSolver | _BetaZeroSolver = solver_class(Phi, Q, y, lam, update, refactor_fraction)
 
     def kernel_part(alpha: Array) -> Array:
         """Φα, reading only the rows of Φ where α ≠ 0 (Φ is symmetric; rows are contiguous)."""
@@ -441,38 +462,20 @@ def cpd_primal_svm(
         nz = np.flatnonzero(alpha)
         return Phi[nz].T @ alpha[nz] if nz.size else np.zeros(n)
 
-    o_old = np.inf
-    alpha_old = np.zeros(n)
-    bbar_old = np.zeros(k)
-    Ka_old = np.zeros(n)  # Φ α_old
-    converged = False
-    it = 0
-    step = 0
-    f_new = np.zeros(n)
-    alpha_new, bbar_new = alpha_old, bbar_old
-    while step < max_iter:  # lines 12-32
-        step += 1
-        it = step
+    o_old, alpha_old, bbar_old, Ka_old = np.inf, np.zeros(n), np.zeros(k), np.zeros(n)  # Ka_old = Φ α_old
+    alpha_new, bbar_new, f_new = alpha_old, bbar_old, np.zeros(n)
+    converged, it = False, 0
+    while it < max_iter:  # lines 12-32
+        it += 1
         if isinstance(ws, _BetaZeroSolver):
             alpha, bbar = ws.solve(S), np.zeros(k)
         else:
             alpha, bbar = ws.solve(S, bbar_old)
-        Ka = kernel_part(alpha)
         S_old = S
-        accepted = False
-        for t in range(60):  # lines 22-28: step halving (f is affine in the step, so no new products)
-            c = 2.0**-t
-            alpha_new = c * alpha + (1.0 - c) * alpha_old
-            bbar_new = c * bbar + (1.0 - c) * bbar_old
-            Ka_new = c * Ka + (1.0 - c) * Ka_old
-            f_new = Ka_new + Q @ bbar_new if k else Ka_new
-            S = np.flatnonzero(y * f_new < 1.0)
-            r = f_new[S] - y[S]
-            o_new = lam * float(alpha_new @ Ka_new) + float(r @ r)  # line 26, αᵀΦα = αᵀ(Φα)
-            if o_new <= o_old * (1.0 + 1e-13) + 1e-300:
-                accepted = True
-                break
-        if not accepted:  # no decrease even for a tiny step: we are at the optimum up to round-off
+        found = _halving_step((alpha, bbar, kernel_part(alpha)), (alpha_old, bbar_old, Ka_old), Q, y, lam, o_old)
+        if found is not None:
+            t, (alpha_new, bbar_new, Ka_new), f_new, S, o_new = found
+        else:  # no decrease even for a tiny step: we are at the optimum up to round-off
             alpha_new, bbar_new, S = alpha_old, bbar_old, S_old
             f_new = Ka_old + Q @ bbar_old if k else Ka_old
             converged = True

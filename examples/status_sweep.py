@@ -1,0 +1,258 @@
+"""
+Status sweep: does every default solve come back certified?
+===========================================================
+
+Random instances of every builder family and form (the six hyperkernel formulations of 002
+§3.1.2 in their SDP and SOCP forms, the SDPM of 003 eq. (6) at Taylor degrees 0-4, the c.p.d.
+SVMs of 000 §6) over several data sets, sizes m and the parameter extremes users sweep
+(C from 1e-2 to 1e6, λ_Q from 1e-6 to 1e2, ν near its bounds). Each instance is solved with
+Clarabel and SCS without the recovery policy (``recovery=False``: what the solver says on its
+own), and once more with the defaults (Clarabel, ``recovery=True``). The script prints, per
+family, form and backend, the share of ``optimal`` answers, the median iterations and the
+worst certificate, then every failure with its parameters.
+
+Sizes: m is log-uniform in [10, 300] for the SDPM and c.p.d. families and in [10, 120] for the
+hyperkernel SOCPs (basis eta=1e-4, at most 150 terms, as the estimators use); the hyperkernel
+SDP form (an (m+1)-order LMI over all basis terms) is solved for m ≤ 40 only.
+
+Run ``python examples/status_sweep.py --n 500`` (about an hour on one core) or ``--quick`` for
+the gallery; ``--json FILE`` keeps every record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import time
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sdpkern.builders import cpd_svm, sdpm
+from sdpkern.builders import hyperkernel as hk
+from sdpkern.errors import SolverError
+from sdpkern.kernels.cpd import ThinPlate
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+KEEL = ["wdbc", "pima", "ionosphere", "sonar", "heart", "new-thyroid1"]
+HK_FAMILIES = ["csvm", "nusvm", "l2svm", "one_class", "nu_regression", "alignment"]
+FAMILIES = [f"hk_{f}" for f in HK_FAMILIES] + [f"sdpm_r{r}" for r in range(5)] + [
+    "cpd_squared_hinge",
+    "cpd_squared_hinge_beta_zero",
+    "cpd_hinge_dual",
+    "cpd_hinge_primal",
+]
+BACKENDS = ["clarabel", "scs"]
+
+
+def load_sets() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Standardised classification sets (keel copies when present, scikit-learn's otherwise)."""
+    sets = []
+    for name in KEEL:
+        path = DATA / "keel" / f"{name}.dat"
+        if not path.exists():
+            continue
+        rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
+        try:
+            X = np.array([[float(v) for v in r[:-1]] for r in rows])
+        except ValueError:
+            continue
+        labels = np.array([r[-1].strip() for r in rows])
+        y = (labels == labels[0]).astype(float)
+        sets.append((name, X, y))
+    if not sets:
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True)
+        sets.append(("breast_cancer", X, y.astype(float)))
+    return sets
+
+
+@dataclass
+class Instance:
+    """One random problem: family, data set, size, parameters, forms to solve."""
+
+    family: str
+    dataset: str
+    m: int
+    params: dict[str, Any]
+    seed: int
+
+    def describe(self) -> str:
+        ps = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params.items())
+        return f"{self.family} {self.dataset} m={self.m} {ps} seed={self.seed}"
+
+
+def draw(family: str, rng: np.random.Generator, sets: list[Any]) -> Instance:
+    """A random instance of ``family`` (log-uniform m, C, λ_Q; ν near its bounds)."""
+    hi = 120 if family.startswith("hk_") else 300
+    m = int(round(np.exp(rng.uniform(np.log(10), np.log(hi)))))
+    name = sets[rng.integers(len(sets))][0]
+    params: dict[str, Any] = {}
+    C = float(10 ** rng.uniform(-2, 6))
+    lq = float(10 ** rng.uniform(-6, 2))
+    nu = float(rng.choice([0.02, 0.05, 0.1, 0.5, 0.9, 1.0]))
+    if family in ("hk_csvm", "hk_l2svm", "hk_nu_regression"):
+        params["C"] = C
+    if family in ("hk_nusvm", "hk_one_class", "hk_nu_regression"):
+        params["nu"] = nu
+    if family.startswith("hk_"):
+        params["lambda_Q"] = lq
+    if family == "hk_alignment":
+        params["ridge"] = float(10 ** rng.uniform(-3, 0))
+    if family.startswith("sdpm") or family.startswith("cpd"):
+        params["C"] = C
+    return Instance(family, name, m, params, int(rng.integers(1 << 30)))
+
+
+def data_for(inst: Instance, sets: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """m standardised points of the instance's data set (both classes present)."""
+    _, X, y = next(s for s in sets if s[0] == inst.dataset)
+    rng = np.random.default_rng(inst.seed)
+    idx = rng.permutation(X.shape[0])[: inst.m]
+    if len(np.unique(y[idx])) < 2:
+        idx[-1] = int(np.flatnonzero(y != y[idx[0]])[0])
+    Xs, ys = X[idx], y[idx]
+    sd = Xs.std(axis=0)
+    Xs = (Xs - Xs.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    if inst.family == "hk_nu_regression":  # a real target: a noisy smooth function of the inputs
+        ys = 2 * Xs[:, 0] + 0.1 * Xs[:, 1] + 0.1 * rng.normal(size=inst.m)
+    return Xs, ys
+
+
+def build(inst: Instance, form: str, sets: list[Any]) -> Any:
+    """The instance's KernelProblem in ``form`` (builders' defaults otherwise)."""
+    X, y = data_for(inst, sets)
+    p = dict(inst.params)
+    f = inst.family
+    if f.startswith("hk_"):
+        builder = getattr(hk, f[3:])
+        if f == "hk_nusvm":  # ν is feasible only up to 2 min(m₊, m₋)/m
+            p["nu"] = min(p["nu"], 2 * min(np.sum(y == y.max()), np.sum(y != y.max())) / len(y))
+        args = (X,) if f == "hk_one_class" else (X, y)
+        return builder(*args, form=form, eta=1e-4, max_terms=150, **p)
+    if f.startswith("sdpm"):
+        r = int(f[-1])
+        rng = np.random.default_rng(inst.seed + 1)
+        V = np.zeros((X.shape[0], r + 1, X.shape[1]))
+        V[:, 0] = X
+        for j in range(1, r + 1):
+            V[:, j] = 0.3 * rng.normal(size=X.shape) / j
+        segment = 1.0 if r % 2 else None  # odd degrees: θ ∈ [−1, 1] (003 Corollary 1)
+        return sdpm.sdpm(V, y, C=p["C"], form=form if r == 1 else "auto", segment=segment)
+    builder = getattr(cpd_svm, f[4:])
+    kernel = ThinPlate(2, formula_dimension=2)  # r² log r, c.p.d. in any dimension (000 §6.1)
+    if "C" in inspect.signature(builder).parameters:
+        return builder(X, y, kernel, C=p["C"])
+    return builder(X, y, kernel, lam=1.0 / (2.0 * p["C"]))  # 000 eq. (14): λ = 1/(2C)
+
+
+def forms_of(inst: Instance) -> list[str]:
+    """The forms solved for an instance (the first is the family's default)."""
+    if inst.family.startswith("hk_"):
+        return ["socp", "sdp"] if inst.m <= 40 else ["socp"]
+    if inst.family == "sdpm_r1":
+        return ["auto", "sdp"]
+    return ["auto" if inst.family.startswith("sdpm") else "qp"]
+
+
+def run(inst: Instance, form: str, backend: str, sets: list[Any], recovery: bool) -> dict[str, Any]:
+    """Build and solve once; the record keeps status, iterations and the certificate."""
+    rec: dict[str, Any] = {"instance": inst.describe(), "family": inst.family, "form": form, "backend": backend}
+    rec["recovery"] = recovery
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            problem = build(inst, form, sets)
+            sol = problem.solve(backend, recovery=recovery, allow_inaccurate=True)
+        rec.update(status=sol.status, iterations=sol.iterations, used=sol.backend, attempts=len(sol.attempts))
+        if sol.certificate is not None:
+            rec["worst_residual"] = sol.certificate.worst
+    except SolverError as exc:
+        rec.update(status=exc.status or "error", error=str(exc)[:300])
+    except Exception as exc:  # a builder or recovery crash is a finding too
+        rec.update(status="exception", error=f"{type(exc).__name__}: {str(exc)[:300]}")
+    rec["time"] = time.perf_counter() - t0
+    return rec
+
+
+def table(records: list[dict[str, Any]]) -> str:
+    """Per family / form / backend: solves, % optimal, median iterations, worst certificate."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        key = (r["family"], r["form"], r["backend"] + ("+recovery" if r["recovery"] else ""))
+        groups[key].append(r)
+    lines = [f"{'family':<28} {'form':<5} {'backend':<18} {'n':>4} {'%optimal':>9} {'med.iter':>8} {'worst cert':>10}"]
+    for key in sorted(groups):
+        rs = groups[key]
+        opt = 100.0 * sum(r["status"] == "optimal" for r in rs) / len(rs)
+        its = [r["iterations"] for r in rs if r.get("iterations") is not None]
+        cert = [r["worst_residual"] for r in rs if r.get("status") == "optimal" and "worst_residual" in r]
+        med = f"{np.median(its):.0f}" if its else "-"
+        worst = f"{max(cert):.1e}" if cert else "-"
+        lines.append(f"{key[0]:<28} {key[1]:<5} {key[2]:<18} {len(rs):>4} {opt:>8.1f}% {med:>8} {worst:>10}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Draw, solve and print the table and the failures."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1] if __doc__ else None)
+    ap.add_argument("--n", type=int, default=500, help="number of random instances")
+    ap.add_argument("--quick", action="store_true", help="one small instance per family (docs gallery)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--families", nargs="*", default=FAMILIES)
+    ap.add_argument("--json", type=Path, default=None, help="write every record here")
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    sets = load_sets()
+    fams = args.families
+    if args.quick:
+        insts = [draw(f, rng, sets) for f in fams]
+        for inst in insts:
+            inst.m = min(inst.m, 20)
+    else:
+        insts = [draw(fams[i % len(fams)], rng, sets) for i in range(args.n)]
+    records: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    for i, inst in enumerate(insts):
+        for j, form in enumerate(forms_of(inst)):
+            for backend in BACKENDS:
+                records.append(run(inst, form, backend, sets, recovery=False))
+            if j == 0:
+                records.append(run(inst, form, "clarabel", sets, recovery=True))
+        if args.json is not None and (i % 10 == 9 or i == len(insts) - 1):
+            args.json.write_text(json.dumps(records, indent=1, default=str))
+        if not args.quick and i % 25 == 24:
+            print(f"[{i + 1}/{len(insts)} instances, {time.perf_counter() - t0:.0f}s]", flush=True)
+    print(table(records))
+    default = [r for r in records if r["recovery"]]
+    first = [r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)]
+    n_opt = sum(r["status"] == "optimal" for r in first)
+    n_rec = sum(r["status"] == "optimal" for r in default)
+    print(f"\ninstances: {len(insts)}")
+    print(f"default backend and form, no recovery: {n_opt}/{len(first)} optimal ({100 * n_opt / max(1, len(first)):.1f}%)")
+    print(f"default solve (recovery policy on):    {n_rec}/{len(default)} optimal ({100 * n_rec / max(1, len(default)):.1f}%)")
+    fails = [r for r in records if r["status"] != "optimal"]
+    print(f"\nfailures ({len(fails)} of {len(records)} solves):")
+    for r in fails:
+        extra = f" used={r.get('used')}" if r.get("used") else ""
+        print(f"  {r['status']:<20} {r['backend']:<9} rec={int(r['recovery'])} form={r['form']:<5}{extra} {r['instance']}")
+        if r.get("error") and r["status"] == "exception":
+            print(f"      {r['error']}")
+    return 0
+
+
+def forms_of_default(r: dict[str, Any]) -> str:
+    """The default form of a record's family (socp for hyperkernels, auto for SDPM, qp for c.p.d.)."""
+    f = r["family"]
+    return "socp" if f.startswith("hk_") else ("auto" if f.startswith("sdpm") else "qp")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

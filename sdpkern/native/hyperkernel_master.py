@@ -1,0 +1,448 @@
+"""Native hyperkernel C-SVM: constraint generation over the basis terms with a native master.
+
+The problem is the hyperkernel C-SVM of 002 eq. (3.8) in its min-max form
+(:mod:`sdpkern.builders.hyperkernel.csvm`), with μ = λ_Q/2, G(β) = Y K(β) Y, K(β) = Σ_l β_l K_l:
+
+    V* = min_{β ∈ Δ} J(β),   J(β) = D(β) + μ‖Lᵀβ‖,
+    D(β) = max { 1ᵀα − ½ αᵀG(β)α : 0 ≤ α ≤ C/m, yᵀα = 0 },
+
+whose SOCP form maximises 1ᵀα + τ subject to one cone q_l(α) ≤ μ(Lu)_l − τ per basis term,
+q_l(α) = ½ αᵀ Y K_l Y α. :func:`~sdpkern.builders.hyperkernel.cone_generation` solves that SOCP
+with the cones of a few terms S and adds the most violated omitted ones; here the same outer
+loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved natively:
+
+* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo``, libsvm's second-order pair
+  selection) on K(β) given by columns (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
+  every term keeps its own capped column cache, so a new β costs additions), warm-started;
+* the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
+  D(β) ≥ 1ᵀα_k − q(α_k)ᵀβ that every SVM solve gives (exact: D is a maximum of these affine
+  functions), each step a small SOCP in |S| + 1 variables.
+
+Certificate. For any feasible α, weak duality gives the lower bound
+g(α) = 1ᵀα + min_{β ∈ Δ} (μ‖Lᵀβ‖ − q(α)ᵀβ) ≤ V* over the *whole* basis (a small SOCP in p
+variables), and J(β̂) ≥ V* at any β̂. The method stops when J(β̂) − g(α̂) ≤ tol·max(1, |J(β̂)|);
+then β̂ is certified optimal to that relative gap for the full SOCP. The omitted cones' largest
+violation max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
+:class:`~sdpkern.builders.hyperkernel.ActiveSetTrace` reports) chooses the terms to add.
+
+Memory: kernel columns only (capped caches), never an m×m matrix per term.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import as_matrix, check_integer, check_positive
+from ..errors import DataError, ParameterError
+from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
+from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
+from ..kernels.lowrank import HyperkernelBasis
+
+__all__ = [
+    "NativeMasterResult",
+    "NativeDecision",
+    "hyperkernel_csvm_native",
+    "svm_dual_smo",
+    "available_memory",
+    "estimate_fit_bytes",
+]
+
+Array = NDArray[np.float64]
+
+
+@dataclass
+class NativeMasterResult:
+    """What :func:`hyperkernel_csvm_native` returns.
+
+    Attributes
+    ----------
+    alpha : ndarray (m,)
+        The SVM dual at β (0 ≤ α ≤ C/m, yᵀα = 0).
+    beta : ndarray (p,)
+        Weights of the basis terms (non-negative, sum 1; zero off ``terms``).
+    offset : float
+        b of f(x) = Σ_j α_j y_j k(x, x_j) − b (the SDP's γ, as the conic recovery).
+    objective : float
+        J(β), the upper bound (the SOCP's objective 1ᵀα + τ at the optimum).
+    lower_bound : float
+        The best certified lower bound g(α) over the whole basis.
+    gap : float
+        (objective − lower_bound) / max(1, |objective|).
+    max_violation : float
+        Largest omitted-cone violation at the final point, clipped at 0.
+    terms : ndarray of int
+        The basis terms of the final restricted problem.
+    status : str
+        "optimal" (gap ≤ tol), "iteration_limit" or "time_limit".
+    rounds, steps, smo_iterations : int
+        Outer rounds, β steps (SVM solves) and SMO iterations in all.
+    total_time : float
+    history : list of dict
+        Per β step: objective, lower bound, |S|.
+    """
+
+    alpha: Array
+    beta: Array
+    offset: float
+    objective: float
+    lower_bound: float
+    gap: float
+    max_violation: float
+    terms: NDArray[np.intp]
+    status: str
+    rounds: int
+    steps: int
+    smo_iterations: int
+    total_time: float
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+def svm_dual_smo(
+    gram: SumGram, y: Array, box: float, alpha0: Array | None, tol: float, max_iter: int
+) -> tuple[Array, Array, int, float]:
+    """max 1ᵀα − ½ αᵀYKYα over 0 ≤ α ≤ box, yᵀα = 0 by the compiled SMO on ``gram``'s columns.
+
+    Warm-started from ``alpha0`` (its outputs Ku from the cached columns of its non-zeros).
+    Returns (α, Ku with u = y∘α, SMO iterations, final KKT violation in margin units).
+    """
+    from .. import _svmcore
+
+    m = y.shape[0]
+    alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
+    e = gram.matvec(y * alpha) if np.any(alpha) else np.zeros(m)
+    upper = np.full(m, float(box))
+    zeros = np.zeros(m)
+    diag = np.ascontiguousarray(gram.diagonal())
+    it, viol = _svmcore.smo(
+        gram.cache, np.ascontiguousarray(y), alpha, e, upper, zeros, diag, np.zeros((m, 0)), np.zeros(0),
+        0.0, True, float(tol), int(max_iter),
+    )  # fmt: skip
+    return alpha, e, int(it), float(viol)
+
+
+def _offset(alpha: Array, e: Array, y: Array, box: float) -> float:
+    """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds)."""
+    g = e - y  # γ candidate per point: (Ku)_i − y_i
+    free = (alpha > 1e-12 * box) & (alpha < box * (1 - 1e-12))
+    if np.any(free):
+        return float(np.mean(g[free]))
+    # no free SV: γ in the interval the bounded ones allow; its midpoint
+    up = ((y > 0) & (alpha < box)) | ((y < 0) & (alpha > 0))
+    lo_ = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < box))
+    hi_v = float(np.min(g[up])) if np.any(up) else 0.0
+    lo_v = float(np.max(g[lo_])) if np.any(lo_) else hi_v
+    return 0.5 * (hi_v + lo_v)
+
+
+class _Master:
+    """The native restricted master (module docstring); one instance per fit."""
+
+    def __init__(self, basis: HyperkernelBasis, y: Array, box: float, mu: float, opts: dict[str, Any]) -> None:
+        self.B, self.y, self.box, self.mu = basis, y, box, mu
+        self.opts = opts
+        self.p = basis.size
+        self.ops: dict[int, TermGram] = {}
+        self.smo_iterations = 0
+
+    def term_op(self, l: int) -> TermGram:
+        if l not in self.ops:
+            self.ops[l] = TermGram(
+                self.B.hyperkernel, self.B.features[l], self.B.X, cache_bytes=self.opts["term_cache_bytes"]
+            )
+        return self.ops[l]
+
+    def svm(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> tuple[Array, Array, Array, float]:
+        """SVM at β over ``terms``: (α, Ku, q over terms, J(β))."""
+        gram = learned_gram([self.term_op(int(l)) for l in terms], beta, cache_bytes=self.opts["sum_cache_bytes"])
+        alpha, e, it, _ = svm_dual_smo(gram, self.y, self.box, alpha0, self.opts["smo_tol"], self.opts["smo_max_iter"])
+        self.smo_iterations += it
+        u = self.y * alpha
+        nz = np.flatnonzero(u)
+        q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
+        D = float(alpha.sum() - 0.5 * (u @ e))
+        Lb = self.B.L[terms].T @ beta
+        return alpha, e, q, D + self.mu * float(np.linalg.norm(Lb))
+
+
+def _model_min(a: Array, Q: Array, Ls: Array, mu: float) -> tuple[float, Array]:
+    """min_{β ∈ Δ_S} max_k (a_k − Q_kᵀβ) + μ‖L_Sᵀβ‖: the cutting-plane model's minimum."""
+    import cvxpy as cp  # only here: sdpkern.native imports no CVXPY at import time
+
+    b = cp.Variable(Q.shape[1], nonneg=True)
+    th = cp.Variable()
+    obj = th + (mu * cp.norm(Ls.T @ b, 2) if mu > 0 else 0.0)
+    prob = cp.Problem(cp.Minimize(obj), [cp.sum(b) == 1, th >= a - Q @ b])
+    prob.solve(solver="CLARABEL")
+    return float(prob.value), np.clip(np.asarray(b.value, dtype=np.float64), 0.0, None)
+
+
+def _level_step(a: Array, Q: Array, Ls: Array, mu: float, center: Array, level: float) -> Array | None:
+    """Projection of ``center`` on {β ∈ Δ_S : a_k − Q_kᵀβ + μ‖L_Sᵀβ‖ ≤ level ∀k}."""
+    import cvxpy as cp
+
+    b = cp.Variable(Q.shape[1], nonneg=True)
+    t = cp.Variable()
+    cons = [cp.sum(b) == 1, a - Q @ b + mu * t <= level]
+    if mu > 0:
+        cons.append(cp.norm(Ls.T @ b, 2) <= t)
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(b - center)), cons)
+    try:
+        prob.solve(solver="CLARABEL")
+    except cp.error.SolverError:
+        return None
+    if b.value is None:
+        return None
+    bv = np.clip(np.asarray(b.value, dtype=np.float64), 0.0, None)
+    return bv / bv.sum()
+
+
+def _cone_gaps(q: Array, L: Array, beta: Array, mu: float) -> tuple[Array, float]:
+    """Per cone, q_l − μ(Lw)_l + τ at w = Lᵀβ/‖Lᵀβ‖, τ = μ‖Lᵀβ‖ − qᵀβ; and τ.
+
+    (α, w, min_l(μ(Lw)_l − q_l)) is feasible for the SOCP, so 1ᵀα + min_l(...) ≤ V*, and
+    J(β) − that bound = max_l of these entries: the certificate (module docstring).
+    """
+    Lb = L.T @ beta
+    nrm = float(np.linalg.norm(Lb))
+    Lw = L @ (Lb / nrm) if nrm > 0 else np.zeros(L.shape[0])
+    tau = mu * nrm - float(q @ beta)
+    return q - mu * Lw + tau, tau
+
+
+def _check_options(C: float, lambda_Q: float, tol: float, counts: dict[str, Any]) -> dict[str, int]:
+    check_positive(C, "C")
+    check_positive(lambda_Q, "lambda_Q", allow_zero=True)
+    check_positive(tol, "tol")
+    return {name: check_integer(v, name, 1) for name, v in counts.items()}
+
+
+def hyperkernel_csvm_native(
+    basis: HyperkernelBasis,
+    y: Array,
+    *,
+    C: float = 100.0,
+    lambda_Q: float = 1.0,
+    tol: float = 1e-6,
+    initial_terms: int = 3,
+    add_per_round: int = 3,
+    max_rounds: int = 50,
+    max_steps: int = 500,
+    smo_tol: float = 1e-7,
+    smo_max_iter: int = 100_000_000,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+    time_limit: float | None = None,
+    progress: bool = False,
+) -> NativeMasterResult:
+    """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
+
+    Same problem and same parameters as
+    :func:`~sdpkern.builders.hyperkernel.csvm_active_set` (``C`` is eq. (3.8)'s, the dual box
+    is C/m); the restricted problems are solved natively (module docstring), the result
+    certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, |J(β)|).
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+        The expansion terms (e.g. :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`).
+    y : array (m,)
+        Labels ±1.
+    C, lambda_Q : float
+        As in 002 eq. (3.8).
+    tol : float
+        Relative gap that certifies the optimum.
+    initial_terms, add_per_round, max_rounds
+        The outer loop (as :func:`~sdpkern.builders.hyperkernel.cone_generation`).
+    max_steps : int
+        Cap on β steps (SVM solves) over all rounds.
+    smo_tol, smo_max_iter
+        The inner SMO's stopping rule (largest KKT violation, margin units) and iteration cap.
+    cache_bytes : int
+        Memory for kernel columns: half for the terms' caches (shared equally), half for K(β)'s.
+    time_limit : float or None
+        Seconds; when hit, the best point so far is returned with status "time_limit".
+    progress : bool
+        Show a tqdm bar with the current gap.
+
+    Returns
+    -------
+    NativeMasterResult
+    """
+    n = _check_options(
+        C, lambda_Q, tol,
+        {"initial_terms": initial_terms, "add_per_round": add_per_round, "max_rounds": max_rounds,
+         "max_steps": max_steps},
+    )  # fmt: skip
+    ya = np.ascontiguousarray(y, dtype=np.float64)
+    m = basis.X.shape[0]
+    if ya.shape != (m,) or not np.all(np.isin(ya, (-1.0, 1.0))) or np.unique(ya).size < 2:
+        raise DataError(f"y must hold ±1 labels of both classes, one per training point ({m})")
+    t0 = time.perf_counter()
+    box, mu, p = float(C) / m, 0.5 * float(lambda_Q), basis.size
+    terms = np.arange(min(n["initial_terms"], p))
+    opts = {
+        "term_cache_bytes": max(8 * m, cache_bytes // (2 * min(p, 4 * n["initial_terms"] + 8))),
+        "sum_cache_bytes": max(8 * m, cache_bytes // 2),
+        "smo_tol": float(smo_tol),
+        "smo_max_iter": int(smo_max_iter),
+    }
+    master = _Master(basis, ya, box, mu, opts)
+    beta = np.full(terms.size, 1.0 / terms.size)
+    alpha, _, q, J = master.svm(terms, beta, None)
+    cuts: list[tuple[float, Array]] = [(float(alpha.sum()), _full(q, terms, p))]
+    best = (J, beta, alpha, q)
+    history: list[dict[str, float]] = []
+    status, steps, rounds, gap, worst = "iteration_limit", 1, 0, np.inf, np.inf
+    from tqdm.auto import tqdm
+
+    with tqdm(total=None, disable=not progress, desc="hyperkernel", unit="step") as bar:
+        for rounds in range(1, n["max_rounds"] + 1):
+            limits = (tol, n["max_steps"], t0, time_limit)
+            best, steps, stop = _restricted(master, terms, best, cuts, steps, limits, bar)
+            J, beta, alpha, _ = best
+            q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, ya * alpha)
+            cuts.append((float(alpha.sum()), q_all))
+            beta_full = _full(beta, terms, p, fill=0.0)
+            viol, _ = _cone_gaps(q_all, basis.L, beta_full, mu)
+            gap = max(float(viol.max()), 0.0) / max(1.0, abs(J))
+            omitted = viol.copy()
+            omitted[terms] = -np.inf
+            worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
+            history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
+            bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
+            if gap <= tol:
+                status = "optimal"
+                break
+            if stop is not None:
+                status = stop
+                break
+            cand = np.argsort(omitted)[::-1][: n["add_per_round"]]
+            cand = cand[omitted[cand] > 0.5 * tol * max(1.0, abs(J))]
+            if cand.size == 0:  # only the restricted solve is short of tol: it gets another round
+                continue
+            new_terms = np.union1d(terms, cand)
+            best = (J, beta_full[new_terms], alpha, q_all[new_terms])
+            terms = new_terms
+    J, beta, alpha, _ = best
+    u = ya * alpha
+    gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=opts["sum_cache_bytes"])
+    e = gram.matvec(u)
+    return NativeMasterResult(
+        alpha=alpha, beta=_full(beta, terms, p, fill=0.0), offset=_offset(alpha, e, ya, box), objective=J,
+        lower_bound=J - gap * max(1.0, abs(J)), gap=gap, max_violation=worst, terms=terms, status=status,
+        rounds=rounds, steps=steps, smo_iterations=master.smo_iterations, total_time=time.perf_counter() - t0,
+        history=history,
+    )  # fmt: skip
+
+
+def _full(v: Array, terms: NDArray[np.intp], p: int, fill: float = np.nan) -> Array:
+    out = np.full(p, fill)
+    out[terms] = v
+    return out
+
+
+def _restricted(
+    master: _Master,
+    terms: NDArray[np.intp],
+    best: tuple[float, Array, Array, Array],
+    cuts: list[tuple[float, Array]],
+    steps: int,
+    limits: tuple[float, int, float, float | None],
+    bar: Any,
+) -> tuple[tuple[float, Array, Array, Array], int, str | None]:
+    """Level bundle on min_{β ∈ Δ_S} J(β) until its gap is below tol/3 (or a limit is hit).
+
+    ``best`` is (J, β over S, α, q over S) of the best point; ``cuts`` holds (1ᵀα_k, q(α_k))
+    with q over all terms (NaN where not computed); cuts lacking a term of S are not used.
+    New cuts are appended. ``limits`` is (tol, max_steps, t0, time_limit).
+    """
+    tol, max_steps, t0, time_limit = limits
+    mu, Ls = master.mu, master.B.L[terms]
+    J, beta, alpha, q_best = best
+    while True:
+        usable = [(a, q[terms]) for a, q in cuts if not np.any(np.isnan(q[terms]))]
+        a_vec = np.array([c[0] for c in usable])
+        Q = np.array([c[1] for c in usable])
+        lb, beta_lb = _model_min(a_vec, Q, Ls, mu)
+        scale = max(1.0, abs(J))
+        viol, _ = _cone_gaps(q_best, Ls, beta, mu)
+        if min(J - lb, max(float(viol.max()), 0.0)) <= tol / 3 * scale:
+            return (J, beta, alpha, q_best), steps, None
+        if steps >= max_steps:
+            return (J, beta, alpha, q_best), steps, "iteration_limit"
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return (J, beta, alpha, q_best), steps, "time_limit"
+        nb = _level_step(a_vec, Q, Ls, mu, beta, lb + 0.3 * (J - lb))
+        nb = beta_lb / beta_lb.sum() if nb is None else nb
+        a_new, _, q_new, J_new = master.svm(terms, nb, alpha)
+        steps += 1
+        bar.update(1)
+        bar.set_postfix(J=f"{J:.6g}", model_gap=f"{(J - lb) / scale:.1e}", terms=terms.size)
+        cuts.append((float(a_new.sum()), _full(q_new, terms, master.p)))
+        if J_new < J:
+            J, beta, alpha, q_best = J_new, nb, a_new, q_new
+
+
+@dataclass(frozen=True)
+class NativeDecision:
+    """f(x) = Σ_j c_j k(x, x_j) − b with k = Σ_l β_l k̲(φ_l, ·) (002 eq. 2.15), by blocks.
+
+    Only the support vectors (c_j ≠ 0) and the active terms (β_l > 0) are evaluated, over
+    blocks of new points of bounded memory. Picklable (not a closure).
+    """
+
+    basis: HyperkernelBasis
+    beta: Array
+    coef: Array
+    offset: float
+
+    def __call__(self, X_new: Any) -> Array:
+        """Decision values on the rows of ``X_new``."""
+        Xn = as_matrix(X_new, "X")
+        X = self.basis.X
+        if Xn.shape[1] != X.shape[1]:
+            raise DataError(f"X has {Xn.shape[1]} features but the model was trained on {X.shape[1]}")
+        sv, act = np.flatnonzero(self.coef), np.flatnonzero(self.beta)
+        out = np.zeros(Xn.shape[0])
+        if sv.size and act.size:
+            feats, Xs = self.basis.features[act], X[sv]
+            step = max(1, (1 << 22) // max(1, sv.size * X.shape[1] * act.size))
+            for lo in range(0, Xn.shape[0], step):
+                blk = term_block(self.basis.hyperkernel, feats, Xn[lo : lo + step], Xs)
+                out[lo : lo + step] = np.einsum("lij,l,j->i", blk, self.beta[act], self.coef[sv], optimize=True)
+        return out - self.offset
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), else the physical memory, else None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def estimate_fit_bytes(m: int, d: int, *, solver: str, max_terms: int, max_pairs: int, cache_bytes: int) -> int:
+    """Estimated peak memory of a hyperkernel C-SVM fit on m points in d dimensions.
+
+    ``"native"``: the column caches (at most ``cache_bytes``, and no more than all columns of
+    the terms and of K(β)), the sampled basis (``max_pairs`` candidates × (d + max_terms)) and
+    O(m·d) work arrays. ``"conic"``: the m(m+1)/2 pair candidates of the m² basis with their
+    Cholesky columns, the (p, m, m) stack of base kernels and the SOCP's m×m factor.
+    """
+    if solver == "native":
+        cols = min(cache_bytes, 8 * m * m * (max_terms + 1))
+        return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
+    pairs = m * (m + 1) // 2
+    return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
