@@ -232,17 +232,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{i + 1}/{len(insts)} instances, {time.perf_counter() - t0:.0f}s]", flush=True)
     print(table(records))
     default = [r for r in records if r["recovery"]]
-    first = [r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)]
+    first = [
+        r for r in records if not r["recovery"] and r["backend"] == "clarabel" and r["form"] == forms_of_default(r)
+    ]
     n_opt = sum(r["status"] == "optimal" for r in first)
     n_rec = sum(r["status"] == "optimal" for r in default)
     print(f"\ninstances: {len(insts)}")
-    print(f"default backend and form, no recovery: {n_opt}/{len(first)} optimal ({100 * n_opt / max(1, len(first)):.1f}%)")
-    print(f"default solve (recovery policy on):    {n_rec}/{len(default)} optimal ({100 * n_rec / max(1, len(default)):.1f}%)")
+    pct_first = 100 * n_opt / max(1, len(first))
+    print(f"default backend and form, no recovery: {n_opt}/{len(first)} optimal ({pct_first:.1f}%)")
+    pct_default = 100 * n_rec / max(1, len(default))
+    print(f"default solve (recovery policy on):    {n_rec}/{len(default)} optimal ({pct_default:.1f}%)")
     fails = [r for r in records if r["status"] != "optimal"]
     print(f"\nfailures ({len(fails)} of {len(records)} solves):")
     for r in fails:
         extra = f" used={r.get('used')}" if r.get("used") else ""
-        print(f"  {r['status']:<20} {r['backend']:<9} rec={int(r['recovery'])} form={r['form']:<5}{extra} {r['instance']}")
+        print(
+            f"  {r['status']:<20} {r['backend']:<9} rec={int(r['recovery'])} form={r['form']:<5}{extra} {r['instance']}"
+        )
         if r.get("error") and r["status"] == "exception":
             print(f"      {r['error']}")
     return 0

@@ -10,7 +10,7 @@ plain loops; ``exp`` and ``log`` through NumPy's own SIMD ufunc loops, called di
 function pointers (no Python call per column); the reduced-kernel correction
 ``K[r, c] = base(x_r, x_c) − left[r]·right[c]`` fused into the same pass.
 
-The SMO solver (:func:`smo`) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
+The SMO solver (:func:`smo_active`, :func:`smo` without shrinking) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
 order information) on the dual of the hinge or squared-hinge SVM, with the extra polynomial
 equality constraints of the c.p.d. SVM (000 §6) handled by an augmented Lagrangian whose
 multiplier and penalty the caller updates (see :mod:`sdpkern.native.dual_svm`).
@@ -604,6 +604,30 @@ cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
 
 
 def smo(
+    ColumnCache cache,
+    double[::1] y,
+    double[::1] alpha,
+    double[::1] e,
+    double[::1] upper,
+    double[::1] D,
+    double[::1] diag,
+    double[:, ::1] V,
+    double[::1] s,
+    double rho,
+    bint pair,
+    double tol,
+    long long max_iter,
+):
+    """:func:`smo_active` over every point without shrinking (``e`` then stays current on all
+    of them); returns ``(iterations, violation)``. The entry point of callers that keep their own
+    outputs, e.g. :mod:`sdpkern.native.hyperkernel_master`."""
+    active = np.arange(y.shape[0], dtype=np.intp)
+    it, viol, _, _ = smo_active(cache, y, alpha, e, upper, D, diag, V, s, rho, pair, tol, max_iter, active,
+                                y.shape[0], False)
+    return it, viol
+
+
+def smo_active(
     ColumnCache cache,
     double[::1] y,
     double[::1] alpha,

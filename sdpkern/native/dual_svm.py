@@ -18,7 +18,7 @@ the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2�
 Algorithm
 ---------
 The loop is libsvm's SMO (Fan, Chen & Lin 2005, "Working set selection using second order
-information", WSS2) compiled in :func:`sdpkern._svmcore.smo`, reading kernel columns from the
+information", WSS2) compiled in :func:`sdpkern._svmcore.smo_active`, reading kernel columns from the
 :class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so no
 n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
 exact by the two-coordinate step. The other k − 1 polynomial constraints (V, an orthonormal
@@ -537,7 +537,7 @@ def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
 
 class _SMOState:
     """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
-    :func:`sdpkern._svmcore.smo` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
+    :func:`sdpkern._svmcore.smo_active` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
     recomputed on every point, then passes to tol until the whole set satisfies it)."""
 
     def __init__(
@@ -577,7 +577,7 @@ class _SMOState:
         stage = 10.0 * tol if self.shrinking else tol
         total, viol = 0, np.inf
         while total < budget:
-            it, viol, na, curv = core.smo(
+            it, viol, na, curv = core.smo_active(
                 self.K.cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self._V_loop, self._s_loop,
                 0.0 if self.folded else rho, self.pair, stage, budget - total, self.active, n, self.shrinking,
             )
