@@ -40,3 +40,21 @@ def smo(
     tol: float,
     max_iter: int,
 ) -> tuple[int, float]: ...
+def smo_active(
+    cache: ColumnCache,
+    y: NDArray[np.float64],
+    alpha: NDArray[np.float64],
+    e: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    D: NDArray[np.float64],
+    diag: NDArray[np.float64],
+    V: NDArray[np.float64],
+    s: NDArray[np.float64],
+    rho: float,
+    pair: bool,
+    tol: float,
+    max_iter: int,
+    active: NDArray[np.intp],
+    n_active: int,
+    shrinking: bool,
+) -> tuple[int, float, int, float]: ...

@@ -10,7 +10,7 @@ plain loops; ``exp`` and ``log`` through NumPy's own SIMD ufunc loops, called di
 function pointers (no Python call per column); the reduced-kernel correction
 ``K[r, c] = base(x_r, x_c) − left[r]·right[c]`` fused into the same pass.
 
-The SMO solver (:func:`smo`) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
+The SMO solver (:func:`smo_active`, :func:`smo` without shrinking) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
 order information) on the dual of the hinge or squared-hinge SVM, with the extra polynomial
 equality constraints of the c.p.d. SVM (000 §6) handled by an augmented Lagrangian whose
 multiplier and penalty the caller updates (see :mod:`sdpkern.native.dual_svm`).
@@ -485,6 +485,7 @@ cdef struct Problem:
     double rho
     Py_ssize_t *active
     Py_ssize_t n_active
+    double min_curv  # most negative second-order curvature met (< 0: K + diag(D) is not PSD)
 
 
 cdef Py_ssize_t _select_i(Problem *p, double *gmax) noexcept nogil:
@@ -527,6 +528,8 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
                     h += (Vi[k] - Vt[k]) * (Vi[k] - Vt[k])
                 c += p.rho * h
             if c <= 0.0:
+                if c < p.min_curv:
+                    p.min_curv = c
                 c = TAU
             od = -b * b / c
             if od < best:
@@ -614,6 +617,30 @@ def smo(
     bint pair,
     double tol,
     long long max_iter,
+):
+    """:func:`smo_active` over every point without shrinking (``e`` then stays current on all
+    of them); returns ``(iterations, violation)``. The entry point of callers that keep their own
+    outputs, e.g. :mod:`sdpkern.native.hyperkernel_master`."""
+    active = np.arange(y.shape[0], dtype=np.intp)
+    it, viol, _, _ = smo_active(cache, y, alpha, e, upper, D, diag, V, s, rho, pair, tol, max_iter, active,
+                                y.shape[0], False)
+    return it, viol
+
+
+def smo_active(
+    ColumnCache cache,
+    double[::1] y,
+    double[::1] alpha,
+    double[::1] e,
+    double[::1] upper,
+    double[::1] D,
+    double[::1] diag,
+    double[:, ::1] V,
+    double[::1] s,
+    double rho,
+    bint pair,
+    double tol,
+    long long max_iter,
     Py_ssize_t[::1] active,
     Py_ssize_t n_active,
     bint shrinking,
@@ -630,7 +657,9 @@ def smo(
     the maximal KKT violation (margin units) on the active points is ≤ ``tol``. The selection
     and update loops run without the GIL; kernel columns come from ``cache``.
 
-    Returns ``(iterations, violation, n_active)``.
+    Returns ``(iterations, violation, n_active, min_curvature)``; ``min_curvature`` < 0 is the
+    most negative second-order curvature K_ii + K_jj − 2K_ij + D_i + D_j met (K + diag(D) is then
+    not positive semidefinite and the problem not convex).
     """
     cdef Problem p
     cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
@@ -654,6 +683,7 @@ def smo(
     p.rho = rho
     p.active = &active[0]
     p.n_active = n_active if pair else n
+    p.min_curv = 0.0
     counter = min(n, 1000)
     viol = INFINITY
     while it < max_iter:
@@ -711,6 +741,8 @@ def smo(
                         a += V[t, k] * V[t, k]
                     h += rho * a
                 if h <= 0.0:
+                    if h < p.min_curv:
+                        p.min_curv = h
                     h = TAU
                 delta = -g / h
                 lo = -alpha[t]
@@ -743,4 +775,4 @@ def smo(
                         h += V[t, k] * V[i, k]
                     e[t] += rho * delta * h
         it += 1
-    return it, viol, p.n_active
+    return it, viol, p.n_active, p.min_curv

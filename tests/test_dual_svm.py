@@ -192,3 +192,14 @@ def test_estimators_auto_route_matches_newton():
     assert a.status_ == "optimal" and a.certificate_["value"] < 1e-8
     assert abs(a.objective_ - b.objective_) <= REL * b.objective_
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_indefinite_kernel_is_a_typed_error_not_a_crash(loss):
+    """Negative curvature in the compiled loop: NotPSDError with the smallest eigenvalue."""
+    from sdpkern.errors import NotPSDError
+
+    X, y = _data(60, 2, seed=10)
+    D2 = ((X[:, None, :] - X[None]) ** 2).sum(-1)  # squared distances: indefinite
+    with pytest.raises(NotPSDError, match="smallest eigenvalue -.*repair_spectrum"):
+        dual_svm(PrecomputedGram(D2), y, 1.0, loss=loss)

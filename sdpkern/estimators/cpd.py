@@ -10,6 +10,7 @@ classifier of 000 §7 with a single hyper-parameter, C = 1/(2λ) (docs/conventio
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_
 from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
 from ..native.cpd_newton import cpd_primal_svm
 from ..native.cpd_reduced import cpd_primal_svm_reduced
-from ..native.dual_svm import cpd_dual_svm
+from ..native.dual_svm import _one_blas_thread, cpd_dual_svm
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, squared_hinge_stationarity
 
 __all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
@@ -144,9 +145,11 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
-            res = cpd_primal_svm(
-                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
-            )
+            # Cholesky factors of a few hundred rows: one BLAS thread (threads only contend there)
+            with _one_blas_thread() if X.shape[0] <= 1000 else nullcontext():
+                res = cpd_primal_svm(
+                    ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
+                )
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)

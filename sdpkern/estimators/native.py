@@ -42,6 +42,7 @@ from ..kernels.base import (
 )
 from ..kernels.gram import CallableGram, GramOperator, KernelGram, PrecomputedGram
 from ..kernels.spectrum import center_kernel
+from ..native.dual_svm import dual_svm
 from ..native.early_stopping import cv_stopping_index, discrepancy_stop
 from ..native.indefinite import best_offset, fisher_system, indefinite_kpca
 from ..native.krylov import get_solver
@@ -192,22 +193,29 @@ class PrimalSVC(_NativeClassifier):
     gamma : "scale" or float, default="scale"
     degree : int, default=3
     coef0 : float, default=0.0
-    solver : {"auto", "exact", "lowrank"}, default="auto"
-        ``"exact"``: Newton steps on the support-vector block, with kernel columns computed only
-        for points that are support vectors at some stage. ``"lowrank"``: 004's "data
-        preprocessing", a pivoted incomplete Cholesky ``K ≈ GGᵀ`` (at most ``max_rank`` kernel
-        columns) followed by the linear primal SVM on ``G`` — an approximation of the kernel.
-        ``"auto"``: ``"exact"`` up to ``n = 2000`` training points (and always for the linear
-        or a precomputed kernel), ``"lowrank"`` above; ``solver_`` says which ran.
+    solver : {"auto", "dual", "exact", "lowrank"}, default="auto"
+        ``"dual"``: the same problem in the dual by the compiled SMO of
+        :mod:`sdpkern.native.dual_svm` (libsvm's working-set selection and shrinking, kernel
+        columns from a capped cache) to ``tol``, closed by a Newton step on its active set when
+        that is cheap (small problems end exact). ``"exact"``: Newton steps on the
+        support-vector block, with kernel columns computed only for points that are support
+        vectors at some stage. ``"lowrank"``: 004's "data preprocessing", a pivoted incomplete
+        Cholesky ``K ≈ GGᵀ`` (at most ``max_rank`` kernel columns) followed by the linear primal
+        SVM on ``G`` — an approximation of the kernel. ``"auto"``: ``"exact"`` for the linear
+        kernel (d + 1 unknowns), ``"dual"`` for every other (measured faster than the Newton
+        route at n = 400-3000, and exact where ``"lowrank"`` is not: examples/bench_thin_plate.py);
+        ``solver_`` says which ran.
     max_rank : int or "auto", default="auto"
         Pivot cap of ``"lowrank"``; ``"auto"`` is ``⌈2√n⌉``, so the factorisation costs
         ``O(n r²) = O(n²)`` flops, the order of one pass over the kernel matrix.
     eta : float, default=1e-3
         Incomplete Cholesky stops when every residual diagonal entry of ``K − GGᵀ`` is ``≤ eta``.
     max_iter : int, default=50
-        Newton steps.
+        Newton steps (the dual solver's cap is max(10⁷, 100 n) SMO steps).
     random_state : int or None, default=0
         Seed of the recursive half-data warm start (``solver="exact"``, n > 1000).
+    tol : float, default=1e-3
+        KKT tolerance of ``solver="dual"``, libsvm's meaning (as ``SVC(tol=1e-3)``).
 
     Attributes
     ----------
@@ -246,16 +254,17 @@ class PrimalSVC(_NativeClassifier):
     eta: float = 1e-3
     max_iter: int = 50
     random_state: int | None = 0
+    tol: float = 1e-3
 
-    _AUTO_EXACT_MAX_N: ClassVar[int] = 2000
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_NativeKernelBase._parameter_constraints,
         "C": [_POSITIVE],
-        "solver": [Options({"auto", "exact", "lowrank"})],
+        "solver": [Options({"auto", "dual", "exact", "lowrank"})],
         "max_rank": [Options({"auto"}), Interval(Integral, 1, None)],
         "eta": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None)],
         "random_state": ["random_state"],
+        "tol": [_POSITIVE],
     }
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> PrimalSVC:
@@ -270,7 +279,7 @@ class PrimalSVC(_NativeClassifier):
         solver = self.solver
         if solver == "auto":
             linear = isinstance(self.kernel, str) and self.kernel == "linear"
-            solver = "exact" if linear or kern is None or Xa.shape[0] <= self._AUTO_EXACT_MAX_N else "lowrank"
+            solver = "exact" if linear else "dual"
         self.solver_ = solver
         if solver == "exact" and isinstance(self.kernel, str) and self.kernel == "linear":
             self._kernel_ = Linear()
@@ -287,7 +296,16 @@ class PrimalSVC(_NativeClassifier):
             w_gap = np.abs(res.coef - self.support_vectors_.T @ self.dual_coef_).max(initial=0.0)
             self._set_status(res.converged, float(w_gap / max(1.0, float(np.abs(res.coef).max(initial=0.0)))))
             return
-        if solver == "exact":
+        if solver == "dual":
+            self._kernel_ = kern
+            dres = dual_svm(_gram_operator(kern, Xa), y_pm, C, loss="squared_hinge", tol=float(self.tol), polish="auto")
+            nz = np.nonzero(dres.dual_coef)[0]
+            self.support_, self.dual_coef_, self.intercept_ = nz, dres.dual_coef[nz], dres.intercept
+            self.objective_, self.n_iter_ = dres.objective, dres.n_iter
+            self._set_status(
+                dres.status == "optimal", squared_hinge_stationarity(dres.dual_coef, dres.outputs, y_pm, C), "SMO"
+            )
+        elif solver == "exact":
             self._kernel_ = kern
             # kernel blocks on demand: only the columns of support vectors, never n × n
             op = _gram_operator(kern, Xa)
@@ -314,14 +332,16 @@ class PrimalSVC(_NativeClassifier):
             self.certificate_["kernel"] = f"low rank K ≈ GGᵀ, trace(K − GGᵀ) = {lr.residual_trace:.3g}"
         self.support_vectors_ = Xa[self.support_] if self._kernel_ is not None else None
 
-    def _set_status(self, converged: bool, stationarity: float | None) -> None:
+    def _set_status(self, converged: bool, stationarity: float | None, how: str = "Newton") -> None:
         self.status_ = "optimal" if converged else "iteration_limit"
         self.certificate_ = {"measure": "support-vector set settled", "value": bool(converged)}
         if stationarity is not None:
             self.certificate_ = {"measure": "stationarity", "value": stationarity}
         if not converged:
+            what = "the support-vector set did not settle" if how == "Newton" else "SMO did not reach tol"
+            limit = f"max_iter={self.max_iter} Newton steps" if how == "Newton" else "its step cap"
             warnings.warn(
-                f"PrimalSVC: the support-vector set did not settle in max_iter={self.max_iter} Newton steps",
+                f"PrimalSVC: {what} in {limit}",
                 ConvergenceWarning,
                 stacklevel=4,
             )

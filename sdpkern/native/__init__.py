@@ -1,6 +1,7 @@
 """The native path: NumPy/SciPy solvers that need no conic solver (and never import CVXPY).
 
-Primal Newton SVMs (004), the c.p.d. Newton method (000 Algorithm 1) and its reduced form,
+Primal Newton SVMs (004), the c.p.d. Newton method (000 Algorithm 1) and its reduced form, the
+compiled SMO dual solver for p.d. and c.p.d. SVMs (libsvm's algorithm, 000 §6 constraints),
 Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-kernel methods
 (002 Ch. 6) and pseudo-Euclidean tools (001).
 """
@@ -8,6 +9,7 @@ Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-ke
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
 from .cpd_newton import CPDPrimalSVM, cpd_primal_svm
 from .cpd_reduced import cpd_primal_svm_reduced
+from .dual_svm import CPDDualResult, DualSVMResult, cpd_dual_svm, dual_svm
 from .early_stopping import StoppingChoice, cv_stopping_index, discrepancy_stop
 from .filters import (
     filter_factors,
@@ -41,6 +43,10 @@ __all__ = [
     "CPDPrimalSVM",
     "cpd_primal_svm",
     "cpd_primal_svm_reduced",
+    "DualSVMResult",
+    "dual_svm",
+    "CPDDualResult",
+    "cpd_dual_svm",
     "StoppingChoice",
     "cv_stopping_index",
     "discrepancy_stop",

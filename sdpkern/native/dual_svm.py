@@ -18,7 +18,7 @@ the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2�
 Algorithm
 ---------
 The loop is libsvm's SMO (Fan, Chen & Lin 2005, "Working set selection using second order
-information", WSS2) compiled in :func:`sdpkern._svmcore.smo`, reading kernel columns from the
+information", WSS2) compiled in :func:`sdpkern._svmcore.smo_active`, reading kernel columns from the
 :class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so no
 n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
 exact by the two-coordinate step. The other k − 1 polynomial constraints (V, an orthonormal
@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
 
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
-from ..errors import DataError, LabelError, ParameterError
+from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.gram import GramOperator, ReducedGram, _core, reduced_gram
 
@@ -67,6 +67,19 @@ Loss = Literal["hinge", "squared_hinge"]
 
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
+
+_CONTROLLER: Any = None
+
+
+def _one_blas_thread() -> Any:
+    """A context limiting BLAS to one thread (threadpoolctl, scikit-learn's dependency; the
+    controller is made once: inspecting the loaded libraries costs milliseconds)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 @dataclass
@@ -224,9 +237,11 @@ def dual_svm(
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
-        only when F (the free set) has at most 300 points or its factorisation (|F|³/3 flops)
-        costs no more than the SMO loop did (about 2 n flops a step) — small problems end exact,
-        large ones at libsvm's accuracy.
+        up to 2000 points SMO first runs only to 0.1 and the Newton step is tried from there
+        (SMO goes on to ``tol`` if it does not settle); then, when F (the free set) has at most
+        300 points or its factorisation (|F|³/3 flops) costs no more than the SMO loop did
+        (about 2 n flops a step) — small problems end exact, large ones at libsvm's accuracy;
+        when the Newton step does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -267,26 +282,48 @@ def dual_svm(
     s = np.ascontiguousarray(V.T @ u)
     e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
     cols0 = K.columns_computed
-    state = _SMOState(K, ya, alpha, e, upper, Dd, diag, V, s, cons.pair, bool(shrinking))
+    Kloop = _fold(K, V, rho)
+    state = _SMOState(
+        K if Kloop is None else Kloop, ya, alpha, e, upper, Dd, diag if Kloop is None else Kloop.diagonal(), V, s,
+        cons.pair, bool(shrinking), folded=Kloop is not None,
+    )
     al = _AugmentedLagrangian(state, z, rho, max_iter, callback)
-    viol, feas = al.solve(float(tol))
-    polished, refined = False, False
-    n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-    cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
-    if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
-        out = _polish(K, ya, alpha, upper, Dd, cons, tol)
-        if out is not None:
-            alpha[:], e[:], al.z, viol = out
-            al.rho = 0.0  # the multipliers are exact: c_V = z
-            s[:] = V.T @ (ya * alpha)
-            feas, polished = float(np.max(np.abs(s))) if m else 0.0, True
-        elif polish == "auto" and n <= 1000:
+
+    def try_polish() -> bool:
+        with _one_blas_thread():  # factorisations of a few hundred rows: threads only contend
+            # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as
+            # the bordered system enforces Vᵀu = 0
+            out = _polish(state.K, ya, alpha, upper, Dd, cons, tol)
+        if out is None:
+            return False
+        alpha[:], e[:], al.z, _ = out
+        al.rho = 0.0  # the multipliers are exact: c_V = z
+        s[:] = V.T @ (ya * alpha)
+        return True
+
+    # "auto" on up to 2000 points: SMO only to 0.1 first; the Newton step usually finishes from there
+    early = polish == "auto" and n <= 2000 and tol < 0.1
+    al.solve(0.1 if early else float(tol))
+    polished = early and al.n_iter < max_iter and try_polish()
+    refined = False
+    if not polished:
+        if early:
+            al.solve(float(tol))
+        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
+        cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+        if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
+            polished = try_polish()
+        if not polished and polish == "auto" and n <= 200:
             # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
-            viol, feas = al.solve(1e-6 * float(tol))
+            al.solve(1e-6 * float(tol))
             refined = True
+    viol = _kkt_violation(ya, alpha, e, upper, cons.pair)
+    feas = float(np.max(np.abs(s))) if m else 0.0
     c_V = al.z + al.rho * s
     n_iter, rounds = al.n_iter, al.rounds
     res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
+    if state.K is not K:  # the folded operator computed the columns
+        res.certificate["columns"] += float(state.K.columns_computed)
     res.certificate["polished"] = float(polished)
     res.certificate["refined"] = float(refined)
     return res
@@ -307,9 +344,8 @@ class _AugmentedLagrangian:
         st = self.state
         V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
         prev, viol, feas = np.inf, np.inf, np.inf
-        cache = st.K.cache
         while True:
-            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter, cache)
+            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter)
             self.n_iter += it
             self.rounds += 1
             feas = float(np.max(np.abs(s))) if m else 0.0
@@ -323,8 +359,27 @@ class _AugmentedLagrangian:
             if feas > 0.25 * prev:
                 e += V @ (9.0 * self.rho * s)
                 self.rho *= 10.0
+                if st.folded:  # K + ρVVᵀ afresh (its cache restarts; rare: a few times a solve)
+                    st.refold(self.rho)
             e += V @ dz
             prev = feas
+
+
+def _not_psd(K: GramOperator, ya: Array, alpha: Array, Dd: Array, curv: float) -> NotPSDError:
+    """The error for a kernel whose SMO step met negative curvature, with the smallest eigenvalue
+    of K + diag(D) on the support vectors (at most 2000 of them) for scale."""
+    S = np.flatnonzero(alpha > 0)[:2000]
+    lam_min = curv
+    if S.size:
+        block = K.entries(S, S)
+        block[np.diag_indices_from(block)] += Dd[S]
+        lam_min = min(curv, float(np.linalg.eigvalsh(block)[0]))
+    return NotPSDError(
+        f"K is not positive semidefinite (smallest eigenvalue {lam_min:.3g} of K + diag(D) on the support vectors, "
+        f"a 2 x 2 minor of curvature {curv:.3g}), so the SVM dual is not convex; repair it with "
+        "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
+        min_eigenvalue=lam_min,
+    )
 
 
 def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) -> float:
@@ -437,42 +492,101 @@ def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
     return feas * scale <= 0.1 * tol * max(1.0, float(np.max(np.abs(u))))
 
 
+class _FoldedGram(GramOperator):
+    """K + ρVVᵀ evaluated by the compiled core from K's :class:`~sdpkern.kernels.gram.GramSpec`
+    with the correction extended by [V, −ρV] (``left``/``right``), so the augmented term costs
+    m flops per cached kernel entry instead of per point in every SMO step."""
+
+    def __init__(self, K: GramOperator, spec: Any, diag: Array) -> None:
+        super().__init__(K.n, cache_bytes=K.cache_bytes)
+        self._spec, self._diag, self.base = spec, diag, K
+
+    def refolded(self, V: Array, rho: float) -> _FoldedGram:
+        """The same base K with another ρ."""
+        out = _fold(self.base, V, rho)
+        assert isinstance(out, _FoldedGram)
+        return out
+
+    @property
+    def spec(self) -> Any:
+        """The extended spec."""
+        return self._spec
+
+    def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
+        full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
+        return full if rows is None else full[rows]
+
+
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
+    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix)."""
+    from dataclasses import replace
+
+    spec = K.spec
+    if V.shape[1] == 0 or spec is None or spec.kind == "matrix":
+        return None
+    n = K.n
+    left = np.zeros((n, 0)) if spec.left is None else spec.left
+    right = np.zeros((n, 0)) if spec.right is None else spec.right
+    new = replace(
+        spec,
+        left=np.ascontiguousarray(np.hstack([left, V])),
+        right=np.ascontiguousarray(np.hstack([right, -rho * V])),
+    )
+    return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
+
+
 class _SMOState:
     """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
-    :func:`sdpkern._svmcore.smo` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
+    :func:`sdpkern._svmcore.smo_active` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
     recomputed on every point, then passes to tol until the whole set satisfies it)."""
 
     def __init__(
         self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
-        V: Array, s: Array, pair: bool, shrinking: bool,
+        V: Array, s: Array, pair: bool, shrinking: bool, folded: bool = False,
     ) -> None:
         self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
         self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
         self.active = np.arange(K.n, dtype=np.intp)
+        # folded: K is K + ρVVᵀ (:func:`_fold`), so the loop sees no V and s is kept here
+        self.folded = folded
+        self._V_loop = np.zeros((K.n, 0)) if folded else V
+        self._s_loop = np.zeros(0) if folded else s
+
+    def refold(self, rho: float) -> None:
+        """Replace the folded K + ρ_oldVVᵀ by K + ρVVᵀ (:func:`_fold`)."""
+        assert isinstance(self.K, _FoldedGram)
+        self.K = self.K.refolded(self.V, rho)
+        self.diag = self.K.diagonal()
 
     def _reconstruct(self, rho: float, z: Array) -> None:
         """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
         u = self.ya * self.alpha
         Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
-        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ (z + rho * self.s)
+        tail = z if self.folded else z + rho * self.s  # a folded K already holds ρVVᵀu = ρVs
+        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ tail
         self.active[:] = np.arange(self.K.n)
 
     def violation(self) -> float:
         """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
         return _kkt_violation(self.ya, self.alpha, self.e, self.upper, True)
 
-    def run(self, rho: float, z: Array, tol: float, budget: int, cache: Any) -> tuple[int, float]:
+    def run(self, rho: float, z: Array, tol: float, budget: int) -> tuple[int, float]:
         """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
         core = _core()
         n = self.K.n
         stage = 10.0 * tol if self.shrinking else tol
         total, viol = 0, np.inf
         while total < budget:
-            it, viol, na = core.smo(
-                cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self.V, self.s, rho,
-                self.pair, stage, budget - total, self.active, n, self.shrinking,
+            it, viol, na, curv = core.smo_active(
+                self.K.cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self._V_loop, self._s_loop,
+                0.0 if self.folded else rho, self.pair, stage, budget - total, self.active, n, self.shrinking,
             )
             total += int(it)
+            if self.folded and self.V.shape[1]:
+                self.s[:] = self.V.T @ (self.ya * self.alpha)
+            scale = float(np.max(np.abs(self.diag))) if self.diag.size else 1.0
+            if curv < -1e-10 * max(scale, 1e-300):
+                raise _not_psd(self.K, self.ya, self.alpha, self.Dd, float(curv))
             if na < n:
                 self._reconstruct(rho, z)
                 viol = self.violation()

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import as_matrix, check_integer, check_positive
-from ..errors import DataError, ParameterError
+from ..errors import DataError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
 from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
 from ..kernels.lowrank import HyperkernelBasis
@@ -301,7 +301,7 @@ def hyperkernel_csvm_native(
     from tqdm.auto import tqdm
 
     with tqdm(total=None, disable=not progress, desc="hyperkernel", unit="step") as bar:
-        for rounds in range(1, n["max_rounds"] + 1):
+        for rounds in range(1, n["max_rounds"] + 1):  # noqa: B007 (reported after the loop)
             limits = (tol, n["max_steps"], t0, time_limit)
             best, steps, stop = _restricted(master, terms, best, cuts, steps, limits, bar)
             J, beta, alpha, _ = best
