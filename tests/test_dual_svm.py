@@ -69,10 +69,10 @@ def test_both_losses_match_cvxpy(d, order):
     lam = 0.1
     D = cpd_data(X, y, kernel)
     fac = D.factor
-    sq = squared_hinge(X, y, kernel, lam, data=D).solve(backend="clarabel")
+    sq = squared_hinge(X, y, kernel, C=1 / (2 * lam), data=D).solve(backend="clarabel")
     res = cpd_dual_svm(kernel, X, fac.Q, y, lam, tol=1e-8)
     assert abs(res.objective - sq.objective) <= REL * sq.objective
-    hp = hinge_primal(X, y, kernel, lam, data=D).solve(backend="clarabel")
+    hp = hinge_primal(X, y, kernel, C=1 / (2 * lam), data=D).solve(backend="clarabel")
     rh = cpd_dual_svm(kernel, X, fac.Q, y, lam, loss="hinge", tol=1e-8)
     assert rh.status == "optimal"
     assert abs(rh.objective - hp.objective) <= REL * hp.objective
