@@ -20,9 +20,13 @@ loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved nativel
 
 Certificate. For any feasible α, weak duality gives the lower bound
 g(α) = 1ᵀα + min_{β ∈ Δ} (μ‖Lᵀβ‖ − q(α)ᵀβ) ≤ V* over the *whole* basis (a small SOCP in p
-variables), and J(β̂) ≥ V* at any β̂. The method stops when J(β̂) − g(α̂) ≤ tol·max(1, |J(β̂)|);
-then β̂ is certified optimal to that relative gap for the full SOCP. The omitted cones' largest
-violation max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
+variables), and J(β̂) ≥ V* at any β̂. g is evaluated at the bundle's aggregate
+ᾱ = Σ_k λ_k α_k (λ the cutting-plane model's multipliers): q is convex, so g(ᾱ) is at least
+the model's lower bound on the restricted problem, and below it only where an omitted term's
+cone is violated. The method stops when J(β̂) − g(ᾱ) ≤ tol·max(1, |J(β̂)|): β̂ is then optimal
+for the full SOCP to that relative gap (up to the inner SMO's and the small SOCP's
+tolerances, ``smo_tol`` and 1e-11). The omitted cones' largest violation
+max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
 :class:`~sdpkern.builders.hyperkernel.ActiveSetTrace` reports) chooses the terms to add.
 
 Memory: kernel columns only (capped caches), never an m×m matrix per term.
