@@ -45,7 +45,7 @@ def _instance(name: str, m: int, seed: int, width: float, max_terms: int = 40):
 def _compare(name: str, m: int, seed: int, width: float, C: float, lambda_Q: float) -> None:
     Xa, ya, B = _instance(name, m, seed, width)
     _, sol, _ = csvm_active_set(Xa, ya, B.hyperkernel, C=C * m, lambda_Q=lambda_Q, basis=B)  # raises unless optimal
-    r = hyperkernel_csvm_native(B, ya, C=C * m, lambda_Q=lambda_Q, tol=1e-7)
+    r = hyperkernel_csvm_native(B, ya, C=C * m, lambda_Q=lambda_Q, tol=1e-7, smo_tol=1e-9)
     assert r.status == "optimal"
     assert abs(r.objective - sol.objective) <= 1e-6 * abs(sol.objective)
     assert r.gap <= 1e-7

@@ -55,13 +55,14 @@ Array = NDArray[np.float64]
 #: Backend retried once when the chosen one breaks down numerically (see ``_with_fallback``).
 _FALLBACK_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
 
-#: solver="auto" runs the native master from this many training points on. Measured
-#: (examples/bench_hyperkernel_large.py --crossover): the conic cone generation and the native
-#: master take about the same time near m = 100; at m = 200 the native one is 5-10x faster.
+#: solver="auto" runs the native master from this many training points on. Measured on one
+#: basis (banana, pima, wdbc, twonorm, ringnorm; thesis widths, 60 terms): at m = 50 cone
+#: generation on Clarabel takes 0.2-0.3 s and the native master 0.4-0.6 s; at m = 200 they take
+#: 3-6 s and 0.5-0.7 s; at m = 400 (pima, defaults) 33 s and 3 s.
 NATIVE_FROM = 150
 #: Candidate pairs of the native path's sampled basis (:func:`sdpkern.kernels.hyperkernel_terms.sampled_basis`);
-#: below m ≈ 200 every pair is a candidate and the basis is the conic path's.
-NATIVE_MAX_PAIRS = 20000
+#: below m = 100 every pair is a candidate and the basis is the conic path's.
+NATIVE_MAX_PAIRS = 5000
 #: solver_options the native master accepts.
 _NATIVE_OPTIONS = frozenset({"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol"})
 

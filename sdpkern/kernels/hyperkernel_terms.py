@@ -16,7 +16,7 @@ Two pieces the native hyperkernel solver (:mod:`sdpkern.native.hyperkernel_maste
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -124,6 +124,18 @@ def term_quadratics(
     return 0.5 * out
 
 
+def _ard_column(hyperkernel: HarmonicARD, cand: Array) -> Callable[[int], Array]:
+    """Columns of the ARD hyperkernel Gram matrix (002 eq. 2.22) in product form (no logs)."""
+    lam = float(hyperkernel.lambda_h)
+    E = np.exp(-cand)
+
+    def column(j: int) -> Array:
+        F = 1.0 - lam * (E * E[j])
+        return np.asarray(np.prod((1.0 - lam) / F, axis=1), dtype=np.float64)
+
+    return column
+
+
 def sampled_basis(
     hyperkernel: Hyperkernel,
     X: ArrayLike,
@@ -182,8 +194,12 @@ def sampled_basis(
     if pairs.shape[0] < 2:
         raise ParameterError(f"could not sample candidate pairs from m = {m} points")
     cand = hyperkernel.pair_features(Xa[pairs[:, 0]], Xa[pairs[:, 1]])
+    column = _ard_column(hyperkernel, cand) if isinstance(hyperkernel, HarmonicARD) else None
     chol = incomplete_cholesky(
-        hyperkernel.hyper_diagonal(cand), lambda j: hyperkernel.hyper_column(cand, j), eta=eta, max_rank=max_terms
+        hyperkernel.hyper_diagonal(cand),
+        column if column is not None else (lambda j: hyperkernel.hyper_column(cand, j)),
+        eta=eta,
+        max_rank=max_terms,
     )
     piv = chol.pivots
     return HyperkernelBasis(hyperkernel, Xa, pairs[piv], cand[piv], chol.G[piv], chol.residual_trace)
