@@ -422,7 +422,8 @@ class HyperkernelSVC(_HyperkernelClassifier):
         unknown = set(opts) - _NATIVE_OPTIONS
         if unknown:
             raise ParameterError(
-                f"solver_options {sorted(unknown)} are not options of the native solver; it takes {sorted(_NATIVE_OPTIONS)}"
+                f"solver_options {sorted(unknown)} are not options of the native solver; "
+                f"it takes {sorted(_NATIVE_OPTIONS)}"
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)

@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import as_matrix, check_integer, check_positive
-from ..errors import DataError, ParameterError
+from ..errors import DataError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
 from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
 from ..kernels.lowrank import HyperkernelBasis
@@ -342,7 +342,8 @@ def hyperkernel_csvm_native(
     from tqdm.auto import tqdm
 
     with tqdm(total=None, disable=not progress, desc="hyperkernel", unit="step") as bar:
-        for rounds in range(1, n["max_rounds"] + 1):
+        for round_ in range(1, n["max_rounds"] + 1):
+            rounds = round_
             limits = (inner_tol, n["max_steps"], t0, time_limit)
             best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
             J, beta, alpha, _ = best
