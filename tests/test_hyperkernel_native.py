@@ -45,10 +45,10 @@ def _instance(name: str, m: int, seed: int, width: float, max_terms: int = 40):
 def _compare(name: str, m: int, seed: int, width: float, C: float, lambda_Q: float) -> None:
     Xa, ya, B = _instance(name, m, seed, width)
     _, sol, _ = csvm_active_set(Xa, ya, B.hyperkernel, C=C * m, lambda_Q=lambda_Q, basis=B)  # raises unless optimal
-    r = hyperkernel_csvm_native(B, ya, C=C * m, lambda_Q=lambda_Q, tol=1e-7, smo_tol=1e-9)
+    r = hyperkernel_csvm_native(B, ya, C=C * m, lambda_Q=lambda_Q, tol=1e-6, smo_tol=1e-9)
     assert r.status == "optimal"
     assert abs(r.objective - sol.objective) <= 1e-6 * abs(sol.objective)
-    assert r.gap <= 1e-7
+    assert r.gap <= 1e-6
     # β sums to 1, is non-negative, and the decision function agrees with the conic one
     assert abs(r.beta.sum() - 1.0) <= 1e-9 and r.beta.min() >= 0.0
     f_conic = sol.model.decision(Xa)

@@ -269,7 +269,7 @@ def hyperkernel_csvm_native(
     C: float = 100.0,
     lambda_Q: float = 1.0,
     tol: float = 1e-6,
-    initial_terms: int = 3,
+    initial_terms: int = 1,
     add_per_round: int = 3,
     max_rounds: int = 50,
     max_steps: int = 500,
@@ -297,7 +297,10 @@ def hyperkernel_csvm_native(
     tol : float
         Relative gap that certifies the optimum.
     initial_terms, add_per_round, max_rounds
-        The outer loop (as :func:`~sdpkern.builders.hyperkernel.cone_generation`).
+        The outer loop (as :func:`~sdpkern.builders.hyperkernel.cone_generation`). One initial
+        term (the first pivot, largest hyperkernel diagonal) by default: with one term the
+        restricted problem is a single SVM solve, and it is often the optimum (measured:
+        twonorm m = 5000 certified after 1 solve instead of 11 with three).
     max_steps : int
         Cap on β steps (SVM solves) over all rounds.
     smo_tol, smo_max_iter
