@@ -43,17 +43,26 @@ def term_block(hyperkernel: Hyperkernel, features: Array, Xr: Array, Xc: Array) 
     with ψ the pair feature of (x_a, x_b): e^{−ψ} is computed once for all terms, and each term
     costs multiplications only. Other hyperkernels go through their own ``combine``.
     """
-    G = hyperkernel.gram_features(Xr, Xc)
     if isinstance(hyperkernel, HarmonicARD):
         lam = float(hyperkernel.lambda_h)
-        E = np.exp(-G)
-        out = np.empty((features.shape[0], Xr.shape[0], Xc.shape[0]))
-        for l, phi in enumerate(features):
-            F = E * (lam * np.exp(-phi))
-            np.subtract(1.0, F, out=F)
-            np.divide(1.0 - lam, F, out=F)
-            out[l] = np.prod(F, axis=-1)
+        inv_w = 1.0 / np.asarray(hyperkernel.widths, dtype=np.float64)
+        scaled = lam * np.exp(-features)  # (p, d): λ e^{−φ_ld}
+        out = np.ones((features.shape[0], Xr.shape[0], Xc.shape[0]))
+        E = np.empty((Xr.shape[0], Xc.shape[0]))
+        F = np.empty_like(E)
+        # one dimension at a time: 2-D temporaries only, and e^{−ψ_d} shared by every term
+        for d in range(Xr.shape[1]):
+            np.subtract(Xr[:, d, None], Xc[None, :, d], out=E)
+            np.multiply(E, E, out=E)
+            E *= -inv_w[d]
+            np.exp(E, out=E)
+            for l in range(features.shape[0]):
+                np.multiply(E, -scaled[l, d], out=F)
+                F += 1.0
+                np.divide(1.0 - lam, F, out=F)
+                out[l] *= F
         return out
+    G = hyperkernel.gram_features(Xr, Xc)
     return np.stack([hyperkernel.combine(phi, G) for phi in features])
 
 
