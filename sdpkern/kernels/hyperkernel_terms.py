@@ -126,10 +126,15 @@ def term_quadratics(
     if nz.size == 0:
         return out
     Xs, us = X[nz], ua[nz]
-    step = max(1, _row_chunk(nz.size, X.shape[1]) // max(1, min(p, 8)))
+    step = max(1, _CHUNK_ELEMENTS // max(1, nz.size * max(p, X.shape[1])))
+    # K_l is symmetric: the blocks right of the diagonal count twice, the diagonal ones once
     for lo in range(0, nz.size, step):
-        blk = term_block(hyperkernel, features, Xs[lo : lo + step], Xs)  # (p, rows, s)
-        out += np.einsum("lij,i,j->l", blk, us[lo : lo + step], us, optimize=True)
+        hi = min(lo + step, nz.size)
+        blk = term_block(hyperkernel, features, Xs[lo:hi], Xs[lo:])  # (p, hi − lo, s − lo)
+        ur = us[lo:hi]
+        out += np.einsum("lij,i,j->l", blk[:, :, : hi - lo], ur, ur, optimize=True)
+        if hi < nz.size:
+            out += 2.0 * np.einsum("lij,i,j->l", blk[:, :, hi - lo :], ur, us[hi:], optimize=True)
     return 0.5 * out
 
 
