@@ -104,6 +104,7 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="also m = 100,000 (synthetic)")
     ap.add_argument("--sets", default="twonorm,ringnorm,banana")
     ap.add_argument("--no-svc", action="store_true", help="skip the tuned SVC (its grid is the slow part)")
+    ap.add_argument("--svc-max", type=int, default=20000, help="tune the SVC only up to this m")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     sizes = [300, 600] if a.quick else [1000, 2000, 5000, 10000, 20000] + ([100000] if a.full else [])
@@ -118,7 +119,7 @@ def main() -> None:
                 continue
             h = in_child(fit_hyperkernel, (name, m, a.seed))
             times.append((m, h["fit"]))
-            s = None if a.no_svc or m > 20000 else in_child(fit_svc, (name, m, a.seed))
+            s = None if a.no_svc or m > a.svc_max else in_child(fit_svc, (name, m, a.seed))
             svc_cols = (
                 f"{s['err']:7.3f} {s['grid']:8.1f} {h['fit'] / s['grid']:8.2f}" if s else f"{'-':>7} {'-':>8} {'-':>8}"
             )
