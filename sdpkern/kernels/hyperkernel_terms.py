@@ -175,8 +175,8 @@ def sampled_basis(
     (the SOCP of 002 eq. 3.8 with ‖L_Sᵀβ‖ from the exact K̲_SS) is the same as with any other
     basis; what is approximated is which pairs span the expansion: the residual reported
     (``residual_trace``) is that of the sampled pairs only, and an unsampled pair's feature may
-    be less well explained. Measured in ``tests/test_hyperkernel_native.py`` (slow): the
-    optimum's relative change against the m² basis at m ≤ 300.
+    be less well explained. Measured (``docs/hyperkernel.md``, 5000 pairs, m = 200 and 300 on
+    pima, twonorm, banana): the optimum moved by 0 to 1.7e-6 relative against the m² basis.
 
     Parameters
     ----------
