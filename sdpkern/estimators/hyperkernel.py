@@ -52,13 +52,14 @@ __all__ = [
 _T = TypeVar("_T")
 Array = NDArray[np.float64]
 
-#: solver="auto" runs the native master from this many training points on. Measured
-#: (examples/bench_hyperkernel_large.py --crossover): the conic cone generation and the native
-#: master take about the same time near m = 100; at m = 200 the native one is 5-10x faster.
+#: solver="auto" runs the native master from this many training points on. Measured on one
+#: basis (banana, pima, wdbc, twonorm, ringnorm; thesis widths, 60 terms): at m = 50 cone
+#: generation on Clarabel takes 0.2-0.3 s and the native master 0.4-0.6 s; at m = 200 they take
+#: 3-6 s and 0.5-0.7 s; at m = 400 (pima, defaults) 33 s and 3 s.
 NATIVE_FROM = 150
 #: Candidate pairs of the native path's sampled basis (:func:`sdpkern.kernels.hyperkernel_terms.sampled_basis`);
-#: below m ≈ 200 every pair is a candidate and the basis is the conic path's.
-NATIVE_MAX_PAIRS = 20000
+#: below m = 100 every pair is a candidate and the basis is the conic path's.
+NATIVE_MAX_PAIRS = 5000
 #: solver_options the native master accepts.
 _NATIVE_OPTIONS = frozenset({"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol"})
 
@@ -376,7 +377,10 @@ class HyperkernelSVC(_HyperkernelClassifier):
         Basis terms whose cones the final restricted SOCP kept (``active_set=True``).
     basis_ : HyperkernelBasis
     status_, backend_, certificate_
-        The solve's status (docs/conventions.md), the backend that ran, and how it was certified.
+        The solve's status (docs/conventions.md), the CVXPY backend that answered (``None`` when
+        the native master ran, ``solver_ == "native"``), and how it was certified.
+    solver_ : str
+        ``"conic"`` or ``"native"``: the route ``solver`` chose.
     objective_, n_terms_, fit_time_, solve_time_, n_iter_
     estimators_ : list
         One-vs-rest only: the binary models (each with the attributes above).
@@ -435,7 +439,7 @@ class HyperkernelSVC(_HyperkernelClassifier):
         self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
         self.beta_, self.alpha_ = r.beta, r.alpha
         self.model_ = Model(alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap})
-        self.objective_, self.status_, self.backend_ = r.objective, r.status, "native"
+        self.objective_, self.status_, self.backend_ = r.objective, r.status, None  # no CVXPY backend ran
         self.certificate_ = {
             "measure": "relative duality gap",
             "value": r.gap,
