@@ -173,7 +173,7 @@ class _HyperkernelBase(SdpkernEstimator):
         self.model_ = solution.model
         self.objective_ = solution.objective
         self.status_ = solution.status
-        self.backend_ = solution.backend
+        self.backend_: str | None = solution.backend
         self.certificate_ = {
             "measure": "solver status",
             "value": solution.solver_status,

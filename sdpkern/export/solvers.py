@@ -133,6 +133,30 @@ def _read_solution_vector(path: Path, m: int) -> NDArray[np.float64] | None:
     return z
 
 
+def _command(name: str, exe: str, work: Path, problem: str, solution: str, opts: dict[str, Any]) -> list[str]:
+    """The command line (CSDP's options go to ``param.csdp`` in ``work``, DSDP's on the line)."""
+    if name == "csdp":
+        if opts:
+            Path(work, "param.csdp").write_text("".join(f"{k}={v}\n" for k, v in opts.items()))
+        return [exe, problem, solution]
+    opts.setdefault("gaptol", 1e-8)  # default 1e-6 is too loose for a 1e-5 comparison
+    cmd = [exe, problem, "-save", solution]
+    for k, v in opts.items():
+        cmd += [f"-{k}", str(v)]
+    return cmd
+
+
+def _reported(name: str, returncode: int, out: str) -> tuple[str, float | None]:
+    """The solver's own status (mapped to sdpkern's vocabulary) and the objective it printed."""
+    if name == "csdp":
+        status = _CSDP_STATUS.get(returncode, "error")
+        mt = re.search(r"Dual objective value:\s*(\S+)", out)
+    else:
+        status = _dsdp_status(out)
+        mt = re.search(r"DSDP Solution:\s*(\S+)", out)
+    return status, (float(mt.group(1)) if mt else None)
+
+
 def run(
     solver: str,
     exported: Exported | str | os.PathLike[str],
@@ -208,15 +232,7 @@ def run(
         except OSError:
             shutil.copyfile(path, local)
         sol = Path(work) / "solution.sol"
-        if name == "csdp":
-            if opts:
-                Path(work, "param.csdp").write_text("".join(f"{k}={v}\n" for k, v in opts.items()))
-            cmd = [exe, local.name, sol.name]
-        else:
-            opts.setdefault("gaptol", 1e-8)  # default 1e-6 is too loose for a 1e-5 comparison
-            cmd = [exe, local.name, "-save", sol.name]
-            for k, v in opts.items():
-                cmd += [f"-{k}", str(v)]
+        cmd = _command(name, exe, Path(work), local.name, sol.name, opts)
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
@@ -229,13 +245,7 @@ def run(
         wall = time.perf_counter() - t0
         z = _read_solution_vector(sol, data.n)
     out = proc.stdout + proc.stderr
-    if name == "csdp":
-        status = _CSDP_STATUS.get(proc.returncode, "error")
-        mt = re.search(r"Dual objective value:\s*(\S+)", out)
-    else:
-        status = _dsdp_status(out)
-        mt = re.search(r"DSDP Solution:\s*(\S+)", out)
-    printed = float(mt.group(1)) if mt else None
+    status, printed = _reported(name, proc.returncode, out)
     if z is None and status.startswith("optimal"):
         status = "error"
     violation = data.cone_violation(z) if z is not None else None
