@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
+from numpy.typing import NDArray
 
 from ..errors import ExportError
 from ._conic import Cones, ConicData, Elimination
@@ -26,6 +27,34 @@ __all__ = ["Elimination", "eliminate_equalities"]
 
 #: Dense QR is used on the non-singleton rows only; refuse when it would not fit in memory.
 _MAX_DENSE_ENTRIES = 5e7
+
+
+def _singleton_pivots(Aeq: sp.csr_matrix) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """Rows, columns and values of the singleton pivots of the equality rows ``Aeq``.
+
+    A singleton is a column that appears in exactly one equality row: that row can be solved for
+    it. Each row keeps its singleton of largest magnitude (a stable pivot), and only one that is
+    not negligible against the row (else the solve would amplify rounding).
+    """
+    p, n = Aeq.shape
+    colcount = np.bincount(Aeq.indices, minlength=n)
+    rows_of = np.repeat(np.arange(p), np.diff(Aeq.indptr))
+    single = colcount[Aeq.indices] == 1
+    # Pick, for each row, the singleton entry of largest magnitude (stable pivot).
+    cand_rows = rows_of[single]
+    cand_cols = Aeq.indices[single]
+    cand_vals = Aeq.data[single]
+    order = np.lexsort((-np.abs(cand_vals), cand_rows))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = cand_rows[order][1:] != cand_rows[order][:-1]
+    piv_rows = cand_rows[order][first]
+    piv_cols = cand_cols[order][first]
+    piv_vals = cand_vals[order][first]
+    # A pivot must not be negligible relative to its row, or the solve amplifies rounding.
+    rowmax = np.zeros(p)
+    np.maximum.at(rowmax, rows_of, np.abs(Aeq.data))
+    ok = np.abs(piv_vals) > 1e-8 * rowmax[piv_rows]
+    return piv_rows[ok], piv_cols[ok], piv_vals[ok]
 
 
 def eliminate_equalities(data: ConicData, rtol: float = 1e-12) -> tuple[ConicData, Elimination]:
@@ -51,26 +80,7 @@ def eliminate_equalities(data: ConicData, rtol: float = 1e-12) -> tuple[ConicDat
     beq = data.b[:p]
     Aeq.eliminate_zeros()
 
-    # --- singleton pivots: column j appears in exactly one equality row.
-    colcount = np.bincount(Aeq.indices, minlength=n)
-    rows_of = np.repeat(np.arange(p), np.diff(Aeq.indptr))
-    single = colcount[Aeq.indices] == 1
-    # Pick, for each row, the singleton entry of largest magnitude (stable pivot).
-    cand_rows = rows_of[single]
-    cand_cols = Aeq.indices[single]
-    cand_vals = Aeq.data[single]
-    order = np.lexsort((-np.abs(cand_vals), cand_rows))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = cand_rows[order][1:] != cand_rows[order][:-1]
-    piv_rows = cand_rows[order][first]
-    piv_cols = cand_cols[order][first]
-    piv_vals = cand_vals[order][first]
-    # A pivot must not be negligible relative to its row, or the solve amplifies rounding.
-    rowmax = np.zeros(p)
-    np.maximum.at(rowmax, rows_of, np.abs(Aeq.data))
-    ok = np.abs(piv_vals) > 1e-8 * rowmax[piv_rows]
-    piv_rows, piv_cols, piv_vals = piv_rows[ok], piv_cols[ok], piv_vals[ok]
-
+    piv_rows, piv_cols, piv_vals = _singleton_pivots(Aeq)
     rest_rows = np.setdiff1d(np.arange(p), piv_rows)
     is_single_piv = np.zeros(n, dtype=bool)
     is_single_piv[piv_cols] = True

@@ -283,8 +283,8 @@ def hyperkernel_csvm_native(
 
     Same problem and same parameters as
     :func:`~sdpkern.builders.hyperkernel.csvm_active_set` (``C`` is scikit-learn's, the dual box
-    0 ≤ α ≤ C; eq. (3.8)'s C' is C·m, docs/conventions.md); the restricted problems are solved natively (module docstring), the result
-    certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, |J(β)|).
+    0 ≤ α ≤ C; eq. (3.8)'s C' is C·m, docs/conventions.md); the restricted problems are solved
+    natively (module docstring), the result certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, |J(β)|).
 
     Parameters
     ----------
