@@ -100,7 +100,6 @@ def nu_regression(
         )
     _check_form(form)
     C_val, nu_val, lq_val = _check_C(C), _check_nu(nu), _check_lambda_Q(lambda_Q)
-    m = Xa.shape[0]
     B = _basis(Xa, hyperkernel, basis, eta, max_terms)
     kernels = B.kernels()
     C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
@@ -113,54 +112,12 @@ def nu_regression(
         "scale": c,
         "parameter_checks": {"C": _check_C, "nu": _check_nu, "lambda_Q": _check_lambda_Q},
     }
+    params = (C_par, nu_par, lq_par)
     if form == "sdp":
-        beta = cp.Variable(B.size, nonneg=True, name="beta")
-        gamma = cp.Variable(name="gamma")
-        chi = cp.Variable(nonneg=True, name="chi")
-        eta_v = cp.Variable(2 * m, nonneg=True, name="eta")
-        xi = cp.Variable(2 * m, nonneg=True, name="xi")
-        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-        # F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, so the printed (2m+1)-LMI holds only for z
-        # in its range, z_top = −z_bot; then zᵀF†z = z_botᵀK†z_bot. Writing that equality out
-        # and keeping the (m+1)-LMI on z_bot is the same program, and strictly feasible (the
-        # printed form stalled Clarabel at "optimal_inaccurate" on m = 30 instances).
-        K = _combination(kernels, beta)
-        z_top = -y_arr - gamma + eta_v[:m] - xi[:m] - chi
-        z_bot = y_arr + gamma + eta_v[m:] - xi[m:] - chi
-        cons: dict[str, Any] = {
-            "lmi": _lmi_of((C_par * m) * K, z_bot, t1),
-            "range": z_top + z_bot == 0,
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
-            "scale": cp.sum(beta) == c,
-        }
-        obj = 0.5 * t1 + nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
-        prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
-        variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+        prob, variables, cons = _sdp(B, kernels, y_arr, c, params)
         recover = _recover_regression_sdp
     else:
-        a = cp.Variable(m, nonneg=True, name="a")
-        a_star = cp.Variable(m, nonneg=True, name="a_star")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
-        cones = socp_cones(
-            a_star - a, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=C_par * m
-        )
-        cons = {
-            "box": [a <= 1.0 / m, a_star <= 1.0 / m],
-            "tube": cp.sum(a) + cp.sum(a_star) <= nu_par,
-            "balance": cp.sum(a) - cp.sum(a_star) == 0,
-            "ball": cp.norm(u, 2) <= 1,
-            "kernel_cones": cones,
-        }
-        # The objective is written for the standardised targets y/c (divided by c): the same
-        # maximiser, but scaled to the data's own units; unscaled targets (e.g. ×1e10) made the
-        # solvers report "unbounded". The multipliers (β, b, ε) and the objective come back ×c.
-        data["objective_scale"] = c
-        prob = cp.Problem(
-            cp.Maximize((y_arr / c) @ (a_star - a) + tau),
-            [*cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
-        )
-        variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
+        prob, variables, cons = _socp(B, kernels, y_arr, c, params, data, terms, factor_tol)
         recover = _recover_regression_socp
     return _problem(
         prob,
@@ -173,6 +130,74 @@ def nu_regression(
         recover,
         data,
     )
+
+
+_Params = tuple[cp.Parameter, cp.Parameter, cp.Parameter]  # C, ν, λ_Q
+
+
+_Form = tuple[cp.Problem, dict[str, Any], dict[str, Any]]  # the problem, its variables, its constraints
+
+
+def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params) -> _Form:
+    """The SDP form of the docstring of :func:`nu_regression` (the (m+1)-LMI on z_bot)."""
+    C_par, nu_par, lq_par = params
+    m = y_arr.shape[0]
+    beta = cp.Variable(B.size, nonneg=True, name="beta")
+    gamma = cp.Variable(name="gamma")
+    chi = cp.Variable(nonneg=True, name="chi")
+    eta_v = cp.Variable(2 * m, nonneg=True, name="eta")
+    xi = cp.Variable(2 * m, nonneg=True, name="xi")
+    t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+    # F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, so the printed (2m+1)-LMI holds only for z
+    # in its range, z_top = −z_bot; then zᵀF†z = z_botᵀK†z_bot. Writing that equality out
+    # and keeping the (m+1)-LMI on z_bot is the same program, and strictly feasible (the
+    # printed form stalled Clarabel at "optimal_inaccurate" on m = 30 instances).
+    K = _combination(kernels, beta)
+    z_top = -y_arr - gamma + eta_v[:m] - xi[:m] - chi
+    z_bot = y_arr + gamma + eta_v[m:] - xi[m:] - chi
+    cons: dict[str, Any] = {
+        "lmi": _lmi_of((C_par * m) * K, z_bot, t1),
+        "range": z_top + z_bot == 0,
+        "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+        "scale": cp.sum(beta) == c,
+    }
+    obj = 0.5 * t1 + nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
+    prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
+    variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+    return prob, variables, cons
+
+
+def _socp(
+    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any],
+    terms: Any, factor_tol: float,
+) -> _Form:  # fmt: skip
+    """The SOCP form of the docstring of :func:`nu_regression` (standardised targets y/c)."""
+    C_par, nu_par, lq_par = params
+    m = y_arr.shape[0]
+    a = cp.Variable(m, nonneg=True, name="a")
+    a_star = cp.Variable(m, nonneg=True, name="a_star")
+    u = cp.Variable(B.L.shape[1], name="u")
+    tau = cp.Variable(name="tau")
+    cones = socp_cones(
+        a_star - a, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=C_par * m
+    )
+    cons = {
+        "box": [a <= 1.0 / m, a_star <= 1.0 / m],
+        "tube": cp.sum(a) + cp.sum(a_star) <= nu_par,
+        "balance": cp.sum(a) - cp.sum(a_star) == 0,
+        "ball": cp.norm(u, 2) <= 1,
+        "kernel_cones": cones,
+    }
+    # The objective is written for the standardised targets y/c (divided by c): the same
+    # maximiser, but scaled to the data's own units; unscaled targets (e.g. ×1e10) made the
+    # solvers report "unbounded". The multipliers (β, b, ε) and the objective come back ×c.
+    data["objective_scale"] = c
+    prob = cp.Problem(
+        cp.Maximize((y_arr / c) @ (a_star - a) + tau),
+        [*cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
+    )
+    variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
+    return prob, variables, cons
 
 
 def _recover_regression_sdp(problem: KernelProblem) -> Model:
