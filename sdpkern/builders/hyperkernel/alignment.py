@@ -113,23 +113,9 @@ def alignment(
         params["ridge"] = ridge_par
         checks["ridge"] = _check_ridge
     else:
-        target = Q @ (Q.T @ y_pm)
-        miss = float(np.linalg.norm(y_pm - target) / np.linalg.norm(y_pm))
-        if miss > range_tol:
-            raise SingularKernelError(
-                f"every kernel of this basis is singular on y (rank {Q.shape[1]} of {m}; "
-                f"‖y − Py‖/‖y‖ = {miss:.2g} > range_tol = {range_tol:g}), so ½yᵀK(β)†y is infinite: "
-                "pass ridge > 0, add basis terms (lower eta, raise max_terms) or use narrower hyperkernel widths"
-            )
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "scale": 1.0,
-        "parameter_checks": checks,
-        "target": target,
-        "factor_rank": Q.shape[1],
-    }
+        target = _target_in_range(Q, y_pm, range_tol)
+    data: dict[str, Any] = {"X": Xa, "y": y_pm, "basis": B, "scale": 1.0, "parameter_checks": checks,
+                            "target": target, "factor_rank": Q.shape[1]}  # fmt: skip
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
@@ -163,6 +149,20 @@ def alignment(
         data["range_basis"] = Q
         recover = _recover_alignment_socp
     return _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
+
+
+def _target_in_range(Q: Array, y: Array, range_tol: float) -> Array:
+    """Py, y projected on range(Σ_l K_l) (orthonormal basis Q); without a ridge ½yᵀK(β)†y is
+    finite only when y lies in that range (to ``range_tol``), else :class:`SingularKernelError`."""
+    target = Q @ (Q.T @ y)
+    miss = float(np.linalg.norm(y - target) / np.linalg.norm(y))
+    if miss > range_tol:
+        raise SingularKernelError(
+            f"every kernel of this basis is singular on y (rank {Q.shape[1]} of {y.shape[0]}; "
+            f"‖y − Py‖/‖y‖ = {miss:.2g} > range_tol = {range_tol:g}), so ½yᵀK(β)†y is infinite: "
+            "pass ridge > 0, add basis terms (lower eta, raise max_terms) or use narrower hyperkernel widths"
+        )
+    return np.asarray(target, dtype=np.float64)
 
 
 def _alignment_target(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
