@@ -273,6 +273,52 @@ def _block_duals(kind: tuple[Any, ...], degree: int) -> tuple[Array, list[Array]
 
 
 # ----------------------------------------------------------------------------- primal builder
+def _parameter_blocks(Xt: Array, y_pm: Array, c0: cp.Expression | Array, w: cp.Variable) -> list[Any]:
+    """One (D+1)×(D+1) PSD block per example, y_i·Σ_k w_k T_i^k + c0_i e₀e₀ᵀ ⪰ 0 (003 §3: the
+    sufficient condition for several transformation parameters)."""
+    m, D1, n = Xt.shape[0], Xt.shape[1], Xt.shape[-1]
+    Tf = Xt.reshape(m * D1 * D1, n)
+    G = cp.multiply(np.repeat(y_pm, D1 * D1).reshape(m, D1 * D1), cp.reshape(Tf @ w, (m, D1 * D1), order="C"))
+    e00 = np.zeros((1, D1 * D1))
+    e00[0, 0] = 1.0
+    G = G + cp.reshape(c0, (m, 1), order="C") @ e00
+    return [cp.reshape(G[i, :], (D1, D1), order="C") >> 0 for i in range(m)]
+
+
+def _taylor_cones(
+    Xt: Array, y_pm: Array, c0: cp.Expression | Array, w: cp.Variable, tau: float | None, form: str,
+    parameters: dict[str, cp.Parameter], checks: dict[str, Callable[[Any], Any]],
+) -> tuple[list[Any], str, tuple[Any, ...], int, int, str, str]:  # fmt: skip
+    """The non-negativity of every example's margin polynomial y_i wᵀX_i(θ) + c0_i (003 eq. 6), on R
+    or, with a segment [−τ, τ] (adding its parameter to ``parameters``), by 003 Corollary 1.
+
+    Returns the constraints, the cone form, the constraint kind, the polynomial degree, r, the
+    formulation's name and its source.
+    """
+    m, n = Xt.shape[0], Xt.shape[-1]
+    r = Xt.shape[1] - 1
+    Xf = Xt.reshape(m * (r + 1), n)
+    coef = cp.multiply(np.repeat(y_pm, r + 1).reshape(m, r + 1), cp.reshape(Xf @ w, (m, r + 1), order="C"))
+    e0 = np.zeros((1, r + 1))
+    e0[0, 0] = 1.0
+    coef = coef + cp.reshape(c0, (m, 1), order="C") @ e0
+    if tau is not None:
+        tau_par = cp.Parameter(r + 1, name="tau", value=_tau_powers(tau, r))
+        parameters["tau"] = tau_par
+        checks["tau"] = _TauCheck(r)
+        Qs = segment_map(r)
+        coef = cp.multiply(coef, np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")) @ Qs.T
+        degree = 2 * r
+        source = "003 eq. (6) with Corollary 1"
+    else:
+        degree = r
+        source = "003 eq. (6)" + (", eq. (7)" if r == 2 else "")
+    cons, cone_form, kind = _polynomial_cone(coef, m, degree, form)
+    seg = " on [-tau, tau]" if tau is not None else ""
+    formulation = f"SDPM, degree r={r}{seg}"
+    return cons, cone_form, kind, degree, r, formulation, source
+
+
 def sdpm(
     trajectories: ArrayLike,
     y: ArrayLike,
@@ -358,56 +404,22 @@ def sdpm(
     c0 = const + shift
 
     if Xt.ndim == 4:  # several parameters, 003 §3
-        D1 = Xt.shape[1]
-        Tf = Xt.reshape(m * D1 * D1, n)
-        G = cp.multiply(np.repeat(y_pm, D1 * D1).reshape(m, D1 * D1), cp.reshape(Tf @ w, (m, D1 * D1), order="C"))
-        e00 = np.zeros((1, D1 * D1))
-        e00[0, 0] = 1.0
-        G = G + cp.reshape(c0, (m, 1), order="C") @ e00
-        block_cons = [cp.reshape(G[i, :], (D1, D1), order="C") >> 0 for i in range(m)]
+        block_cons = _parameter_blocks(Xt, y_pm, c0, w)
         constraints += block_cons
         kind: tuple[Any, ...] = ("psd", block_cons, None)
         cone_form, degree, r = "sdp", 2, 2
-        formulation = f"SDPM, {D1 - 1} transformation parameters (sufficient PSD condition)"
+        formulation = f"SDPM, {Xt.shape[1] - 1} transformation parameters (sufficient PSD condition)"
         source = "003 eq. (6), §3"
     else:
-        r = Xt.shape[1] - 1
-        Xf = Xt.reshape(m * (r + 1), n)
-        coef = cp.multiply(np.repeat(y_pm, r + 1).reshape(m, r + 1), cp.reshape(Xf @ w, (m, r + 1), order="C"))
-        e0 = np.zeros((1, r + 1))
-        e0[0, 0] = 1.0
-        coef = coef + cp.reshape(c0, (m, 1), order="C") @ e0
-        if tau is not None:
-            tau_par = cp.Parameter(r + 1, name="tau", value=_tau_powers(tau, r))
-            parameters["tau"] = tau_par
-            checks["tau"] = _TauCheck(r)
-            Qs = segment_map(r)
-            coef = cp.multiply(coef, np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")) @ Qs.T
-            degree = 2 * r
-            source = "003 eq. (6) with Corollary 1"
-        else:
-            degree = r
-            source = "003 eq. (6)" + (", eq. (7)" if r == 2 else "")
-        cons, cone_form, kind = _polynomial_cone(coef, m, degree, form)
+        taylor = _taylor_cones(Xt, y_pm, c0, w, tau, form, parameters, checks)
+        cons, cone_form, kind, degree, r, formulation, source = taylor
         constraints += cons
         if kind[0] == "psd" and kind[2] is not None:
             variables["u"] = kind[2]
-        seg = " on [-tau, tau]" if tau is not None else ""
-        formulation = f"SDPM, degree r={r}{seg}"
     formulation += ", soft margin" if C is not None else ", hard margin"
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    data = {
-        "trajectories": Xt,
-        "y": y_pm,
-        "classes": classes,
-        "degree": degree,
-        "r": r,
-        "segment": tau,
-        "kind": kind,
-        "support_tol": support_tol,
-        "parameter_checks": checks,
-        "hard_margin": C is None,
-    }
+    data = {"trajectories": Xt, "y": y_pm, "classes": classes, "degree": degree, "r": r, "segment": tau,
+            "kind": kind, "support_tol": support_tol, "parameter_checks": checks, "hard_margin": C is None}  # fmt: skip
     return SDPMProblem(
         cvxpy=problem,
         formulation=formulation,
