@@ -1,4 +1,5 @@
 """Hyperkernel learning at 10⁴-10⁵ points: the native master's fit time, peak memory, test error.
+==============================================================================================
 
 ``HyperkernelSVC()`` (``solver="auto"``: the native restricted master of
 :mod:`sdpkern.native.hyperkernel_master` from 150 points on) beside an RBF ``SVC`` tuned by
@@ -99,7 +100,7 @@ def in_child(func: Any, args: Any) -> Any:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="m = 300, 600 on twonorm only")
     ap.add_argument("--full", action="store_true", help="also m = 100,000 (synthetic)")
     ap.add_argument("--sets", default="twonorm,ringnorm,banana")

@@ -27,6 +27,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_external.py": ["hk_csvm_sdp_m10", "sdpm_deg2_sdp"],
     "bench_hyperkernel.py": ["--m", "30"],
     "bench_hyperkernel_scale.py": ["--quick"],
+    "bench_hyperkernel_large.py": ["--quick"],
     "bench_native.py": ["--quick", "--primal-only"],
     "bench_thin_plate.py": ["--quick"],
     "plot_gallery.py": ["--quick", "--out", "{out}"],
