@@ -68,7 +68,7 @@ def test_solve_json_matches_reference(backend: str, capsys: pytest.CaptureFixtur
 
 
 def test_solve_option_is_passed(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["solve", TINY, "--backend", "scs", "--option", "eps=1e-9", "-O", "max_iters=100000", "--json"]) == 0
+    assert main(["solve", TINY, "--backend", "scs", "--option", "tol=1e-9", "-O", "max_iter=100000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rel_diff"] < 1e-7
 
 
@@ -78,7 +78,7 @@ def test_solve_infeasible_exits_one_with_status(capsys: pytest.CaptureFixture[st
 
 
 def test_solve_iteration_limit_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["solve", SDP, "--option", "max_iters=1", "--json"]) == 1
+    assert main(["solve", SDP, "--option", "max_iter=1", "--json"]) == 1
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] is False and rec["status"] == "iteration_limit"
 
@@ -162,7 +162,7 @@ def test_bench_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_bench_unexpected_failure_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", TINY, "--backends", "clarabel", "--repeat", "1", "-O", "max_iters=1"]) == 1
+    assert main(["bench", TINY, "--backends", "clarabel", "--repeat", "1", "-O", "max_iter=1"]) == 1
     assert "iteration_limit" in capsys.readouterr().err
 
 

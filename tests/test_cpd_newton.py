@@ -41,7 +41,7 @@ def _compare_with_cvxpy(n, d, m, beta_zero, lam, seed, kernel=None):
     assert not polynomially_separable(polynomial_factor(X, kernel).P, y)
     nat = CPDPrimalSVM(kernel, lam, beta_zero=beta_zero).fit(X, y)
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
-    sol = build(X, y, kernel, lam).solve()
+    sol = build(X, y, kernel, C=1 / (2 * lam)).solve()
     rel = abs(nat.objective_ - sol.objective) / abs(sol.objective)
     assert nat.result_.converged
     assert rel < 1e-6, (rel, nat.objective_, sol.objective)
@@ -78,7 +78,7 @@ def test_native_matches_cvxpy_n300_d5_second_order(beta_zero, lam):
 def test_pd_kernel_empty_polynomial_space_matches_cvxpy():
     X, y = _data(70, 3, 4)
     nat = CPDPrimalSVM(Gaussian(0.5), 0.1).fit(X, y)
-    sol = squared_hinge(X, y, Gaussian(0.5), 0.1).solve()
+    sol = squared_hinge(X, y, Gaussian(0.5), C=5.0).solve()
     assert nat.factor_.rank == 0 and nat.beta_.size == 0
     assert abs(nat.objective_ - sol.objective) / sol.objective < 1e-6
 
@@ -86,7 +86,7 @@ def test_pd_kernel_empty_polynomial_space_matches_cvxpy():
 def test_power_distance_matches_cvxpy():
     X, y = _data(60, 4, 5)
     nat = CPDPrimalSVM(PowerDistance(1.0), 0.05).fit(X, y)
-    sol = squared_hinge(X, y, PowerDistance(1.0), 0.05).solve()
+    sol = squared_hinge(X, y, PowerDistance(1.0), C=10.0).solve()
     assert abs(nat.objective_ - sol.objective) / sol.objective < 1e-6
 
 
@@ -112,7 +112,7 @@ def test_all_violators_is_the_saddle_system(m):
     np.testing.assert_allclose(model.alpha_, sol[:n], atol=1e-8)
     np.testing.assert_allclose(model.beta_, sol[n:], atol=1e-8)
     # the CVXPY builder reaches the same model (to its solver tolerance)
-    cv = squared_hinge(X, y, ThinPlate(m), lam).solve()
+    cv = squared_hinge(X, y, ThinPlate(m), C=1 / (2 * lam)).solve()
     np.testing.assert_allclose(cv.alpha, sol[:n], atol=1e-6)
 
 

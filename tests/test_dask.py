@@ -27,7 +27,7 @@ def _grid():
     X1, y1 = make_classification(n_samples=60, n_features=2, n_redundant=0, random_state=3)
     X2, y2 = make_classification(n_samples=50, n_features=2, n_redundant=0, random_state=4)
     ests = {"primal": PrimalSVC(kernel="rbf"), "thin_plate": ThinPlateSVC()}
-    grids = {"primal": {"C": [1.0, 10.0]}, "thin_plate": {"lam": [0.1, 1.0]}}
+    grids = {"primal": {"C": [1.0, 10.0]}, "thin_plate": {"C": [5.0, 0.5]}}
     return ests, {"s1": (X1, y1), "s2": (X2, y2)}, grids
 
 

@@ -84,7 +84,7 @@ def _backend(name):
 def _solver_limit():
     from sdpkern.builders.cpd_svm import squared_hinge
 
-    p = squared_hinge(X[:, :2], Y, lam=1.0)
+    p = squared_hinge(X[:, :2], Y, C=0.5)
     return lambda: p.solve(backend="clarabel", max_iter=1)
 
 
@@ -226,7 +226,7 @@ def test_keyboard_interrupt_during_export_leaves_no_file(tmp_path, monkeypatch, 
     from sdpkern.builders.cpd_svm import squared_hinge
     from sdpkern.export import write
 
-    problem = squared_hinge(X[:, :2], Y, lam=1.0)
+    problem = squared_hinge(X[:, :2], Y, C=0.5)
     target = tmp_path / f"p{suffix}"
     old = tmp_path / f"old{suffix}"
     write(problem, old)  # an existing file must survive an interrupted overwrite unchanged
