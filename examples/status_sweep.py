@@ -36,10 +36,10 @@ from joblib import Parallel, delayed
 
 from sdpkern.builders import cpd_svm, sdpm
 from sdpkern.builders import hyperkernel as hk
+from sdpkern.datasets import load_keel
 from sdpkern.errors import SolverError
 from sdpkern.kernels.cpd import ThinPlate
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 KEEL = ["wdbc", "pima", "ionosphere", "sonar", "heart", "new-thyroid1"]
 HK_FAMILIES = ["csvm", "nusvm", "l2svm", "one_class", "nu_regression", "alignment"]
 FAMILIES = [f"hk_{f}" for f in HK_FAMILIES] + [f"sdpm_r{r}" for r in range(5)] + [
@@ -52,25 +52,11 @@ BACKENDS = ["clarabel", "scs"]
 
 
 def load_sets() -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Standardised classification sets (keel copies when present, scikit-learn's otherwise)."""
+    """The classification sets (sdpkern's vendored KEEL copies), labels 1 for the first row's class."""
     sets = []
     for name in KEEL:
-        path = DATA / "keel" / f"{name}.dat"
-        if not path.exists():
-            continue
-        rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
-        try:
-            X = np.array([[float(v) for v in r[:-1]] for r in rows])
-        except ValueError:
-            continue
-        labels = np.array([r[-1].strip() for r in rows])
-        y = (labels == labels[0]).astype(float)
-        sets.append((name, X, y))
-    if not sets:
-        from sklearn.datasets import load_breast_cancer
-
-        X, y = load_breast_cancer(return_X_y=True)
-        sets.append(("breast_cancer", X, y.astype(float)))
+        ds = load_keel(name)
+        sets.append((name, ds.X, (ds.y == ds.y[0]).astype(float)))
     return sets
 
 

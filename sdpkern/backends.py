@@ -206,7 +206,7 @@ def _finite(value: Any) -> float | None:
 def raw_certificate(backend: str, raw: Any) -> dict[str, float | str | None]:
     """The solver's own stopping measures from its raw answer (CVXPY's ``solve_via_data``).
 
-    Returns ``primal_residual``, ``dual_residual``, ``gap`` (|primal − dual objective|, as the
+    Returns ``primal_residual``, ``dual_residual``, ``gap`` (abs(primal − dual objective), as the
     solver reports it or computed from its two objectives), ``primal_objective``,
     ``dual_objective`` and the solver's ``raw_status``; ``None`` where the solver reports no such
     value. Clarabel: ``r_prim``, ``r_dual``, ``obj_val``, ``obj_val_dual``; SCS: ``info``'s

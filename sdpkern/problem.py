@@ -74,9 +74,9 @@ class Certificate:
     primal_residual, dual_residual : float or None
         As the solver reports them (Clarabel ``r_prim``/``r_dual``, SCS ``res_pri``/``res_dual``).
     gap : float or None
-        |primal − dual objective| (SCS's ``gap``; Clarabel's two objectives' difference).
+        abs(primal − dual objective) (SCS's ``gap``; Clarabel's two objectives' difference).
     relative_gap : float or None
-        gap / max(1, min(|primal objective|, |dual objective|)) (Clarabel's ``tol_gap_rel`` rule).
+        gap / max(1, min(abs(primal objective), abs(dual objective))) (Clarabel's ``tol_gap_rel`` rule).
     tol : float or None
         The tolerance the solve was asked for (``tol`` of :meth:`KernelProblem.solve`).
     """

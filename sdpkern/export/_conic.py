@@ -136,7 +136,7 @@ class ConicData:
     def cone_violation(self, x: NDArray[np.float64]) -> float:
         """How far ``b − A x`` is outside the cones, relative to ``1 + ‖b‖∞``.
 
-        The largest of: |equality residual|, the negative part of non-negative rows, ‖u‖ − t of
+        The largest of: abs(equality residual), the negative part of non-negative rows, ‖u‖ − t of
         each SOC, −λ_min of each PSD block. An independent check of a solver's primal point
         (exponential and power cones are not checked).
         """

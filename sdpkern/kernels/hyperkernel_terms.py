@@ -116,7 +116,7 @@ def term_quadratics(
     """½ uᵀ K_l u for every term feature φ_l in ``features`` (p, f), from the non-zeros of u.
 
     Costs p·s²·d operations for s non-zeros of u (the support vectors), in row blocks of
-    bounded memory; entries of |u| at or below ``tol``·max|u| are treated as zero.
+    bounded memory; entries of abs(u) at or below ``tol``·max(abs(u)) are treated as zero.
     """
     ua = np.asarray(u, dtype=np.float64)
     big = np.abs(ua) > tol * float(np.abs(ua).max(initial=0.0))

@@ -105,7 +105,7 @@ class DualSVMResult:
         SMO steps over all outer (augmented Lagrangian) rounds.
     certificate : dict
         "kkt_violation" (libsvm's maximal violating pair, margin units), "constraint_violation"
-        (‖Uᵀ(y∘α)‖∞), "primal", "dual", "duality_gap" (primal − dual, relative to max(1, |primal|)),
+        (‖Uᵀ(y∘α)‖∞), "primal", "dual", "duality_gap" (primal − dual, relative to max(1, abs(primal))),
         "outer_rounds", "columns" (kernel columns computed), "seconds".
     """
 
@@ -239,7 +239,7 @@ def dual_svm(
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
         up to 2000 points SMO first runs only to 0.1 and the Newton step is tried from there
         (SMO goes on to ``tol`` if it does not settle); then, when F (the free set) has at most
-        300 points or its factorisation (|F|³/3 flops) costs no more than the SMO loop did
+        300 points or its factorisation (#F³/3 flops, #F the size of F) costs no more than the SMO loop did
         (about 2 n flops a step) — small problems end exact, large ones at libsvm's accuracy;
         when the Newton step does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional

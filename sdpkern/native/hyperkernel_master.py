@@ -16,14 +16,14 @@ loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved nativel
   every term keeps its own capped column cache, so a new β costs additions), warm-started;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
   D(β) ≥ 1ᵀα_k − q(α_k)ᵀβ that every SVM solve gives (exact: D is a maximum of these affine
-  functions), each step a small SOCP in |S| + 1 variables.
+  functions), each step a small SOCP in #S + 1 variables.
 
 Certificate. For any feasible α, weak duality gives the lower bound
 g(α) = 1ᵀα + min_{β ∈ Δ} (μ‖Lᵀβ‖ − q(α)ᵀβ) ≤ V* over the *whole* basis (a small SOCP in p
 variables), and J(β̂) ≥ V* at any β̂. g is evaluated at the bundle's aggregate
 ᾱ = Σ_k λ_k α_k (λ the cutting-plane model's multipliers): q is convex, so g(ᾱ) is at least
 the model's lower bound on the restricted problem, and below it only where an omitted term's
-cone is violated. The method stops when J(β̂) − g(ᾱ) ≤ tol·max(1, |J(β̂)|): β̂ is then optimal
+cone is violated. The method stops when J(β̂) − g(ᾱ) ≤ tol·max(1, abs(J(β̂))): β̂ is then optimal
 for the full SOCP to that relative gap (up to the inner SMO's and the small SOCP's
 tolerances, ``smo_tol`` and 1e-11). The omitted cones' largest violation
 max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
@@ -78,7 +78,7 @@ class NativeMasterResult:
     lower_bound : float
         The best certified lower bound g(α) over the whole basis.
     gap : float
-        (objective − lower_bound) / max(1, |objective|).
+        (objective − lower_bound) / max(1, abs(objective)).
     max_violation : float
         Largest omitted-cone violation at the final point, clipped at 0.
     terms : ndarray of int
@@ -91,7 +91,7 @@ class NativeMasterResult:
         Outer rounds, β steps (SVM solves) and SMO iterations in all.
     total_time : float
     history : list of dict
-        Per β step: objective, lower bound, |S|.
+        Per β step: objective, lower bound, #S (the number of active terms).
     """
 
     alpha: Array
@@ -284,7 +284,7 @@ def hyperkernel_csvm_native(
     Same problem and same parameters as
     :func:`~sdpkern.builders.hyperkernel.csvm_active_set` (``C`` is scikit-learn's, the dual box
     0 ≤ α ≤ C; eq. (3.8)'s C' is C·m, docs/conventions.md); the restricted problems are solved
-    natively (module docstring), the result certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, |J(β)|).
+    natively (module docstring), the result certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, abs(J(β))).
 
     Parameters
     ----------
