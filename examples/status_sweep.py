@@ -40,7 +40,7 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import SolverError
 from sdpkern.kernels.cpd import ThinPlate
 
-KEEL = ["wdbc", "pima", "ionosphere", "sonar", "heart", "new-thyroid1"]
+KEEL = ["wdbc", "pima", "ionosphere", "sonar", "heart", "thyroid"]
 HK_FAMILIES = ["csvm", "nusvm", "l2svm", "one_class", "nu_regression", "alignment"]
 FAMILIES = [f"hk_{f}" for f in HK_FAMILIES] + [f"sdpm_r{r}" for r in range(5)] + [
     "cpd_squared_hinge",
