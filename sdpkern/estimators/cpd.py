@@ -145,11 +145,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
-            # Cholesky factors of a few hundred rows: one BLAS thread (threads only contend there)
-            with _one_blas_thread() if X.shape[0] <= 1000 else nullcontext():
-                res = cpd_primal_svm(
-                    ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
-                )
+            res = cpd_primal_svm(
+                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
+            )
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
@@ -208,7 +206,11 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
     # ------------------------------------------------------------------ API
     def fit(self, X: ArrayLike, y: ArrayLike) -> _CPDBase:
         """Fit on X (n_samples, n_features) and labels y (one-vs-rest for more than two classes)."""
-        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+        # the native routes call BLAS only on small blocks (QR of P, a few hundred rows of Cholesky,
+        # matrix-vector products): threads there cost more in wake-ups than they save (measured
+        # at n = 400 by examples/bench_thin_plate.py: about half of a fit's time with 2 threads)
+        with nullcontext() if self.solver == "cvxpy" else _one_blas_thread():
+            return self._fit_classifier(X, y)  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
         """Σ_i c_i φ(x_i, x) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b)."""
