@@ -467,8 +467,9 @@ def _newton_step(
         if F.size == 0:
             return None
         u = ya * a
-        r = ya[F] - (K.entries(F, B) @ u[B] if B.size else 0.0)
-        A = K.entries(F, F)
+        # block, not entries: only the columns not cached yet are computed (and then kept)
+        r = ya[F] - (K.block(F, B) @ u[B] if B.size else 0.0)
+        A = K.block(F, F)
         A[np.diag_indices_from(A)] += Dd[F]
         k = W.shape[1]
         try:
