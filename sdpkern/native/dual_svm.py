@@ -551,6 +551,14 @@ def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
     n = K.n
     left = np.zeros((n, 0)) if spec.left is None else spec.left
     right = np.zeros((n, 0)) if spec.right is None else spec.right
+    # the spec's correction is −left·rightᵀ. When V lies in range(left) (K_Ξ: V ⊂ range Q =
+    # range ℓ(X)), V = left·G and ρVVᵀ = −left·(−ρVGᵀ)ᵀ joins the right factor: no extra width
+    # (m flops less per kernel entry: a third of the correction's cost for d = 20)
+    if left.shape[1]:
+        G = np.linalg.lstsq(left, V, rcond=None)[0]
+        if np.linalg.norm(left @ G - V) <= 1e-12 * np.sqrt(n) * max(1.0, float(np.abs(left).max()) * np.abs(G).max()):
+            new = replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T)))
+            return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
     new = replace(
         spec,
         left=np.ascontiguousarray(np.hstack([left, V])),
