@@ -44,12 +44,12 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     n, k = P.shape
     if k == 0:
         return False
-    if n > _SUBSET_FROM:
+    m = max(100, 5 * k)
+    if n > 2 * m:
         # a subset 𝒫 cannot separate settles the question at a fraction of the LP's cost (which
-        # grows with n: 180 ms on twonorm's 7400 points, 17 ms on 3000 banana points, against
-        # 2-4 ms on ~200): the points the least-squares fit p = P P⁺y gets most wrong, where a
+        # grows with n: 180 ms on twonorm's 7400 points, 17 ms on 3000 banana points, 8 ms on 400
+        # german points, against 2-4 ms on ~200): the points the least-squares fit p = P P⁺y gets most wrong, where a
         # separating p is hardest to find, and as many at random (a fixed seed: fits repeat)
-        m = max(100, 5 * k)
         p = P @ np.linalg.lstsq(P, y, rcond=None)[0]
         random = np.random.default_rng(0).choice(n, m, replace=False)
         S = np.union1d(np.argsort(y * p)[:m], random)
@@ -64,9 +64,6 @@ def polynomially_separable(P: Array, y: Array) -> bool:
 #: dual 3.0x SVC vs Newton 5.0x on 5300 points; pima, k = 9, a tie at n = 400; german and
 #: twonorm, k = 21, Newton 1.8x vs 2.5x at n = 400 and 4.1x vs 10.9x on twonorm's 7400 points).
 _DUAL_MAX_POLY = 9
-
-#: Above this many points :func:`polynomially_separable` first tries a subset.
-_SUBSET_FROM = 1000
 
 
 def _separable_lp(P: Array, y: Array) -> bool:
