@@ -44,15 +44,18 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     n, k = P.shape
     if k == 0:
         return False
+    # certificates cheaper than the LP (which costs 180 ms on twonorm's 7400 points, 17 ms on 3000
+    # banana points, 8-19 ms on 400 german or wdbc points): the least-squares fit p = P P⁺y when
+    # it separates (p/min y∘p then satisfies the LP) proves separability; a subset 𝒫 cannot
+    # separate (LP on ~200 points, 2-4 ms) proves the contrary. The LP on every point decides the rest.
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
+        return True
     m = max(100, 5 * k)
     if n > 2 * m:
-        # a subset 𝒫 cannot separate settles the question at a fraction of the LP's cost (which
-        # grows with n: 180 ms on twonorm's 7400 points, 17 ms on 3000 banana points, 8 ms on 400
-        # german points, against 2-4 ms on ~200): the points the least-squares fit p = P P⁺y gets most wrong, where a
-        # separating p is hardest to find, and as many at random (a fixed seed: fits repeat)
-        p = P @ np.linalg.lstsq(P, y, rcond=None)[0]
-        random = np.random.default_rng(0).choice(n, m, replace=False)
-        S = np.union1d(np.argsort(y * p)[:m], random)
+        # the points the least-squares fit gets most wrong, where a separating p is hardest to
+        # find, and as many at random (a fixed seed: fits repeat)
+        S = np.union1d(np.argsort(margin)[:m], np.random.default_rng(0).choice(n, m, replace=False))
         if not _separable_lp(P[S], y[S]):
             return False
     return _separable_lp(P, y)
