@@ -174,3 +174,23 @@ def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
     assert P.shape[0] > 2 * 100
     assert polynomially_separable(P, y) is separable
     assert _separable_lp(P, y) is separable
+
+
+def test_polynomially_separable_subset_separator_certifies(monkeypatch):
+    # twonorm, 320 points: the least-squares fit misclassifies a few points, the subset LP's
+    # separator separates them all (one LP on ~180 points instead of 320); same answer as the LP
+    import sdpkern.estimators.cpd as cpd
+    from sdpkern.datasets import load_keel
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    ds = load_keel("twonorm")
+    idx = np.random.default_rng(0).permutation(ds.y.shape[0])[:320]
+    X = StandardScaler().fit_transform(ds.X[idx])
+    y = ds.y[idx]
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    sizes: list[int] = []
+    lp = cpd._separating_lp
+    monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: sizes.append(P.shape[0]) or lp(P, y))
+    assert cpd.polynomially_separable(P, y) is True
+    assert len(sizes) == 1 and sizes[0] < 320
+    assert lp(P, y) is not None

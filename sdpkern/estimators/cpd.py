@@ -47,7 +47,8 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     # certificates cheaper than the LP (which costs 180 ms on twonorm's 7400 points, 17 ms on 3000
     # banana points, 8-19 ms on 400 german or wdbc points): the least-squares fit p = P P⁺y when
     # it separates (p/min y∘p then satisfies the LP) proves separability; a subset 𝒫 cannot
-    # separate (LP on ~200 points, 2-4 ms) proves the contrary. The LP on every point decides the rest.
+    # separate (LP on ~200 points, 2-4 ms) proves the contrary, and its separator, when it
+    # separates every point, proves separability. The LP on every point decides the rest.
     margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
     if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
         return True
@@ -56,9 +57,13 @@ def polynomially_separable(P: Array, y: Array) -> bool:
         # the points the least-squares fit gets most wrong, where a separating p is hardest to
         # find, and as many at random (a fixed seed: fits repeat)
         S = np.union1d(np.argsort(margin)[:m], np.random.default_rng(0).choice(n, m, replace=False))
-        if not _separable_lp(P[S], y[S]):
+        beta = _separating_lp(P[S], y[S])
+        if beta is None:
             return False
-    return _separable_lp(P, y)
+        margin = y * (P @ beta)  # the subset's separator may separate every point: then proven
+        if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
+            return True
+    return _separating_lp(P, y) is not None
 
 
 #: ``solver="auto"`` takes the dual SMO up to this dim 𝒫, the reduced Newton route above: SMO
@@ -71,6 +76,11 @@ _DUAL_MAX_POLY = 9
 
 def _separable_lp(P: Array, y: Array) -> bool:
     """Feasibility of y_i (Pβ)_i ≥ 1 for all i (HiGHS)."""
+    return _separating_lp(P, y) is not None
+
+
+def _separating_lp(P: Array, y: Array) -> Array | None:
+    """A β with y_i (Pβ)_i ≥ 1 for all i (HiGHS), or None when there is none."""
     res = linprog(
         c=np.zeros(P.shape[1]),
         A_ub=-(y[:, None] * P),
@@ -78,7 +88,7 @@ def _separable_lp(P: Array, y: Array) -> bool:
         bounds=[(None, None)] * P.shape[1],
         method="highs",
     )
-    return bool(res.status == 0)
+    return np.asarray(res.x, dtype=np.float64) if res.status == 0 else None
 
 
 @dataclass(eq=False)
