@@ -248,7 +248,20 @@ class KernelProblem:
             param = self.parameters[name]
             check = self.data.get("parameter_checks", {}).get(name)
             param.value = check(value) if check is not None else value
+        self._rescale()
         return self
+
+    def _rescale(self) -> None:
+        """Bring a scaled formulation's internal parameters in step with the user's values.
+
+        A builder that solves a rescaled problem (``data["rescale"]``, e.g. the hyperkernel
+        SOCPs, :mod:`sdpkern.builders.hyperkernel.scaling`) writes its CVXPY problem in
+        parameters derived from ``parameters``; this recomputes them (and
+        ``data["objective_scale"]``) after :meth:`set` or a direct ``.value`` assignment.
+        """
+        hook = self.data.get("rescale")
+        if hook is not None:
+            hook(self)
 
     # ------------------------------------------------------------------ inspection
     def summary(self) -> str:
@@ -363,6 +376,7 @@ class KernelProblem:
         for name, p in self.parameters.items():
             if p.value is None:
                 raise ParameterError(f"parameter {name!r} has no value; call problem.set({name}=...)")
+        self._rescale()
         tol = take_deprecated("KernelProblem.solve", "eps", eps, "tol", tol)
         max_iter = take_deprecated("KernelProblem.solve", "max_iters", max_iters, "max_iter", max_iter)
         tol, max_iter, time_limit = _check_solve_options(tol, max_iter, time_limit)
