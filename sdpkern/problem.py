@@ -25,13 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ._capabilities import check_backend_for
 from ._validation import DEPRECATED, check_integer, check_open_interval, check_positive, take_deprecated
 from .backends import DEFAULT_BACKEND, Backend, get_backend, map_status, raw_certificate
-from .errors import (
-    InaccurateSolutionError,
-    InfeasibleError,
-    ParameterError,
-    SolverError,
-    UnboundedError,
-)
+from .errors import InaccurateSolutionError, InfeasibleError, ParameterError, SolverError, UnboundedError
 
 __all__ = [
     "KernelProblem",

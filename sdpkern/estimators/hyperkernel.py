@@ -314,10 +314,13 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     """Binary hyperkernel classifiers; one-vs-rest (sharing the basis) for more classes."""
 
     _builder: ClassVar[Callable[..., KernelProblem]]
+    #: the estimator's parameters the builder takes under the same names (``C``, ``nu``,
+    #: ``lambda_Q``): the builders take scikit-learn's C and convert it themselves
+    _builder_param_names: ClassVar[tuple[str, ...]]
 
-    def _builder_params(self, m: int) -> dict[str, Any]:
-        """The builder's own parameters (``C``, ``nu``, ``lambda_Q``) for ``m`` training points."""
-        raise NotImplementedError
+    def _builder_params(self) -> dict[str, Any]:
+        """The builder's own parameters, read off the estimator."""
+        return {name: getattr(self, name) for name in self._builder_param_names}
 
     def _shared_state(self, X: Array) -> HyperkernelBasis:
         return self._basis(X)
@@ -325,7 +328,7 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         t0 = time.perf_counter()
         build = type(self)._builder
-        problem, solution = self._build_and_solve(build, X, y_pm, shared, **self._builder_params(X.shape[0]))
+        problem, solution = self._build_and_solve(build, X, y_pm, shared, **self._builder_params())
         self._store(problem, solution, time.perf_counter() - t0)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
@@ -397,6 +400,8 @@ class HyperkernelSVC(_HyperkernelClassifier):
     C: float = 100.0
 
     _builder = hk_builders.csvm
+    # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
+    _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_GeneratedHyperkernel._parameter_constraints,
         "C": [_POSITIVE],
@@ -404,9 +409,6 @@ class HyperkernelSVC(_HyperkernelClassifier):
 
     _native = True
 
-    def _builder_params(self, m: int) -> dict[str, Any]:
-        # builders take scikit-learn's C and convert to eq. (3.8)'s C' = C·m themselves
-        return {"C": self.C, "lambda_Q": self.lambda_Q}
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         self.solver_ = self._resolve_solver(X.shape[0])
@@ -423,7 +425,7 @@ class HyperkernelSVC(_HyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
-        r = hyperkernel_csvm_native(shared, y_pm, **self._builder_params(m), progress=show, **opts)
+        r = hyperkernel_csvm_native(shared, y_pm, **self._builder_params(), progress=show, **opts)
         if r.status != "optimal":
             warnings.warn(
                 f"HyperkernelSVC's native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "
@@ -486,13 +488,11 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     nu: float = 0.3
 
     _builder = hk_builders.nusvm
+    _builder_param_names = ("nu", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_GeneratedHyperkernel._parameter_constraints,
         "nu": [_NU],
     }
-
-    def _builder_params(self, m: int) -> dict[str, Any]:
-        return {"nu": self.nu, "lambda_Q": self.lambda_Q}
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -529,13 +529,11 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     C: float = 50.0
 
     _builder = hk_builders.l2svm
+    _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_GeneratedHyperkernel._parameter_constraints,
         "C": [_POSITIVE],
     }
-
-    def _builder_params(self, m: int) -> dict[str, Any]:
-        return {"C": self.C, "lambda_Q": self.lambda_Q}
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

@@ -314,14 +314,8 @@ class _KernelState:
 
 
 def _solve_kernel(
-    cache: GramOperator,
-    y: NDArray[np.float64],
-    U: NDArray[np.float64],
-    C: float,
-    P: NDArray[np.intp],
-    beta: NDArray[np.float64],
-    b: NDArray[np.float64],
-    max_iter: int,
+    cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, P: NDArray[np.intp],
+    beta: NDArray[np.float64], b: NDArray[np.float64], max_iter: int
 ) -> _KernelState:
     """Finite Newton method on the points ``P`` from ``(β, c)`` (``β`` over all points, zero off ``P``)."""
     lam = 1.0 / (2.0 * C)
@@ -365,14 +359,8 @@ def _solve_kernel(
 
 
 def _solve_recursive(
-    cache: GramOperator,
-    y: NDArray[np.float64],
-    U: NDArray[np.float64],
-    C: float,
-    order: NDArray[np.intp],
-    p: int,
-    max_iter: int,
-    warm_start_size: int,
+    cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, order: NDArray[np.intp], p: int,
+    max_iter: int, warm_start_size: int,
 ) -> _KernelState:
     """Solve on the points ``order[:p]``, warm-started by ``order[:p // 2]`` (``order`` a shuffle)."""
     beta, b = np.zeros(y.shape[0]), np.zeros(U.shape[1])
@@ -468,12 +456,7 @@ def primal_svm_kernel(
 
 
 def primal_svm_linear(
-    X: ArrayLike,
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
+    X: ArrayLike, y: ArrayLike, C: float = 1.0, *, unpenalized: ArrayLike | None = None, max_iter: int = 50
 ) -> PrimalSVMResult:
     """Linear primal Newton SVM: ``min ½‖w‖² + C Σ max(0, 1 − y_i(w·x_i + b))²`` (004).
 
