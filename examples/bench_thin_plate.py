@@ -275,7 +275,8 @@ def keel(name: str, n: int | None = None, seed: int = 0) -> tuple[np.ndarray, np
 
 def section_dual_speed(quick: bool) -> None:
     print("\n== 6. ThinPlateSVC(C = 1/(2 lam)).fit vs SVC(rbf).fit as a user calls them (default threads) ==")
-    print("   ThinPlateSVC's default route: the compiled dual SMO on K_Xi (sdpkern.native.dual_svm); target <= 1.5x")
+    print("   ThinPlateSVC's default route: the compiled dual SMO on K_Xi (sdpkern.native.dual_svm) while dim P <= 9")
+    print("   (banana: 3), the reduced Newton solver above (twonorm: 21); target <= 1.5x")
     n = 1000 if quick else 3000
     X, y = banana(n)
     print(f"{'n':>5} {'lam':>6} {'SVC C':>5} {'SVC s':>6} {'TPSVC s':>7} {'ratio':>6} | {'bare dual s':>11} "

@@ -156,12 +156,12 @@ def test_duplicate_points_and_few_points():
 
 @pytest.mark.parametrize("separable", [True, False])
 def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
-    # above _SUBSET_FROM points a subset is tried first; the answer must be the full LP's
-    from sdpkern.estimators.cpd import _SUBSET_FROM, _separable_lp, polynomially_separable
+    # above 2 max(100, 5 dim P) points a subset is tried first; the answer must be the full LP's
+    from sdpkern.estimators.cpd import _separable_lp, polynomially_separable
     from sdpkern.kernels.cpd import polynomial_factor
 
     rng = np.random.default_rng(3)
-    n = _SUBSET_FROM + 300
+    n = 1300
     X = rng.uniform(-1, 1, size=(n, 2))
     score = X[:, 0] + 0.5 * X[:, 1]
     if separable:  # a gap around the line, one point of each class right at it
@@ -171,6 +171,6 @@ def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
     if not separable:  # one point on the wrong side: the subset has to catch it
         y[np.argmax(score)] = -1.0
     P = polynomial_factor(X, ThinPlate(2)).P
-    assert P.shape[0] > _SUBSET_FROM
+    assert P.shape[0] > 2 * 100
     assert polynomially_separable(P, y) is separable
     assert _separable_lp(P, y) is separable

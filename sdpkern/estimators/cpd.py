@@ -44,22 +44,29 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     n, k = P.shape
     if k == 0:
         return False
-    if n > _SUBSET_FROM:
-        # a subset 𝒫 cannot separate settles the question at a fraction of the LP's cost (which
-        # grows with n: 180 ms on twonorm's 7400 points, 17 ms on 3000 banana points, against
-        # 2-4 ms on ~200): the points the least-squares fit p = P P⁺y gets most wrong, where a
-        # separating p is hardest to find, and as many at random (a fixed seed: fits repeat)
-        m = max(100, 5 * k)
-        p = P @ np.linalg.lstsq(P, y, rcond=None)[0]
-        random = np.random.default_rng(0).choice(n, m, replace=False)
-        S = np.union1d(np.argsort(y * p)[:m], random)
+    # certificates cheaper than the LP (which costs 180 ms on twonorm's 7400 points, 17 ms on 3000
+    # banana points, 8-19 ms on 400 german or wdbc points): the least-squares fit p = P P⁺y when
+    # it separates (p/min y∘p then satisfies the LP) proves separability; a subset 𝒫 cannot
+    # separate (LP on ~200 points, 2-4 ms) proves the contrary. The LP on every point decides the rest.
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
+        return True
+    m = max(100, 5 * k)
+    if n > 2 * m:
+        # the points the least-squares fit gets most wrong, where a separating p is hardest to
+        # find, and as many at random (a fixed seed: fits repeat)
+        S = np.union1d(np.argsort(margin)[:m], np.random.default_rng(0).choice(n, m, replace=False))
         if not _separable_lp(P[S], y[S]):
             return False
     return _separable_lp(P, y)
 
 
-#: Above this many points :func:`polynomially_separable` first tries a subset.
-_SUBSET_FROM = 1000
+#: ``solver="auto"`` takes the dual SMO up to this dim 𝒫, the reduced Newton route above: SMO
+#: keeps the k − 1 polynomial constraints beyond the intercept by an augmented Lagrangian whose
+#: steps grow with k (measured, examples/bench_thin_plate.py and issue 15's notes: banana, k = 3,
+#: dual 3.0x SVC vs Newton 5.0x on 5300 points; pima, k = 9, a tie at n = 400; german and
+#: twonorm, k = 21, Newton 1.8x vs 2.5x at n = 400 and 4.1x vs 10.9x on twonorm's 7400 points).
+_DUAL_MAX_POLY = 9
 
 
 def _separable_lp(P: Array, y: Array) -> bool:
@@ -150,9 +157,11 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
 
     def _solve(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float) -> _Binary:
         lam, factor = 1.0 / (2.0 * C), ops.factor
-        if self.solver in ("auto", "dual") and not bz:
-            # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route, measured
-            # in examples/bench_thin_plate.py; ends with a Newton step when that is cheap
+        k = factor.Q.shape[1]
+        if (self.solver == "dual" or (self.solver == "auto" and k <= _DUAL_MAX_POLY)) and not bz:
+            # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
+            # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
+            # that is cheap
             dres = cpd_dual_svm(
                 ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto"
             )
@@ -274,11 +283,14 @@ class CPDSVC(_CPDBase):
     lam : float, deprecated
         000's λ; use ``C = 1 / (2 * lam)``. Passing it warns (``FutureWarning``) and sets C so.
     solver : {"auto", "dual", "reduced", "native", "cvxpy"}, default="auto"
-        ``"auto"`` = ``"dual"``: eq. (14) in the dual on the reduced kernel K_Ξ, solved by the
+        ``"auto"``: ``"dual"`` while dim 𝒫 ≤ 9 (the affine 𝒫 up to d = 8), ``"reduced"`` above,
+        the faster of the two there (measured in examples/bench_thin_plate.py).
+        ``"dual"``: eq. (14) in the dual on the reduced kernel K_Ξ, solved by the
         compiled SMO of :mod:`sdpkern.native.dual_svm` (libsvm's working-set selection, kernel
         columns from a capped cache, the polynomial constraints by an augmented Lagrangian) to
-        ``tol``, with a closing Newton step when it is cheap (small problems end exact): the
-        fastest route (examples/bench_thin_plate.py). The Newton routes are the checks:
+        ``tol``, with a closing Newton step when it is cheap (small problems end exact). Its
+        steps grow with the number of polynomial constraints, hence the switch. The Newton
+        routes are also the checks:
         ``"reduced"``: eq. (14) rewritten exactly as a p.d. problem (the reduced kernel K_Ξ on k
         unisolvent points, polynomial part unpenalised; :mod:`sdpkern.native.cpd_reduced`) and
         solved by the primal Newton method of 004 with one kept Cholesky factor, computing kernel
