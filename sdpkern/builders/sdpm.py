@@ -74,14 +74,9 @@ from ..problem import KernelProblem, Model
 from ..trajectories import check_trajectories, evaluate_trajectories
 
 __all__ = [
-    "SDPMProblem",
-    "sdpm",
-    "kernel_sdpm",
-    "kernel_taylor_gram",
-    "segment_map",
-    "hankel_parametrisation",
+    "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
     "trajectory_margins",
-]
+]  # fmt: skip
 
 Array = NDArray[np.float64]
 Form = Literal["auto", "sdp"]
@@ -320,15 +315,8 @@ def _taylor_cones(
 
 
 def sdpm(
-    trajectories: ArrayLike,
-    y: ArrayLike,
-    *,
-    C: float | None = None,
-    offset: bool = True,
-    segment: float | None = None,
-    form: Form = "auto",
-    support_tol: float = 1e-6,
-    sample_weight: ArrayLike | None = None,
+    trajectories: ArrayLike, y: ArrayLike, *, C: float | None = None, offset: bool = True, segment: float | None = None,
+    form: Form = "auto", support_tol: float = 1e-6, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The linear semidefinite programming machine (003 eq. 6) as a :class:`~sdpkern.problem.KernelProblem`.
 
@@ -375,8 +363,6 @@ def sdpm(
     >>> bool(np.all(sol.predict(np.array([[2.0, 0.5], [-2.0, -0.5]])) == [1, -1]))
     True
     """
-    if form not in ("auto", "sdp"):
-        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
     Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
     m, n = Xt.shape[0], Xt.shape[-1]
     weights = _loss_weights(sample_weight, m, C)
@@ -640,15 +626,8 @@ def _psd_factor(K: Array) -> Array:
 
 
 def kernel_sdpm(
-    trajectories: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    *,
-    C: float | None = None,
-    offset: bool = True,
-    segment: float | None = None,
-    form: Form = "auto",
-    support_tol: float = 1e-6,
+    trajectories: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, *, C: float | None = None, offset: bool = True,
+    segment: float | None = None, form: Form = "auto", support_tol: float = 1e-6,
     sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The kernel SDPM through the dual (003 eq. 8) with Gram blocks of kernel derivatives.
@@ -670,8 +649,6 @@ def kernel_sdpm(
         Gram of Taylor coefficients, and ``extras`` ``mu``, ``M``, ``support``, ``theta_star``
         and ``train_coefficients`` (wᵀ of the feature-space Taylor coefficients, m × (r+1)).
     """
-    if form not in ("auto", "sdp"):
-        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
     kernel = Linear() if kernel is None else kernel
     Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
     if Xt.ndim != 3:
