@@ -28,6 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
+from .._docstrings import fill_doc
 from .._validation import Interval, Options, validate_data
 from ..errors import BreakdownError, DataError, ParameterError
 from ..kernels.base import (
@@ -74,20 +75,30 @@ _KERNEL_NAMES = (
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
+#: The kernel parameters of every estimator here, described once (:func:`sdpkern._docstrings.fill_doc`).
+_kernel_doc = fill_doc(
+    {
+        "kernel_parameters": """\
+kernel : str, Kernel or callable, default="rbf"
+    One of ``"linear"``, ``"rbf"`` (``"gaussian"``), ``"poly"``, ``"sigmoid"``,
+    ``"laplacian"``, ``"epanechnikov"``, ``"sqeuclidean"``, ``"precomputed"``; an sdpkern
+    :class:`~sdpkern.kernels.Kernel`; or a callable ``k(X, Y) -> Gram matrix``.
+gamma : "scale" or float, default="scale"
+    ``"scale"`` is 1 / (n_features · X.var()), as scikit-learn.
+degree : int, default=3
+coef0 : float, default=0.0"""
+    }
+)
+
+
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class _NativeKernelBase(SdpkernEstimator):
     """Kernel choice (as scikit-learn's ``SVC``), validation and Gram matrices.
 
     Parameters
     ----------
-    kernel : str, Kernel or callable, default="rbf"
-        One of ``"linear"``, ``"rbf"`` (``"gaussian"``), ``"poly"``, ``"sigmoid"``,
-        ``"laplacian"``, ``"epanechnikov"``, ``"sqeuclidean"``, ``"precomputed"``; an sdpkern
-        :class:`~sdpkern.kernels.Kernel`; or a callable ``k(X, Y) -> Gram matrix``.
-    gamma : "scale" or float, default="scale"
-        ``"scale"`` is 1 / (n_features · X.var()), as scikit-learn.
-    degree : int, default=3
-    coef0 : float, default=0.0
+    {kernel_parameters}
     """
 
     kernel: Any = "rbf"
@@ -419,6 +430,7 @@ class _KrylovBase(_NativeKernelBase):
         return res.x, res.iterations
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class KrylovRegressor(RegressorMixin, _KrylovBase):
     """Kernel regression ``K α = y − ȳ`` by a Krylov method with early stopping (002 §6.2).
@@ -431,8 +443,7 @@ class KrylovRegressor(RegressorMixin, _KrylovBase):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
     method : {"cgne", "mr_ii", "mr", "cg"}, default="cgne"
     n_iter : int or None, default=None
         Fixed iteration count; None chooses it.
@@ -511,6 +522,7 @@ class KrylovRegressor(RegressorMixin, _KrylovBase):
         return self._gram(Xa, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
     """Kernel Fisher discriminant ``N α = μ₊ − μ₋`` by a Krylov method with early stopping (002 §6.3).
@@ -523,8 +535,7 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
     method : {"mr_ii", "cgne", "mr", "cg"}, default="mr_ii"
     n_iter : int or None, default=None
     max_iter : int, default=30
@@ -582,6 +593,7 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
         return self._gram(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     """Kernel PCA keeping the eigenvalues of largest magnitude of the centred kernel (002 §6.1).
@@ -596,8 +608,7 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     ----------
     n_components : int, default=2
         At most the number of training points (more raises a ``ParameterError``).
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
 
     Attributes
     ----------
