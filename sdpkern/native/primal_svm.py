@@ -561,15 +561,8 @@ class LowRankPrimalSVMResult:
 
 
 def primal_svm_lowrank(
-    K: GramOperator,
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    max_rank: int = 500,
-    eta: float = 1e-3,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
-    sample_weight: ArrayLike | None = None,
+    K: GramOperator, y: ArrayLike, C: float = 1.0, *, max_rank: int = 500, eta: float = 1e-3,
+    unpenalized: ArrayLike | None = None, max_iter: int = 50, sample_weight: ArrayLike | None = None,
 ) -> LowRankPrimalSVMResult:
     """Kernel primal SVM through 004's "data preprocessing": ``X̃ = chol(K)``, then a linear SVM.
 
