@@ -541,11 +541,14 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
     return j
 
 
-cdef void _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
-                       double bij, double aij, double *z) noexcept nogil:
-    """Move u_i up and u_j down by the clipped Newton step; keep e (active points) and s current."""
-    cdef Py_ssize_t a, t, k, m = p.m
-    cdef double delta = bij / aij, hi_i, hi_j, h
+cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
+                             double bij, double aij, double *z, double *gmax) noexcept nogil:
+    """Move u_i up and u_j down by the clipped Newton step; keep e (active points) and s current.
+
+    Returns the next step's first index (:func:`_select_i` on the updated e, ``gmax`` its value),
+    found in the same pass over the active points as the update of e: one pass a step less."""
+    cdef Py_ssize_t a, t, k, m = p.m, nxt = -1
+    cdef double delta = bij / aij, hi_i, hi_j, h, v, g = -INFINITY
     cdef int clip = 0
     cdef const double *Vt
     hi_i = p.upper[i] - p.alpha[i] if p.y[i] > 0 else p.alpha[i]
@@ -567,22 +570,30 @@ cdef void _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki,
         p.alpha[i] = 0.0
     if p.alpha[j] < 0.0:
         p.alpha[j] = 0.0
-    for a in range(p.n_active):
-        t = p.active[a]
-        p.e[t] += delta * (Ki[t] - Kj[t])
+    # the diagonal terms first, so that each e[t] is final when the pass below reads it
     p.e[i] += p.D[i] * delta
     p.e[j] -= p.D[j] * delta
     if m > 0:
         for k in range(m):
             z[k] = p.V[i * m + k] - p.V[j * m + k]
             p.s[k] += delta * z[k]
-        for a in range(p.n_active):
-            t = p.active[a]
+    for a in range(p.n_active):
+        t = p.active[a]
+        h = Ki[t] - Kj[t]
+        if m > 0:
             Vt = p.V + t * m
-            h = 0.0
+            v = 0.0
             for k in range(m):
-                h += Vt[k] * z[k]
-            p.e[t] += p.rho * delta * h
+                v += Vt[k] * z[k]
+            h += p.rho * v
+        p.e[t] += delta * h
+        if _in_up(p.y[t], p.alpha[t], p.upper[t]):
+            v = p.y[t] - p.e[t]
+            if v > g:
+                g = v
+                nxt = t
+    gmax[0] = g
+    return nxt
 
 
 cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
@@ -665,6 +676,7 @@ def smo_active(
     cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
     cdef Py_ssize_t t, i, j, k
     cdef long long it = 0, counter
+    cdef bint fresh
     cdef double gmax, gmin, v, a, delta, bij = 0.0, aij = 1.0, g, h, step, gain, viol, lo, hi, best
     cdef double *Ki
     cdef double *Kj
@@ -686,6 +698,7 @@ def smo_active(
     p.min_curv = 0.0
     counter = min(n, 1000)
     viol = INFINITY
+    fresh = False  # i and gmax already selected by the last _update_pair
     while it < max_iter:
         if (it & 1023) == 0:
             PyErr_CheckSignals()
@@ -704,8 +717,10 @@ def smo_active(
                             if v < gmin:
                                 gmin = v
                     _shrink(&p, gmax, gmin)
-            with nogil:
-                i = _select_i(&p, &gmax)
+                fresh = False
+            if not fresh:
+                with nogil:
+                    i = _select_i(&p, &gmax)
             if i < 0:
                 viol = 0.0
                 break
@@ -718,7 +733,8 @@ def smo_active(
             Kj = cache.col(j)
             Ki = cache.col(i)  # still cached: stamped this tick
             with nogil:
-                _update_pair(&p, i, j, Ki, Kj, bij, aij, &z[0])
+                i = _update_pair(&p, i, j, Ki, Kj, bij, aij, &z[0], &gmax)
+            fresh = True
         else:
             best = 0.0
             viol = 0.0

@@ -152,3 +152,25 @@ def test_duplicate_points_and_few_points():
     # fewer points than dim π_2(R²) = 6
     c = ThinPlateSVC(order=3, formula_dimension=None, C=5.0).fit(X[:4], np.array([0, 1, 0, 1]))
     np.testing.assert_array_equal(c.predict(X[:4]), [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
+    # above _SUBSET_FROM points a subset is tried first; the answer must be the full LP's
+    from sdpkern.estimators.cpd import _SUBSET_FROM, _separable_lp, polynomially_separable
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    rng = np.random.default_rng(3)
+    n = _SUBSET_FROM + 300
+    X = rng.uniform(-1, 1, size=(n, 2))
+    score = X[:, 0] + 0.5 * X[:, 1]
+    if separable:  # a gap around the line, one point of each class right at it
+        X = X[np.abs(score) > 0.05]
+        score = X[:, 0] + 0.5 * X[:, 1]
+    y = np.where(score > 0, 1.0, -1.0)
+    if not separable:  # one point on the wrong side: the subset has to catch it
+        y[np.argmax(score)] = -1.0
+    P = polynomial_factor(X, ThinPlate(2)).P
+    assert P.shape[0] > _SUBSET_FROM
+    assert polynomially_separable(P, y) is separable
+    assert _separable_lp(P, y) is separable

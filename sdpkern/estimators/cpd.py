@@ -41,8 +41,29 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     For the thin-plate kernel of order 2 this is linear separability, the test 000 §7 uses to
     choose the β = 0 variant. An empty polynomial space separates nothing.
     """
-    if P.shape[1] == 0:
+    n, k = P.shape
+    if k == 0:
         return False
+    if n > _SUBSET_FROM:
+        # a subset 𝒫 cannot separate settles the question at a fraction of the LP's cost (which
+        # grows with n: 180 ms on twonorm's 7400 points, 17 ms on 3000 banana points, against
+        # 2-4 ms on ~200): the points the least-squares fit p = P P⁺y gets most wrong, where a
+        # separating p is hardest to find, and as many at random (a fixed seed: fits repeat)
+        m = max(100, 5 * k)
+        p = P @ np.linalg.lstsq(P, y, rcond=None)[0]
+        random = np.random.default_rng(0).choice(n, m, replace=False)
+        S = np.union1d(np.argsort(y * p)[:m], random)
+        if not _separable_lp(P[S], y[S]):
+            return False
+    return _separable_lp(P, y)
+
+
+#: Above this many points :func:`polynomially_separable` first tries a subset.
+_SUBSET_FROM = 1000
+
+
+def _separable_lp(P: Array, y: Array) -> bool:
+    """Feasibility of y_i (Pβ)_i ≥ 1 for all i (HiGHS)."""
     res = linprog(
         c=np.zeros(P.shape[1]),
         A_ub=-(y[:, None] * P),
@@ -145,11 +166,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
-            # Cholesky factors of a few hundred rows: one BLAS thread (threads only contend there)
-            with _one_blas_thread() if X.shape[0] <= 1000 else nullcontext():
-                res = cpd_primal_svm(
-                    ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
-                )
+            res = cpd_primal_svm(
+                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
+            )
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
@@ -208,7 +227,11 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
     # ------------------------------------------------------------------ API
     def fit(self, X: ArrayLike, y: ArrayLike) -> _CPDBase:
         """Fit on X (n_samples, n_features) and labels y (one-vs-rest for more than two classes)."""
-        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+        # the native routes call BLAS only on small blocks (QR of P, a few hundred rows of Cholesky,
+        # matrix-vector products): threads there cost more in wake-ups than they save (measured
+        # at n = 400 by examples/bench_thin_plate.py: about half of a fit's time with 2 threads)
+        with nullcontext() if self.solver == "cvxpy" else _one_blas_thread():
+            return self._fit_classifier(X, y)  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
         """Σ_i c_i φ(x_i, x) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b)."""

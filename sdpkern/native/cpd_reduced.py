@@ -31,16 +31,35 @@ import time
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_positive
+from .._validation import as_matrix, check_positive
 from ..errors import DataError
 from ..kernels.base import Kernel
 from ..kernels.gram import ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
 from .primal_svm import primal_svm_kernel
 
-__all__ = ["cpd_primal_svm_reduced"]
+__all__ = ["cpd_primal_svm_reduced", "checked_reduced_gram"]
 
 Array = NDArray[np.float64]
+
+
+def checked_reduced_gram(kernel: Kernel, X: ArrayLike, Q: Array, reduced: ReducedGram | None) -> ReducedGram:
+    """The reduced kernel K_Ξ of (kernel, X, Q): ``reduced`` when given (checked to belong to
+    them: the one-vs-rest models share its column cache), else ``reduced_gram(kernel, X, Q)``.
+
+    The one check of the ``reduced`` argument of :func:`cpd_primal_svm_reduced` and
+    :func:`sdpkern.native.dual_svm.cpd_dual_svm`.
+
+    Raises
+    ------
+    DataError
+        ``reduced`` was made for another kernel, or for another number of points or of polynomials.
+    """
+    if reduced is None:
+        return reduced_gram(kernel, as_matrix(X, "X"), Q)
+    if reduced.kernel != kernel or reduced.n != Q.shape[0] or reduced.unisolvent.size != Q.shape[1]:
+        raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
+    return reduced
 
 
 def cpd_primal_svm_reduced(
@@ -89,12 +108,7 @@ def cpd_primal_svm_reduced(
     t0 = time.perf_counter()
     lam = check_positive(lam, "lam")
     Qa = np.asarray(Q, dtype=np.float64)
-    if reduced is None:
-        rk = reduced_gram(kernel, X, Qa)
-    else:
-        rk = reduced
-        if rk.kernel != kernel or rk.n != Qa.shape[0] or rk.unisolvent.size != Qa.shape[1]:
-            raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
+    rk = checked_reduced_gram(kernel, X, Qa, reduced)
     cols0, secs0 = rk.columns_computed, rk.seconds
     # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²) with C = 1/(2λ)
     res = primal_svm_kernel(

@@ -55,10 +55,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
 
-from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
+from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
-from ..kernels.gram import GramOperator, ReducedGram, _core, reduced_gram
+from ..kernels.gram import GramOperator, ReducedGram, _core
+from .cpd_reduced import checked_reduced_gram
 
 __all__ = ["DualSVMResult", "dual_svm", "cpd_dual_svm", "CPDDualResult"]
 
@@ -262,71 +263,93 @@ def dual_svm(
     cons = _constraints(unpenalized, bool(fit_intercept), n)
     if int(cons.pair) + cons.V.shape[1] >= n:
         return _interpolating(K, ya, cons, t0)
-    diag = K.diagonal()
     Cw = float(C) * w
+    upper, Dd = _box(loss, Cw, w)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
+    cols0 = K.columns_computed
+    al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
+    polished, refined = _run(al, cons, polish, float(tol))
+    state = al.state
+    viol = _kkt_violation(ya, alpha, state.e, upper, cons.pair)
+    feas = float(np.max(np.abs(state.s))) if state.s.size else 0.0
+    c_V = al.z + al.rho * state.s
+    res = _result(
+        K, ya, alpha, state.e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0
+    )
+    if state.K is not K:  # the folded operator computed the columns
+        res.certificate["columns"] += float(state.K.columns_computed)
+    res.certificate["polished"] = float(polished)
+    res.certificate["refined"] = float(refined)
+    return res
+
+
+def _box(loss: str, Cw: Array, w: Array) -> tuple[Array, Array]:
+    """The dual's upper bounds and diagonal D (module docstring): hinge C w and 0; squared hinge
+    no bound and 1/(2 C w) (points of weight 0 are pinned at α = 0)."""
+    n = Cw.shape[0]
     if loss == "hinge":
-        upper, Dd = Cw.copy(), np.zeros(n)
-    else:
-        upper = np.where(w > 0, np.inf, 0.0)
-        with np.errstate(divide="ignore"):
-            Dd = np.where(w > 0, 0.5 / np.where(w > 0, Cw, 1.0), 0.0)
-    alpha = np.zeros(n)
-    if alpha0 is not None:
-        alpha = np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
-    V = cons.V
+        return Cw.copy(), np.zeros(n)
+    with np.errstate(divide="ignore"):
+        return np.where(w > 0, np.inf, 0.0), np.where(w > 0, 0.5 / np.where(w > 0, Cw, 1.0), 0.0)
+
+
+def _start(
+    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, shrinking: bool,
+    max_iter: int, callback: Callable[..., Any] | None,
+) -> _AugmentedLagrangian:
+    """The SMO state at ``alpha`` (outputs e, Vᵀu, K + ρVVᵀ folded when K has a compiled spec)
+    wrapped in the method of multipliers, with z = 0 and ρ on the kernel's scale."""
+    n, V = K.n, cons.V
     m = V.shape[1]
+    diag = K.diagonal()
     # ρ on the scale of the kernel's diagonal: the penalty's curvature ρ‖V_i‖² ≈ ρ m/n per point
     rho = float(np.mean(np.abs(diag))) * n / max(m, 1) if m else 0.0
     z = np.zeros(m)
     u = ya * alpha
     s = np.ascontiguousarray(V.T @ u)
     e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
-    cols0 = K.columns_computed
     Kloop = _fold(K, V, rho)
     state = _SMOState(
         K if Kloop is None else Kloop, ya, alpha, e, upper, Dd, diag if Kloop is None else Kloop.diagonal(), V, s,
-        cons.pair, bool(shrinking), folded=Kloop is not None,
+        cons.pair, shrinking, folded=Kloop is not None,
     )
-    al = _AugmentedLagrangian(state, z, rho, max_iter, callback)
+    return _AugmentedLagrangian(state, z, rho, max_iter, callback)
+
+
+def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: float) -> tuple[bool, bool]:
+    """SMO rounds to ``tol`` and the closing Newton step as ``polish`` asks (:func:`dual_svm`);
+    returns (polished, refined)."""
+    st = al.state
+    n, alpha, upper = st.K.n, st.alpha, st.upper
 
     def try_polish() -> bool:
         with _one_blas_thread():  # factorisations of a few hundred rows: threads only contend
             # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as
             # the bordered system enforces Vᵀu = 0
-            out = _polish(state.K, ya, alpha, upper, Dd, cons, tol)
+            out = _polish(st.K, st.ya, alpha, upper, st.Dd, cons, tol)
         if out is None:
             return False
-        alpha[:], e[:], al.z, _ = out
+        alpha[:], st.e[:], al.z, _ = out
         al.rho = 0.0  # the multipliers are exact: c_V = z
-        s[:] = V.T @ (ya * alpha)
+        st.s[:] = st.V.T @ (st.ya * alpha)
         return True
 
     # "auto" on up to 2000 points: SMO only to 0.1 first; the Newton step usually finishes from there
     early = polish == "auto" and n <= 2000 and tol < 0.1
-    al.solve(0.1 if early else float(tol))
-    polished = early and al.n_iter < max_iter and try_polish()
-    refined = False
-    if not polished:
-        if early:
-            al.solve(float(tol))
-        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
-        if (polish is True or (polish == "auto" and cheap)) and al.n_iter < max_iter:
-            polished = try_polish()
-        if not polished and polish == "auto" and n <= 200:
-            # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
-            al.solve(1e-6 * float(tol))
-            refined = True
-    viol = _kkt_violation(ya, alpha, e, upper, cons.pair)
-    feas = float(np.max(np.abs(s))) if m else 0.0
-    c_V = al.z + al.rho * s
-    n_iter, rounds = al.n_iter, al.rounds
-    res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, n_iter, rounds, tol, cols0, t0)
-    if state.K is not K:  # the folded operator computed the columns
-        res.certificate["columns"] += float(state.K.columns_computed)
-    res.certificate["polished"] = float(polished)
-    res.certificate["refined"] = float(refined)
-    return res
+    al.solve(0.1 if early else tol)
+    if early and al.n_iter < al.max_iter and try_polish():
+        return True, False
+    if early:
+        al.solve(tol)
+    n_free = int(np.sum((alpha > 0) & (alpha < upper)))
+    cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+    if (polish is True or (polish == "auto" and cheap)) and al.n_iter < al.max_iter and try_polish():
+        return True, False
+    if polish == "auto" and n <= 200:
+        # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
+        al.solve(1e-6 * tol)
+        return False, True
+    return False, False
 
 
 class _AugmentedLagrangian:
@@ -444,8 +467,9 @@ def _newton_step(
         if F.size == 0:
             return None
         u = ya * a
-        r = ya[F] - (K.entries(F, B) @ u[B] if B.size else 0.0)
-        A = K.entries(F, F)
+        # block, not entries: only the columns not cached yet are computed (and then kept)
+        r = ya[F] - (K.block(F, B) @ u[B] if B.size else 0.0)
+        A = K.block(F, F)
         A[np.diag_indices_from(A)] += Dd[F]
         k = W.shape[1]
         try:
@@ -527,6 +551,14 @@ def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
     n = K.n
     left = np.zeros((n, 0)) if spec.left is None else spec.left
     right = np.zeros((n, 0)) if spec.right is None else spec.right
+    # the spec's correction is −left·rightᵀ. When V lies in range(left) (K_Ξ: V ⊂ range Q =
+    # range ℓ(X)), V = left·G and ρVVᵀ = −left·(−ρVGᵀ)ᵀ joins the right factor: no extra width
+    # (m flops less per kernel entry: a third of the correction's cost for d = 20)
+    if left.shape[1]:
+        G = np.linalg.lstsq(left, V, rcond=None)[0]
+        if np.linalg.norm(left @ G - V) <= 1e-12 * np.sqrt(n) * max(1.0, float(np.abs(left).max()) * np.abs(G).max()):
+            new = replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T)))
+            return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
     new = replace(
         spec,
         left=np.ascontiguousarray(np.hstack([left, V])),
@@ -751,12 +783,7 @@ def cpd_dual_svm(
     """
     lam = check_positive(lam, "lam")
     Qa = np.asarray(Q, dtype=np.float64)
-    if reduced is None:
-        rk = reduced_gram(kernel, as_matrix(X, "X"), Qa)
-    else:
-        rk = reduced
-        if rk.kernel != kernel or rk.n != Qa.shape[0] or rk.unisolvent.size != Qa.shape[1]:
-            raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
+    rk = checked_reduced_gram(kernel, X, Qa, reduced)
     res = dual_svm(
         rk,
         y,

@@ -16,6 +16,7 @@ from ...problem import KernelProblem, Model
 from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import _socp_kernel_cones, cone_beta, shared_factor
+from .scaling import Rescale, alignment_optimum, scale_of
 
 __all__ = ["alignment"]
 
@@ -36,7 +37,10 @@ def alignment(
 
     SOCP (derived): ½yᵀ(K + εI)†y = max_α yᵀα − ½αᵀKα − (ε/2)‖α‖², and the squared regulariser's
     conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ
-    (u free). With ε = 0, α is restricted to the range of Σ_l K_l (the Moore-Penrose reading
+    (u free), solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
+    max (1/s)yᵀa − (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with
+    s² = ½yᵀ(K̄ + εI)†y at the mean basis kernel K̄; every term is the SOCP's divided by s², so the
+    cones' multipliers are β unchanged and α = s·a. With ε = 0, α is restricted to the range of Σ_l K_l (the Moore-Penrose reading
     the thesis gives in A.2), and y is first projected there in both forms.
 
     Parameters
@@ -105,8 +109,10 @@ def alignment(
         variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
         recover = _recover_alignment_sdp
     else:
+        # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "lq": cp.Parameter(nonneg=True, name="lq")}
         if ridge_par is not None:
             alpha: cp.Expression = cp.Variable(m, name="alpha")
             extra = -ridge_par / 2 * cp.sum_squares(alpha)
@@ -116,13 +122,23 @@ def alignment(
             alpha = Q @ g
             extra = cp.Constant(0.0)
             variables = {"g": g, "u": u, "tau": tau}
-        cones = _socp_kernel_cones(alpha, factor, B.L, lq_par, tau, u)
+        cones = _socp_kernel_cones(alpha, factor, B.L, scaled["lq"], tau, u)
         cons = {"kernel_cones": cones}
-        obj = target @ alpha + extra - lq_par / 2 * cp.sum_squares(u) + tau
+        obj = scaled["inv_s"] * (target @ alpha) + extra - scaled["lq"] / 2 * cp.sum_squares(u) + tau
         prob = cp.Problem(cp.Maximize(obj), cones)
         data["range_basis"] = Q
         recover = _recover_alignment_socp
-    return _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
+        K_mean = kernels.mean(axis=0)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            s = scale_of(alignment_optimum(K_mean, target, values.get("ridge", 0.0)))
+            data["alpha_scale"] = s
+            return {"inv_s": 1.0 / s, "lq": values["lambda_Q"] / s**2}, s**2
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
+    problem._rescale()
+    return problem
 
 
 def _target_in_range(Q: Array, y: Array, range_tol: float) -> Array:
@@ -171,5 +187,6 @@ def _recover_alignment_socp(problem: KernelProblem) -> Model:
         alpha = _arr(problem.variables["alpha"].value)
     else:
         alpha = problem.data["range_basis"] @ _arr(problem.variables["g"].value)
-    beta = cone_beta(problem)
+    alpha = float(problem.data["alpha_scale"]) * alpha  # α = s·a
+    beta = cone_beta(problem)  # unchanged by the scaling
     return Model(alpha=alpha, beta=beta, kernel_matrix=B.learned_kernel(beta))

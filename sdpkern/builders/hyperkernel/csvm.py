@@ -29,6 +29,21 @@ is min_{β∈Δ} Σ_l β_l (μ(Lu)_l − ½ αᵀYK_lYα) = min_l (μ(Lu)_l − 
 where K_l = Z R_l R_lᵀ Zᵀ. β comes back as the multipliers of the p cone constraints: the
 stationarity condition in τ makes them sum to 1, and they are non-negative.
 
+Scaling (:mod:`.scaling`). The problem solved is the SOCP above in a = α/s and t = τ/s²,
+with objective and cones divided by s²:
+
+    max_{a, u, t}  (1/s) 1ᵀa + t
+    s.t. 0 ≤ a ≤ C/s, yᵀa = 0, ‖u‖ ≤ 1,
+         ½ ‖R_lᵀ Zᵀ(y∘a)‖² ≤ (μ/s²) (L u)_l − t      for every basis term l,
+
+with s² the C-SVM dual optimum at the mean basis kernel (an estimate of the optimum, so that
+t and the objective are O(1)). Its optimum is the SOCP's divided by s². Its Lagrangian is the
+SOCP's divided by s²: with the cone constraints c_l(α, u, τ) = s²·ĉ_l(a, u, t) and the balance
+yᵀα = s·yᵀa, the multipliers are β̂_l = β_l (unchanged) and ν̂ = ν/s, so β is read off the
+scaled cones as it is, b = −ν = −s·ν̂ and α = s·a. The user's C and λ_Q stay the problem's
+``parameters``; the CVXPY problem holds 1/s, C/s and μ/s² (DPP cannot divide by a parameter),
+recomputed by ``problem.set``.
+
 Shared factor: every K_l is PSD, so its range lies in the range of K_Σ = Σ_l K_l. One factor
 K_Σ ≈ Z Zᵀ (r columns, eigenvalues below ``factor_tol``·λ_max dropped) serves all terms:
 v = Zᵀ(y∘α) ∈ R^r is computed once, and term l needs only the r×r_l factor R_l of
@@ -50,6 +65,7 @@ from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_d
 from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
+from .scaling import Rescale, scale_of, svc_optimum
 
 __all__ = ["csvm", "csvm_active_set"]
 
@@ -112,25 +128,39 @@ def csvm(
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp
     else:
+        # the scaled SOCP of the module docstring: a = α/s, t = τ/s², objective and cones / s²
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {
+            "inv_s": cp.Parameter(nonneg=True, name="inv_s"),  # 1/s
+            "box": cp.Parameter(nonneg=True, name="box"),  # C/s
+            "mu": cp.Parameter(nonneg=True, name="mu"),  # (λ_Q/2)/s²
+        }
         cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
         cons = {
-            "box": alpha <= C_par,  # C'/m = C
+            "box": alpha <= scaled["box"],  # α ≤ C'/m = C
             "balance": y_pm @ alpha == 0,
             "ball": cp.norm(u, 2) <= 1,
             "kernel_cones": cones,
         }
         prob = cp.Problem(
-            cp.Maximize(cp.sum(alpha) + tau),
+            cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
             [cons["box"], cons["balance"], cons["ball"], *cones],
         )
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_csvm_socp
-    return KernelProblem(
+        K_mean = kernels.mean(axis=0)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            s = scale_of(svc_optimum(K_mean, y_pm, values["C"]))
+            data["alpha_scale"] = s
+            return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = KernelProblem(
         cvxpy=prob,
         formulation="hyperkernel C-SVM",
         source="002 eq. (3.8)",
@@ -141,6 +171,8 @@ def csvm(
         recover=recover,
         data=data,
     )
+    problem._rescale()
+    return problem
 
 
 def _recover_csvm_sdp(problem: KernelProblem) -> Model:
@@ -162,12 +194,13 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
     """β from the cone constraints' multipliers; b from the balance constraint's multiplier."""
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
-    alpha = np.asarray(problem.variables["alpha"].value, dtype=float)
-    beta = cone_beta(problem)
+    s = float(problem.data["alpha_scale"])
+    alpha = s * np.asarray(problem.variables["alpha"].value, dtype=float)  # α = s·a
+    beta = cone_beta(problem)  # the scaled cones' multipliers are β itself
     # CVXPY's multiplier ν of yᵀα = 0 enters the Lagrangian of max 1ᵀα + τ as −ν·yᵀα; the SDP's
     # γ satisfies Gα = 1 + γy + η − ξ; matching the two stationarity conditions gives b = γ = −ν
-    # (checked against the SDP form in the tests).
-    offset = -float(problem.constraints["balance"].dual_value)
+    # (checked against the SDP form in the tests). The scaled problem's multiplier is ν/s.
+    offset = -s * float(problem.constraints["balance"].dual_value)
     K = B.learned_kernel(beta)
     coef = alpha * y
     decision = ExpansionDecision(B, beta, coef, offset)

@@ -14,6 +14,7 @@ from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .scaling import Rescale, l2svm_optimum, scale_of
 
 __all__ = ["l2svm"]
 
@@ -30,6 +31,12 @@ def l2svm(
     [[H(β), η + 1], [(η + 1)ᵀ, t₁]] ⪰ 0 with H(β) = Y(K(β) + 1 1ᵀ + λm I)Y.
     SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
     ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
+
+    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
+    max (1/s)1ᵀa − ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1,
+    ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s² the optimum at the mean basis kernel
+    (an NNLS). Every term of the objective and every cone is the SOCP's divided by s², so the
+    Lagrangian is too: the cones' multipliers are β unchanged, and α = s·a.
 
     The dual A.18 belongs to min ½(‖w‖² + b²) + (C'/2) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i with
     C' = 1/(λm), so w = Σ α_i y_i φ(x_i), b = yᵀα, α = C'ξ and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα
@@ -78,18 +85,30 @@ def l2svm(
         variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
         recover = _recover_l2svm_sdp
     else:
+        # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
         cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
         cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
-        obj = cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
+        obj = (
+            scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
+        )
         prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_l2svm_socp
-    return _problem(
+        G_mean = kernels.mean(axis=0) * np.outer(y_pm, y_pm)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            s = scale_of(l2svm_optimum(G_mean, y_pm, values["ridge"]))
+            data["alpha_scale"] = s
+            return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = _problem(
         prob,
         "hyperkernel L2-SVM",
         "002 eq. (3.10)",
@@ -100,6 +119,8 @@ def l2svm(
         recover,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 def _ridge_of_C(C: Any) -> dict[str, float]:
@@ -118,6 +139,6 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
 
 def _recover_l2svm_socp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
-    alpha = _arr(problem.variables["alpha"].value)
-    beta = cone_beta(problem)
+    alpha = float(problem.data["alpha_scale"]) * _arr(problem.variables["alpha"].value)  # α = s·a
+    beta = cone_beta(problem)  # unchanged by the scaling
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))
