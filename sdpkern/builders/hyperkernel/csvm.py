@@ -58,19 +58,11 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
-from ._common import (
-    Array,
-    ExpansionDecision,
-    Form,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _validate_xy,
-    make_basis,
-)
+from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum
@@ -80,25 +72,14 @@ __all__ = ["csvm", "csvm_active_set"]
 
 def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
     """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack."""
-    p, m, _ = G_stack.shape
-    G = cp.reshape(G_stack.reshape(p, m * m).T @ beta, (m, m), order="C")
-    z_col = cp.reshape(z, (m, 1), order="C")
-    return cp.bmat([[G, z_col], [z_col.T, cp.reshape(t1, (1, 1), order="C")]]) >> 0
+    return _lmi_of(_combination(G_stack, beta), z, t1)
 
 
+@_shared_doc
 def csvm(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel C-SVM: learn the kernel and the classifier together (002 eq. 3.8).
 
@@ -107,28 +88,12 @@ def csvm(
     X : array (m, d)
     y : array (m,)
         Two classes, any labels (the larger is +1).
-    hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
+    {hyperkernel}
     C : float > 0, default 100
         scikit-learn's C: the dual box is 0 ≤ α ≤ C, as in ``SVC``. Eq. (3.8) writes the loss
         as (C'/m)·1ᵀξ with C' = 1/λ; here C' = C·m (converted inside). The thesis' experiments
         fix 1/(λm) = 100 (§3.2), i.e. C = 100. A ``cvxpy.Parameter`` (``problem.set(C=...)``).
-    lambda_Q : float ≥ 0
-        Hyperkernel regularisation. A ``cvxpy.Parameter``.
-    form : "socp" or "sdp"
-        ``"sdp"`` is (3.8) as written; ``"socp"`` the equivalent cone program of the module
-        docstring (same optimum, far faster).
-    basis : HyperkernelBasis, "full", "lowrank" or None
-        The expansion terms; by default pivoted incomplete Cholesky with tolerance ``eta``
-        and at most ``max_terms`` terms (002 §3.2.1). The defaults (1e-4, 150 terms) are the
-        estimators'.
-    factor_tol : float
-        Relative eigenvalue cut-off of the SOCP's shared factor (see :func:`shared_factor`):
-        1e-10 is exact to rounding; larger values shrink the cones at the price of a documented,
-        measured error in the optimum (3e-7 relative at 1e-6 for m = 100 pima).
-    terms : array of int, optional
-        SOCP only: write the cones of these basis terms only (the others get β_l = 0). This is a
-        relaxation of the full SOCP; :func:`cone_generation` grows ``terms`` until no omitted
-        cone is violated, which makes its optimum the full problem's.
+    {options}
 
     Returns
     -------
@@ -145,20 +110,9 @@ def csvm(
     ('optimal', 1.0)
     """
     Xa, y_pm = _validate_xy(X, y)
-    _check_form(form)
-    C_val, lq_val = _check_C(C), _check_lambda_Q(lambda_Q)
-    hk = hyperkernel if hyperkernel is not None else HarmonicARD(lambda_h=0.6, widths="auto")
-    B = make_basis(Xa, hk, basis, eta, max_terms)
+    C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"C": _check_C})
     m, p = Xa.shape[0], B.size
-    C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    kernels = B.kernels()
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "parameter_checks": {"C": _check_C, "lambda_Q": _check_lambda_Q},
-    }
     if form == "sdp":
         beta = cp.Variable(p, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")
@@ -254,23 +208,10 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
 
 
 def csvm_active_set(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    initial_terms: int = 3,
-    add_per_round: int = 3,
-    max_rounds: int = 50,
-    tol: float = 1e-6,
-    backend: str = "clarabel",
-    allow_inaccurate: bool = False,
-    **options: Any,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, initial_terms: int = 3, add_per_round: int = 3, max_rounds: int = 50, tol: float = 1e-6,
+    backend: str = "clarabel", allow_inaccurate: bool = False, **options: Any,
 ) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
     """The hyperkernel C-SVM's SOCP (002 eq. 3.8) solved by :func:`cone_generation`.
 

@@ -11,41 +11,19 @@ from numpy.typing import ArrayLike
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _check_ridge,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-    _validate_xy,
-)
+from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
 from .scaling import Rescale, l2svm_optimum, scale_of
 
 __all__ = ["l2svm"]
 
 
+@_shared_doc
 def l2svm(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel Lagrangian (L2 soft margin) SVM of Mangasarian-Musicant (002 eq. 3.10; A.18).
 
@@ -67,13 +45,16 @@ def l2svm(
 
     Parameters
     ----------
+    X : array (m, d)
+    y : array (m,)
+        Two classes (the larger label is +1).
+    {hyperkernel}
     C : float > 0, default 100
         scikit-learn's C of the squared hinge (``LinearSVC(loss="squared_hinge")``): the loss is
         C Σ ξ_i², i.e. eq. (3.10)'s (C'/2) Σ ξ_i² with C' = 1/(λm) = 2C (converted inside; the
         thesis' C' = 100 is C = 50). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/(2C) (CVXPY
         cannot divide by a parameter); ``problem.set(C=...)`` sets it.
-    lambda_Q : float ≥ 0, default 1
-    Others as for :func:`nusvm`.
+    {options}
 
     Examples
     --------
@@ -84,21 +65,11 @@ def l2svm(
     'optimal'
     """
     Xa, y_pm = _validate_xy(X, y)
-    _check_form(form)
-    ridge_val, lq_val = 1.0 / (2.0 * _check_C(C)), _check_lambda_Q(lambda_Q)  # λm = 1/C' = 1/(2C)
+    ridge = cp.Parameter(nonneg=True, name="ridge", value=1.0 / (2.0 * _check_C(C)))  # λm = 1/C' = 1/(2C)
     m = Xa.shape[0]
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    ridge = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "scale": 1.0,
-        "parameter_checks": {"ridge": _check_ridge, "lambda_Q": _check_lambda_Q},
-        "derived_parameters": {"C": _ridge_of_C},
-    }
+    checks = {"ridge": _check_ridge}
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
+    data["derived_parameters"] = {"C": _ridge_of_C}
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         eta_v = cp.Variable(m, nonneg=True, name="eta")

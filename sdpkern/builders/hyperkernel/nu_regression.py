@@ -13,41 +13,20 @@ from ...errors import LabelError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _check_nu,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-)
+from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
 from .scaling import Rescale, nusvr_optimum, scale_of
 
 __all__ = ["nu_regression"]
 
 
+@_shared_doc
 def nu_regression(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    nu: float = 0.3,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, nu: float = 0.3,
     lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel ν-support-vector regression (002 eq. 3.12; A.28-A.32).
 
@@ -88,14 +67,15 @@ def nu_regression(
 
     Parameters
     ----------
+    X : array (m, d)
     y : array (m,)
         Real targets, not all equal.
+    {hyperkernel}
     C : float > 0, default 100
         1/(λm); a ``cvxpy.Parameter``.
     nu : float in (0, 1], default 0.3
         A ``cvxpy.Parameter``.
-    lambda_Q : float ≥ 0, default 1
-    Others as for :func:`nusvm`.
+    {options}
 
     Examples
     --------
@@ -114,20 +94,10 @@ def nu_regression(
             "y is constant: regression has nothing to learn and the scale 1ᵀβ = stddev(y) would be 0; "
             "predict the constant (sklearn.dummy.DummyRegressor) or check the targets"
         )
-    _check_form(form)
-    C_val, nu_val, lq_val = _check_C(C), _check_nu(nu), _check_lambda_Q(lambda_Q)
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
-    nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_arr,
-        "basis": B,
-        "scale": c,
-        "parameter_checks": {"C": _check_C, "nu": _check_nu, "lambda_Q": _check_lambda_Q},
-    }
+    C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
+    nu_par = cp.Parameter(nonneg=True, name="nu", value=_check_nu(nu))
+    checks = {"C": _check_C, "nu": _check_nu}
+    B, kernels, lq_par, data = _setup(Xa, y_arr, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks, scale=c)
     params = (C_par, nu_par, lq_par)
     if form == "sdp":
         prob, variables, cons = _sdp(B, kernels, y_arr, c, params)
