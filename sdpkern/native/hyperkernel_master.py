@@ -11,7 +11,7 @@ q_l(α) = ½ αᵀ Y K_l Y α. :func:`~sdpkern.builders.hyperkernel.cone_generat
 with the cones of a few terms S and adds the most violated omitted ones; here the same outer
 loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved natively:
 
-* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo``, libsvm's second-order pair
+* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo_active``, libsvm's second-order pair
   selection) on K(β) given by columns (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
   every term keeps its own capped column cache, so a new β costs additions), warm-started;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
@@ -126,9 +126,11 @@ def svm_dual_smo(
     upper = np.full(m, float(box))
     zeros = np.zeros(m)
     diag = np.ascontiguousarray(gram.diagonal())
-    it, viol = _svmcore.smo(
+    # every point active and no shrinking: ``e`` stays current on all of them (the caller's Ku)
+    active = np.arange(m, dtype=np.intp)
+    it, viol, _, _ = _svmcore.smo_active(
         gram.cache, np.ascontiguousarray(y), alpha, e, upper, zeros, diag, np.zeros((m, 0)), np.zeros(0),
-        0.0, True, float(tol), int(max_iter),
+        0.0, True, float(tol), int(max_iter), active, m, False,
     )  # fmt: skip
     return alpha, e, int(it), float(viol)
 
