@@ -25,21 +25,6 @@ class ColumnCache:
     def clear(self) -> None: ...
 
 def eval_columns(spec: Any, n: int, cols: NDArray[np.intp]) -> NDArray[np.float64]: ...
-def smo(
-    cache: ColumnCache,
-    y: NDArray[np.float64],
-    alpha: NDArray[np.float64],
-    e: NDArray[np.float64],
-    upper: NDArray[np.float64],
-    D: NDArray[np.float64],
-    diag: NDArray[np.float64],
-    V: NDArray[np.float64],
-    s: NDArray[np.float64],
-    rho: float,
-    pair: bool,
-    tol: float,
-    max_iter: int,
-) -> tuple[int, float]: ...
 def smo_active(
     cache: ColumnCache,
     y: NDArray[np.float64],

@@ -614,30 +614,6 @@ cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
             a += 1
 
 
-def smo(
-    ColumnCache cache,
-    double[::1] y,
-    double[::1] alpha,
-    double[::1] e,
-    double[::1] upper,
-    double[::1] D,
-    double[::1] diag,
-    double[:, ::1] V,
-    double[::1] s,
-    double rho,
-    bint pair,
-    double tol,
-    long long max_iter,
-):
-    """:func:`smo_active` over every point without shrinking (``e`` then stays current on all
-    of them); returns ``(iterations, violation)``. The entry point of callers that keep their own
-    outputs, e.g. :mod:`sdpkern.native.hyperkernel_master`."""
-    active = np.arange(y.shape[0], dtype=np.intp)
-    it, viol, _, _ = smo_active(cache, y, alpha, e, upper, D, diag, V, s, rho, pair, tol, max_iter, active,
-                                y.shape[0], False)
-    return it, viol
-
-
 def smo_active(
     ColumnCache cache,
     double[::1] y,

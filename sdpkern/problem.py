@@ -8,6 +8,7 @@ so re-solving after :meth:`KernelProblem.set` skips CVXPY's canonicalisation (DP
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import warnings
@@ -24,18 +25,28 @@ from sklearn.exceptions import ConvergenceWarning
 from ._capabilities import check_backend_for
 from ._validation import DEPRECATED, check_integer, check_open_interval, check_positive, take_deprecated
 from .backends import DEFAULT_BACKEND, Backend, get_backend, map_status, raw_certificate
-from .errors import (
-    InaccurateSolutionError,
-    InfeasibleError,
-    ParameterError,
-    SolverError,
-    UnboundedError,
-)
+from .errors import InaccurateSolutionError, InfeasibleError, ParameterError, SolverError, UnboundedError
 
-__all__ = ["KernelProblem", "Solution", "Model", "Certificate", "Attempt", "RECOVERY_BACKEND"]
+__all__ = [
+    "KernelProblem",
+    "Solution",
+    "Model",
+    "Certificate",
+    "Attempt",
+    "RECOVERY_BACKEND",
+    "RECOVERY_TIME_FACTOR",
+    "RECOVERY_MIN_TIME",
+]
 
 #: The backend the recovery policy tries after the requested one (:meth:`KernelProblem.solve`).
 RECOVERY_BACKEND = {"clarabel": "scs", "scs": "clarabel"}
+
+#: The recovery policy's time budget (:meth:`KernelProblem.solve`, ``recovery_time``): by default
+#: the recovery attempts together get RECOVERY_TIME_FACTOR × the first attempt's wall time, and
+#: at least RECOVERY_MIN_TIME seconds. (An SCS retry used to run to its 2 million iteration cap:
+#: minutes on a HyperkernelNuSVR fit.)
+RECOVERY_TIME_FACTOR = 10.0
+RECOVERY_MIN_TIME = 10.0
 
 #: Statuses a solver gives when it stops at a cap (SCS says "solved inaccurate" at max_iters).
 _LIMITED = ("iteration_limit", "time_limit", "optimal_inaccurate")
@@ -105,8 +116,11 @@ class Certificate:
 class Attempt:
     """One solver call of :meth:`KernelProblem.solve` (the first, or a recovery step).
 
-    ``reason`` says why it ran (``"requested"``, ``"retry: more iterations"``, ``"retry: other
-    backend"``); ``options`` are the solver settings it was given.
+    ``reason`` says why it ran (``"requested"``, ``"retry: 10x iterations"``, ``"retry: other
+    backend"``); ``options`` are the solver settings it was given; ``max_iter`` and
+    ``time_limit`` the caps it ran under in sdpkern's terms (None: the solver's default, no time
+    limit): the caller's, or for a recovery attempt the recovery budget's (seconds left of
+    ``recovery_time`` when it started).
     """
 
     backend: str
@@ -116,6 +130,8 @@ class Attempt:
     options: dict[str, Any]
     reason: str
     time: float
+    max_iter: int | None = None
+    time_limit: float | None = None
 
 
 @dataclass
@@ -248,7 +264,20 @@ class KernelProblem:
             param = self.parameters[name]
             check = self.data.get("parameter_checks", {}).get(name)
             param.value = check(value) if check is not None else value
+        self._rescale()
         return self
+
+    def _rescale(self) -> None:
+        """Bring a scaled formulation's internal parameters in step with the user's values.
+
+        A builder that solves a rescaled problem (``data["rescale"]``, e.g. the hyperkernel
+        SOCPs, :mod:`sdpkern.builders.hyperkernel.scaling`) writes its CVXPY problem in
+        parameters derived from ``parameters``; this recomputes them (and
+        ``data["objective_scale"]``) after :meth:`set` or a direct ``.value`` assignment.
+        """
+        hook = self.data.get("rescale")
+        if hook is not None:
+            hook(self)
 
     # ------------------------------------------------------------------ inspection
     def summary(self) -> str:
@@ -314,6 +343,7 @@ class KernelProblem:
         warm_start: bool = False,
         allow_inaccurate: bool = False,
         recovery: bool = True,
+        recovery_time: float | None = None,
         eps: Any = DEPRECATED,
         max_iters: Any = DEPRECATED,
         **options: Any,
@@ -348,6 +378,12 @@ class KernelProblem:
             the caller set (``max_iter``, ``time_limit``) is reported, not worked around. No
             attempt's status is ever changed: the returned ``Solution.status`` is what its
             solver said. Every attempt is in ``Solution.attempts``.
+        recovery_time : float > 0, optional
+            Seconds the recovery attempts may take together (after the first attempt); each one
+            runs with the time left as its time limit (the smaller of that and ``time_limit``),
+            recorded in ``Attempt.time_limit``, and none starts once it is spent. Default:
+            ``RECOVERY_TIME_FACTOR`` (10) × the first attempt's wall time, at least
+            ``RECOVERY_MIN_TIME`` (10 s). Only backends with a time limit (Clarabel, SCS) obey it.
         eps, max_iters
             Deprecated names of ``tol`` and ``max_iter`` (FutureWarning).
         **options
@@ -363,16 +399,20 @@ class KernelProblem:
         for name, p in self.parameters.items():
             if p.value is None:
                 raise ParameterError(f"parameter {name!r} has no value; call problem.set({name}=...)")
+        self._rescale()
         tol = take_deprecated("KernelProblem.solve", "eps", eps, "tol", tol)
         max_iter = take_deprecated("KernelProblem.solve", "max_iters", max_iters, "max_iter", max_iter)
         tol, max_iter, time_limit = _check_solve_options(tol, max_iter, time_limit)
+        if recovery_time is not None:
+            recovery_time = check_positive(recovery_time, "recovery_time")
         check_backend_for(backend, self.cvxpy, self.formulation)  # e.g. ECOS has no PSD cone
         b = get_backend(backend)
         t0 = time.perf_counter()
         settings = {"tol": tol, "max_iter": max_iter, "time_limit": time_limit}
         attempts: list[Attempt] = []
         saved: list[_Saved] = []
-        for bk, reason, opts in self._recovery_plan(b, settings, options, recovery):
+        deadline: float | None = None  # end of the recovery budget, fixed after the first attempt
+        for bk, reason, caps, own in self._recovery_plan(b, settings, options, recovery):
             last = saved[-1].attempt.status if saved else None
             if last == "optimal" or (last is not None and _certain(last)):
                 break
@@ -380,8 +420,20 @@ class KernelProblem:
                 break  # the caller's own caps: reported, not worked around
             if reason == "retry: 10x iterations" and last != "iteration_limit":
                 continue  # more iterations only help a solver that ran out of them
-            saved.append(self._attempt(bk, opts, reason, warm_start and not saved, verbose, tol or bk.default_tol))
-            attempts.append(saved[-1].attempt)
+            if saved:  # a recovery attempt: within the budget
+                if deadline is None:
+                    first = saved[0].attempt.time
+                    budget = recovery_time or max(RECOVERY_MIN_TIME, RECOVERY_TIME_FACTOR * first)
+                    deadline = time.perf_counter() + budget
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                caps = {**caps, "time_limit": left if caps["time_limit"] is None else min(left, caps["time_limit"])}
+            opts = bk.solver_options(own, **caps)
+            one = self._attempt(bk, opts, reason, warm_start and not saved, verbose, tol or bk.default_tol)
+            one.attempt = dataclasses.replace(one.attempt, max_iter=caps["max_iter"], time_limit=caps["time_limit"])
+            saved.append(one)
+            attempts.append(one.attempt)
         best = min(saved, key=lambda a: (_STATUS_RANK.get(a.attempt.status, 3), a.attempt.certificate.worst))
         if best is not saved[-1]:
             best.restore(self.cvxpy)
@@ -415,22 +467,23 @@ class KernelProblem:
 
     def _recovery_plan(
         self, b: Backend, settings: dict[str, Any], options: dict[str, Any], recovery: bool
-    ) -> list[tuple[Backend, str, dict[str, Any]]]:
-        """The attempts :meth:`solve` may make, in order (see its ``recovery`` parameter)."""
-        plan = [(b, "requested", b.solver_options(options, **settings))]
+    ) -> list[tuple[Backend, str, dict[str, Any], dict[str, Any]]]:
+        """The attempts :meth:`solve` may make, in order (see its ``recovery`` parameter): backend,
+        reason, sdpkern's caps (``tol``, ``max_iter``, ``time_limit``) and the backend's own options."""
+        plan = [(b, "requested", dict(settings), options)]
         if not recovery:
             return plan
         more = dict(settings)
         # the solvers' default caps: Clarabel 200, SCS sdpkern's 200 000
         more["max_iter"] = 10 * int(settings["max_iter"] or (200_000 if b.name == "scs" else 200))
-        plan.append((b, "retry: 10x iterations", b.solver_options(options, **more)))
+        plan.append((b, "retry: 10x iterations", more, options))
         other = RECOVERY_BACKEND.get(b.name)
         if other is not None:
             try:
                 ob = get_backend(other)
             except Exception:  # not installed: the policy has one step fewer
                 return plan
-            plan.append((ob, "retry: other backend", ob.solver_options({}, **settings)))
+            plan.append((ob, "retry: other backend", dict(settings), {}))
         return plan
 
     def _attempt(

@@ -17,7 +17,7 @@ from sklearn.svm import SVC
 from sdpkern import KernelProblem, Model
 from sdpkern.backends import BACKENDS, Backend
 from sdpkern.builders.hyperkernel import csvm, l2svm, nu_regression
-from sdpkern.errors import InaccurateSolutionError
+from sdpkern.errors import InaccurateSolutionError, ParameterError
 
 
 def toy() -> KernelProblem:
@@ -38,6 +38,53 @@ def test_recovery_retries_a_solver_that_ran_out_of_iterations(monkeypatch):
     assert sol.attempts[1].options["max_iter"] == 2000 and "10x iterations" in sol.attempts[1].reason
     assert sol.recovery is not None and "iteration_limit" in sol.recovery
     assert sol.objective == pytest.approx(3.0, rel=1e-6)
+
+
+def test_recovery_attempts_run_within_the_recovery_budget(monkeypatch):
+    """Each recovery attempt gets the seconds left of ``recovery_time`` as its time limit (recorded
+    on the attempt and passed to the solver); none starts once the budget is spent."""
+    from sdpkern.problem import RECOVERY_MIN_TIME
+
+    monkeypatch.setitem(BACKENDS, "clarabel", dataclasses.replace(BACKENDS["clarabel"], defaults={"max_iter": 2}))
+    sol = toy().solve("clarabel", recovery_time=5.0)
+    first, retry = sol.attempts
+    assert first.time_limit is None and first.max_iter is None  # the caller set no caps
+    assert retry.max_iter == 2000 and 0 < retry.time_limit <= 5.0
+    assert retry.options["time_limit"] == retry.time_limit  # what Clarabel was given
+    # the default budget: 10× the first attempt's time, at least RECOVERY_MIN_TIME
+    sol = toy().solve("clarabel")
+    assert RECOVERY_MIN_TIME - 1.0 < sol.attempts[1].time_limit <= max(RECOVERY_MIN_TIME, 10 * sol.attempts[0].time)
+    # a spent budget: the first attempt's answer is all there is (raised, as without recovery)
+    with pytest.raises(InaccurateSolutionError) as info:
+        toy().solve("clarabel", recovery_time=1e-12)
+    assert info.value.status == "iteration_limit" and "after" not in str(info.value)
+    with pytest.raises(ParameterError, match="recovery_time"):
+        toy().solve("clarabel", recovery_time=-1.0)
+
+
+def test_recovery_budget_bounds_a_slow_other_backend(monkeypatch):
+    """The other backend's attempt inherits the budget as SCS's time_limit_secs: a retry that
+    would run to SCS's iteration cap stops at the budget with status time_limit."""
+    original = Backend.solver_options
+
+    def capped(self, options, **settings):  # Clarabel stops at 1 iteration; SCS must reach 1e-14
+        out = original(self, options, **settings)
+        if self.name == "clarabel":
+            out["max_iter"] = 1
+        else:
+            out.update(eps_abs=1e-14, eps_rel=1e-14, max_iters=10**9)
+        return out
+
+    X, y = _cancer(20)
+    slow = csvm(X, y, form="sdp")  # SCS does not reach 1e-14 on this SDP in seconds
+    monkeypatch.setattr(Backend, "solver_options", capped)
+    with pytest.warns(ConvergenceWarning):
+        sol = slow.solve("clarabel", recovery_time=0.5, allow_inaccurate=True)
+    scs = sol.attempts[-1]
+    assert scs.backend == "scs" and scs.time_limit is not None and scs.time_limit <= 0.5
+    assert scs.options["time_limit_secs"] == scs.time_limit
+    assert sum(a.time for a in sol.attempts[1:]) < 0.5 + 1.0  # the budget, plus set-up overhead
+    assert sol.status != "optimal" and scs.status == "time_limit"
 
 
 def test_recovery_never_relabels(monkeypatch):

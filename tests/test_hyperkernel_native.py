@@ -19,8 +19,8 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import InaccurateSolutionError, InsufficientMemoryError, ParameterError
 from sdpkern.estimators import HyperkernelL2SVC, HyperkernelNuSVR, HyperkernelSVC
 from sdpkern.estimators import hyperkernel as hk_est
-from sdpkern.kernels.hyperkernel_terms import TermGram, sampled_basis, term_quadratics
-from sdpkern.kernels.hyperkernels import HarmonicARD, HarmonicHyperkernel
+from sdpkern.kernels.hyperkernel_terms import TermGram, sampled_basis, term_block, term_quadratics
+from sdpkern.kernels.hyperkernels import LADDER_SCALES, HarmonicARD, HarmonicHyperkernel
 from sdpkern.kernels.lowrank import hyperkernel_basis
 from sdpkern.native.hyperkernel_master import NativeDecision, hyperkernel_csvm_native
 
@@ -34,16 +34,16 @@ def _data(name: str) -> tuple[np.ndarray, np.ndarray]:
     return _DATA[name]
 
 
-def _instance(name: str, m: int, seed: int, width: float, max_terms: int = 40):
+def _instance(name: str, m: int, seed: int, width: float, max_terms: int = 40, scales=(1.0,)):
     X, y = _data(name)
     idx = np.random.default_rng(seed).choice(len(y), m, replace=False)
     Xa, ya = X[idx], y[idx]
-    hk = HarmonicARD(0.6, np.full(X.shape[1], width * X.shape[1])).fitted(Xa)
+    hk = HarmonicARD(0.6, np.full(X.shape[1], width * X.shape[1]), scales).fitted(Xa)
     return Xa, ya, hyperkernel_basis(hk, Xa, eta=1e-4, max_terms=max_terms)
 
 
-def _compare(name: str, m: int, seed: int, width: float, C: float, lambda_Q: float) -> None:
-    Xa, ya, B = _instance(name, m, seed, width)
+def _compare(name: str, m: int, seed: int, width: float, C: float, lambda_Q: float, scales=(1.0,)) -> None:
+    Xa, ya, B = _instance(name, m, seed, width, scales=scales)
     _, sol, _ = csvm_active_set(Xa, ya, B.hyperkernel, C=C, lambda_Q=lambda_Q, basis=B)  # raises unless optimal
     r = hyperkernel_csvm_native(B, ya, C=C, lambda_Q=lambda_Q, tol=1e-6, smo_tol=1e-9)
     assert r.status == "optimal"
@@ -63,6 +63,12 @@ def _compare(name: str, m: int, seed: int, width: float, C: float, lambda_Q: flo
 )
 def test_native_master_matches_clarabel(name, m, seed, width, C, lambda_Q):
     _compare(name, m, seed, width, C, lambda_Q)
+
+
+# the estimators' default hyperkernel: the thesis widths over the ladder of scales 4^0 … 4^-5
+@pytest.mark.parametrize("name,m,seed", [("banana", 60, 2), ("pima", 60, 3)])
+def test_native_master_matches_clarabel_on_the_width_ladder(name, m, seed):
+    _compare(name, m, seed, 50.0, 100.0, 1.0, scales="ladder")
 
 
 # (name, m, seed, width, C, lambda_Q): 24 instances over five data sets, m = 80…400, where
@@ -95,6 +101,23 @@ def test_term_gram_and_quadratics_match_dense_kernels():
     u = np.random.default_rng(0).normal(size=30) * (np.arange(30) % 3 == 0)
     q = term_quadratics(B.hyperkernel, B.features, Xa, u)
     assert np.allclose(q, 0.5 * np.einsum("lij,i,j->l", K, u, u), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d,scales", [(3, "ladder"), (70, (1.0, 0.3)), (2, (1.0,))])
+def test_compiled_ard_blocks_and_quadratics_match_combine(d, scales):
+    # the compiled loops (sdpkern._hkcore) against HarmonicARD.combine in NumPy; d = 70 crosses
+    # the 64-factor chunks of the products over dimensions, (1, 0.3) is not a power-of-2 ladder
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(40, d))
+    hk = HarmonicARD(0.6, "auto", scales).fitted(X)
+    feats = hk.pair_features(X[:5], X[7:12])
+    G = hk.gram_features(X, X)
+    K = np.stack([hk.combine(f, G) for f in feats])
+    assert np.allclose(term_block(hk, feats, X[:9], X[4:31]), K[:, :9, 4:31], rtol=1e-12, atol=0)
+    u = rng.normal(size=40) * (np.arange(40) % 4 != 0)
+    ref = 0.5 * np.einsum("lij,i,j->l", K, u, u)
+    for n_jobs in (1, 3):
+        assert np.allclose(term_quadratics(hk, feats, X, u, n_jobs=n_jobs), ref, rtol=1e-12)
 
 
 def test_term_quadratics_other_hyperkernel():
@@ -176,3 +199,26 @@ def test_time_limit_returns_best_point_with_warning():
     assert clf.status_ == "time_limit"
     assert any(issubclass(w.category, ConvergenceWarning) for w in rec)
     assert clf.certificate_["value"] > 0 and np.isfinite(clf.decision_function(X[:5])).all()
+
+
+def test_default_hyperkernel_spans_the_width_ladder():
+    X, y = _data("banana")
+    clf = HyperkernelSVC().fit(X[:40], y[:40])
+    assert np.allclose(clf.hyperkernel_.scale_array(), LADDER_SCALES)
+    thesis = HyperkernelSVC(width_scales=1.0).fit(X[:40], y[:40])  # the thesis' hyperkernel (002 §3.2)
+    assert np.array_equal(thesis.hyperkernel_.scale_array(), [1.0])
+    assert np.allclose(thesis.hyperkernel_.widths, clf.hyperkernel_.widths)
+    for bad in (-1.0, [], [1.0, 0.0], "wide"):
+        with pytest.raises(ParameterError, match="width_scales"):
+            HyperkernelSVC(width_scales=bad).fit(X[:40], y[:40])
+
+
+def test_n_jobs_threads_give_the_same_fit():
+    X, y = _data("pima")
+    fits = [
+        HyperkernelSVC(solver="native", solver_options={"n_jobs": n}).fit(X[:160], y[:160]) for n in (1, 2)
+    ]
+    assert fits[0].status_ == fits[1].status_ == "optimal"
+    assert abs(fits[0].objective_ - fits[1].objective_) <= 1e-9 * abs(fits[0].objective_)
+    with pytest.raises(ParameterError, match="n_jobs"):
+        HyperkernelSVC(solver="native", solver_options={"n_jobs": 0}).fit(X[:160], y[:160])

@@ -147,3 +147,19 @@ def test_basis_memory_is_linear_in_terms():
     Z = rng.normal(size=(120, 3))
     B = hyperkernel_basis(HarmonicARD(0.6).fitted(Z), Z, eta=1e-4, max_terms=40)
     assert B.size <= 40 and B.L.shape == (B.size, B.size)
+
+
+def test_harmonic_ard_width_ladder_is_the_mean_over_scales():
+    # HarmonicARD(scales=c) = (1/S) Σ_s HarmonicARD at widths c_s σ (a sum of hyperkernels)
+    X = np.random.default_rng(5).normal(size=(12, 3))
+    multi = HarmonicARD(0.6, "auto", "ladder").fitted(X)
+    assert np.allclose(multi.scale_array(), [4.0**-k for k in range(6)])
+    singles = [HarmonicARD(0.6, multi.widths * c).fitted(X) for c in multi.scale_array()]
+    f = multi.pair_features(X[:4], X[4:8])
+    g = multi.gram_features(X)
+    ref = np.mean([hk.combine(hk.pair_features(X[:4], X[4:8])[1], hk.gram_features(X)) for hk in singles], axis=0)
+    assert np.allclose(multi.combine(f[1], g), ref, rtol=1e-13)
+    assert np.all(np.linalg.eigvalsh(multi.hyper_gram(multi.gram_features(X).reshape(-1, 3))) > -1e-10)
+    for bad in ("wide", [], [1.0, -0.5], [[1.0]]):
+        with pytest.raises(ParameterError, match="scales"):
+            HarmonicARD(0.6, np.ones(3), bad).check()

@@ -60,7 +60,8 @@ def _one_blas_thread():
                 "against repeated points with a fixed gamma"
             )
         }
-        if isinstance(est, IndefiniteSVC)
+        # the linear kernel has no gamma: PrimalSVC(kernel="linear") passes the check
+        if isinstance(est, IndefiniteSVC) or (isinstance(est, PrimalSVC) and est.kernel != "linear")
         else {}
     ),
 )

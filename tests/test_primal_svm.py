@@ -85,6 +85,38 @@ def test_linear_newton_reaches_cvxpy_objective(C: float) -> None:
     assert kres.objective == pytest.approx(res.objective, rel=1e-9)
 
 
+def test_weighted_linear_newton_is_the_hand_weighted_problem() -> None:
+    """Issue 16: sample_weight is a per-point C. Checked against min ½‖w‖² + C Σ w_i ξ_i² written
+    out in CVXPY (fractional weights, some zero) and against repeated points (integer weights)."""
+    X, y = _data(n=120, seed=4)
+    rng = np.random.default_rng(0)
+    sw = rng.uniform(0.0, 3.0, y.shape[0]) * (rng.random(y.shape[0]) > 0.2)
+    C = 0.7
+    res = primal_svm_linear(X, y, C, sample_weight=sw)
+    assert res.converged
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    xi = cp.pos(1 - cp.multiply(y, X @ w + b))
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(cp.multiply(sw, cp.square(xi)))))
+    prob.solve(solver="CLARABEL")
+    assert abs(res.objective - prob.value) <= 1e-6 * prob.value
+    np.testing.assert_allclose(res.coef, w.value, atol=1e-5)
+    counts = rng.integers(0, 4, y.shape[0])
+    keep = np.repeat(np.arange(y.shape[0]), counts)
+    weighted = primal_svm_linear(X, y, C, sample_weight=counts)
+    repeated = primal_svm_linear(X[keep], y[keep], C)
+    np.testing.assert_allclose(weighted.coef, repeated.coef, atol=1e-10)
+    assert weighted.intercept == pytest.approx(repeated.intercept, abs=1e-10)
+    assert weighted.objective == pytest.approx(repeated.objective, rel=1e-10)
+    # the low-rank route is the weighted linear solver on the factor G
+    K = Gaussian(gamma=0.1)(X)
+    lr = primal_svm_lowrank(PrecomputedGram(K), y, C, max_rank=120, eta=0.0, sample_weight=counts)
+    Kr = K[np.ix_(keep, keep)]
+    exact = primal_svm_kernel(Kr, y[keep], C)
+    np.testing.assert_allclose(
+        K[:, lr.pivots] @ lr.coef + lr.intercept, K[:, keep] @ exact.coef + exact.intercept, atol=1e-5
+    )
+
+
 def test_warm_start_gives_the_same_optimum() -> None:
     X, y = _data(n=600, seed=2)
     K = Gaussian(gamma=0.1)(X)

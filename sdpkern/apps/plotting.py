@@ -35,6 +35,10 @@ __all__ = [
 ]
 
 
+#: Where a figure is saved (``None``: not saved).
+PathArg = str | os.PathLike[str] | None
+
+
 def _plt() -> Any:
     try:
         import matplotlib
@@ -63,7 +67,18 @@ def _new_axes(ax: Any, figsize: tuple[float, float] = (5.0, 4.0)) -> tuple[Any, 
     return fig, ax
 
 
-def _finish(fig: Any, path: str | os.PathLike[str] | None) -> Any:
+def _finish(
+    fig: Any, ax: Any, path: PathArg, title: str, xlabel: str | None = None,
+    ylabel: str | None = None, legend: bool = False,
+) -> Any:
+    """Label the axes, add the legend and the title, lay out, save to ``path`` if given."""
+    if legend:
+        ax.legend(loc="best", fontsize="small")
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    ax.set_title(title)
     fig.tight_layout()
     if path is not None:
         save_png(fig, path)
@@ -77,9 +92,7 @@ def plot_decision_boundary(
     *,
     resolution: int = 200,
     margin: float = 0.1,
-    ax: Any = None,
-    path: str | os.PathLike[str] | None = None,
-    title: str | None = None,
+    ax: Any = None, path: PathArg = None, title: str | None = None,
 ) -> Any:
     """Decision function of a fitted 2-D classifier over a grid, with the zero level and the data.
 
@@ -132,20 +145,14 @@ def plot_decision_boundary(
     for cls, marker in zip(np.unique(y), ("o", "s", "^", "D")):
         sel = y == cls
         ax.scatter(X[sel, 0], X[sel, 1], marker=marker, edgecolors="k", label=str(cls), s=25)
-    ax.legend(loc="best", fontsize="small")
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
-    ax.set_title(title or type(estimator).__name__)
-    return _finish(fig, path)
+    return _finish(fig, ax, path, title or type(estimator).__name__, "$x_1$", "$x_2$", legend=True)
 
 
 def plot_kernel_weights(
     beta: Any,
     *,
     labels: Sequence[str] | None = None,
-    ax: Any = None,
-    path: str | os.PathLike[str] | None = None,
-    title: str = "learned kernel weights β",
+    ax: Any = None, path: PathArg = None, title: str = "learned kernel weights β",
 ) -> Any:
     """Bar plot of kernel weights β, from an array or a fitted estimator exposing ``beta_``.
 
@@ -171,10 +178,7 @@ def plot_kernel_weights(
     ax.bar(np.arange(arr.size), arr, color="C0")
     if labels is not None:
         ax.set_xticks(np.arange(arr.size), labels, rotation=90, fontsize="small")
-    ax.set_xlabel("basis term")
-    ax.set_ylabel("β")
-    ax.set_title(title)
-    return _finish(fig, path)
+    return _finish(fig, ax, path, title, "basis term", "β")
 
 
 def plot_filter_factors(
@@ -182,9 +186,7 @@ def plot_filter_factors(
     eigenvalues: ArrayLike,
     *,
     iterations: Sequence[int] | None = None,
-    ax: Any = None,
-    path: str | os.PathLike[str] | None = None,
-    title: str | None = None,
+    ax: Any = None, path: PathArg = None, title: str | None = None,
 ) -> Any:
     """Krylov filter functions φ(λ_i, k) against the eigenvalues, one curve per iteration k.
 
@@ -220,11 +222,8 @@ def plot_filter_factors(
     for k in iterations:
         ax.plot(lam[order], phi[int(k)][order], marker=".", label=f"k = {int(k)}")
     ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
-    ax.set_xlabel("eigenvalue λ")
-    ax.set_ylabel("φ(λ, k)")
-    ax.legend(loc="best", fontsize="small")
-    ax.set_title(title or f"filter factors ({getattr(result, 'method', 'krylov')})")
-    return _finish(fig, path)
+    title = title or f"filter factors ({getattr(result, 'method', 'krylov')})"
+    return _finish(fig, ax, path, title, "eigenvalue λ", "φ(λ, k)", legend=True)
 
 
 def plot_sensitivity(
@@ -234,9 +233,7 @@ def plot_sensitivity(
     std: ArrayLike | Mapping[str, ArrayLike] | None = None,
     parameter: str = "λ_Q",
     log_x: bool = True,
-    ax: Any = None,
-    path: str | os.PathLike[str] | None = None,
-    title: str | None = None,
+    ax: Any = None, path: PathArg = None, title: str | None = None,
 ) -> Any:
     """Test error against a parameter (λ_Q or λ_h), one curve per data set.
 
@@ -275,12 +272,7 @@ def plot_sensitivity(
             ax.plot(x, e, marker="o", label=name or None)
     if log_x:
         ax.set_xscale("log")
-    ax.set_xlabel(parameter)
-    ax.set_ylabel("test error")
-    if any(series):
-        ax.legend(loc="best", fontsize="small")
-    ax.set_title(title or f"sensitivity to {parameter}")
-    return _finish(fig, path)
+    return _finish(fig, ax, path, title or f"sensitivity to {parameter}", parameter, "test error", legend=any(series))
 
 
 def plot_sdpm_trajectories(
@@ -293,9 +285,7 @@ def plot_sdpm_trajectories(
     support: Sequence[int] | None = None,
     theta_range: tuple[float, float] = (-1.0, 1.0),
     n_theta: int = 100,
-    ax: Any = None,
-    path: str | os.PathLike[str] | None = None,
-    title: str = "SDPM: trajectories and virtual support vectors",
+    ax: Any = None, path: PathArg = None, title: str = "SDPM: trajectories and virtual support vectors",
 ) -> Any:
     """Polynomial trajectories in 2-D, the separating line wᵀx + b = 0 and the virtual SVs.
 
@@ -358,6 +348,4 @@ def plot_sdpm_trajectories(
         )
     ax.set_xlim(lo[0] - 0.05 * (hi[0] - lo[0] + 1e-12), hi[0] + 0.05 * (hi[0] - lo[0] + 1e-12))
     ax.set_ylim(lo[1] - 0.05 * (hi[1] - lo[1] + 1e-12), hi[1] + 0.05 * (hi[1] - lo[1] + 1e-12))
-    ax.legend(loc="best", fontsize="small")
-    ax.set_title(title)
-    return _finish(fig, path)
+    return _finish(fig, ax, path, title, legend=True)

@@ -129,7 +129,7 @@ def _value(p: cp.Parameter) -> float:
 def _lam_parameter(owner: str, lam: Any, C: float) -> cp.Parameter:
     """The λ parameter of 000 eq. (14): λ = 1/(2C), or the deprecated ``lam`` as given."""
     C_val = check_positive(C, "C")
-    value = take_deprecated(owner, "lam", lam, "C", 1.0 / (2.0 * C_val), stacklevel=4)
+    value = take_deprecated(owner, "lam", lam, "C", 1.0 / (2.0 * C_val), stacklevel=5)
     return cp.Parameter(nonneg=True, name="lam", value=check_positive(value, "lam"))
 
 
@@ -162,14 +162,67 @@ def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: f
     )
 
 
+def _setup(
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None, lam: Any, C: float, data: CPDData | None
+) -> tuple[CPDData, cp.Parameter]:
+    """What every builder starts with: the shared data (built unless given) and λ from C or ``lam``."""
+    D = cpd_data(X, y, kernel) if data is None else data
+    # the deprecation warning points five frames up (take_deprecated, _lam_parameter, _setup,
+    # the builder): at the user's call
+    return D, _lam_parameter(_OWNER, lam, C)
+
+
+def _problem(
+    D: CPDData, prob: cp.Problem, lam_p: cp.Parameter, variables: dict[str, cp.Variable],
+    constraints: dict[str, Any], recover: Any, formulation: str, source: str,
+) -> KernelProblem:
+    """The :class:`KernelProblem` of every c.p.d. builder (λ its one parameter, ``form="qp"``)."""
+    return KernelProblem(
+        cvxpy=prob,
+        formulation=formulation,
+        source=source,
+        form="qp",
+        variables=variables,
+        parameters={"lam": lam_p},
+        constraints=constraints,
+        recover=recover,
+        data=_data(D),
+    )
+
+
+def _primal(
+    D: CPDData, lam_p: cp.Parameter, *, squared: bool, beta_zero: bool, formulation: str, source: str
+) -> KernelProblem:
+    """min λ‖Fᵀγ‖² + Σ loss(1 − y∘(ΦP⊥γ + Qβ̄)) over γ (and β̄ unless ``beta_zero``), α = P⊥γ.
+
+    The loss is the squared hinge (000 eq. 14) when ``squared`` and the hinge otherwise; with
+    ``beta_zero`` the polynomial part is fixed at β = 0 (000 §6.2).
+    """
+    k = D.Q.shape[1]
+    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
+    beta_bar = cp.Variable(k, name="beta_bar") if k and not beta_zero else None
+    f = (D.Phi @ D.Pperp) @ gamma
+    if beta_bar is not None:
+        f = f + D.Q @ beta_bar
+    margin = cp.pos(1 - cp.multiply(D.y, f))
+    loss = cp.sum_squares(margin) if squared else cp.sum(margin)
+    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
+    prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
+
+    def recover(kp: KernelProblem) -> Model:
+        g = np.asarray(gamma.value, dtype=np.float64)
+        bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(k)
+        # the hinge primal reports its optimum under the name the dual's recovery uses
+        extras = {} if squared else {"primal_objective": float(kp.cvxpy.value)}
+        return _model(D, D.Pperp @ g, bb, beta_zero, _value(lam_p), gamma=g, **extras)
+
+    variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
+    return _problem(D, prob, lam_p, variables, {}, recover, formulation, source)
+
+
 # ----------------------------------------------------------------------------- squared hinge
 def squared_hinge(
-    X: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    lam: Any = DEPRECATED,
-    *,
-    C: float = 0.5,
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
     data: CPDData | None = None,
 ) -> KernelProblem:
     """The squared-hinge c.p.d. SVM over F_φ ⊕ 𝒫 (000 eq. 14) as a CVXPY problem.
@@ -206,43 +259,16 @@ def squared_hinge(
     >>> bool(sol.objective > 0)
     True
     """
-    D = cpd_data(X, y, kernel) if data is None else data
-    n, k = D.Q.shape
-    lam_p = _lam_parameter(_OWNER, lam, C)
-    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
-    beta_bar = cp.Variable(k, name="beta_bar") if k else None
-    M = D.Phi @ D.Pperp
-    f = M @ gamma + (D.Q @ beta_bar if beta_bar is not None else 0)
-    loss = cp.sum_squares(cp.pos(1 - cp.multiply(D.y, f)))
-    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
-    prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
-
-    def recover(kp: KernelProblem) -> Model:
-        g = np.asarray(gamma.value, dtype=np.float64)
-        bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(0)
-        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g)
-
-    variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
-    return KernelProblem(
-        cvxpy=prob,
-        formulation="c.p.d. squared-hinge SVM over F_phi + P",
+    D, lam_p = _setup(X, y, kernel, lam, C, data)
+    return _primal(
+        D, lam_p, squared=True, beta_zero=False, formulation="c.p.d. squared-hinge SVM over F_phi + P",
         source="000 eq. (14), (15); §6.1",
-        form="qp",
-        variables=variables,
-        parameters={"lam": lam_p},
-        constraints={},
-        recover=recover,
-        data=_data(D),
     )
 
 
+
 def squared_hinge_beta_zero(
-    X: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    lam: Any = DEPRECATED,
-    *,
-    C: float = 0.5,
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
     data: CPDData | None = None,
 ) -> KernelProblem:
     """The β = 0 variant (000 §6.2): eq. (14) over {Σ_j α_j φ(·, x_j): α ∈ 𝒫⊥(x_1..x_n)}.
@@ -251,29 +277,12 @@ def squared_hinge_beta_zero(
 
     Its optimum equals the native solver's with ``beta_zero=True`` (step 000 eq. 18).
     """
-    D = cpd_data(X, y, kernel) if data is None else data
-    lam_p = _lam_parameter(_OWNER, lam, C)
-    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
-    f = (D.Phi @ D.Pperp) @ gamma
-    loss = cp.sum_squares(cp.pos(1 - cp.multiply(D.y, f)))
-    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
-    prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
-
-    def recover(kp: KernelProblem) -> Model:
-        g = np.asarray(gamma.value, dtype=np.float64)
-        return _model(D, D.Pperp @ g, np.zeros(D.Q.shape[1]), True, _value(lam_p), gamma=g)
-
-    return KernelProblem(
-        cvxpy=prob,
-        formulation="c.p.d. squared-hinge SVM with beta = 0",
+    D, lam_p = _setup(X, y, kernel, lam, C, data)
+    return _primal(
+        D, lam_p, squared=True, beta_zero=True, formulation="c.p.d. squared-hinge SVM with beta = 0",
         source="000 §6.2 (eq. 14 over P-perp)",
-        form="qp",
-        variables={"gamma": gamma},
-        parameters={"lam": lam_p},
-        constraints={},
-        recover=recover,
-        data=_data(D),
     )
+
 
 
 # ----------------------------------------------------------------------------- hinge (L1)
@@ -293,12 +302,7 @@ def _beta_bar_for_hinge(D: CPDData, alpha: Array) -> Array:
 
 
 def hinge_dual(
-    X: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    lam: Any = DEPRECATED,
-    *,
-    C: float = 0.5,
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
     data: CPDData | None = None,
 ) -> KernelProblem:
     """The hinge-loss (L1) c.p.d. SVM dual with the extra equality constraints Pᵀ(y∘μ) = 0.
@@ -314,9 +318,8 @@ def hinge_dual(
     is λ times the hinge primal optimum, which the recovery reports as
     ``model.extras["primal_objective"]``.
     """
-    D = cpd_data(X, y, kernel) if data is None else data
+    D, lam_p = _setup(X, y, kernel, lam, C, data)
     n, k = D.Q.shape
-    lam_p = _lam_parameter(_OWNER, lam, C)
     mu = cp.Variable(n, name="mu")
     ymu = cp.multiply(D.y, mu)
     W = D.Pperp @ D.F
@@ -338,55 +341,22 @@ def hinge_dual(
             D, alpha, bb, False, lam_v, mu=m, primal_objective=primal, dual_objective=float(kp.cvxpy.value) / lam_v
         )
 
-    return KernelProblem(
-        cvxpy=prob,
-        formulation="c.p.d. hinge-loss SVM dual",
-        source="000 §6 (hinge loss of Corollary 2.3) with Theorem 4.6; dual of min λ||P_phi f||^2 + sum hinge",
-        form="qp",
-        variables={"mu": mu},
-        parameters={"lam": lam_p},
-        constraints=cons,
-        recover=recover,
-        data=_data(D),
+    return _problem(
+        D, prob, lam_p, {"mu": mu}, cons, recover, "c.p.d. hinge-loss SVM dual",
+        "000 §6 (hinge loss of Corollary 2.3) with Theorem 4.6; dual of min λ||P_phi f||^2 + sum hinge",
     )
 
 
 def hinge_primal(
-    X: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    lam: Any = DEPRECATED,
-    *,
-    C: float = 0.5,
+    X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
     data: CPDData | None = None,
 ) -> KernelProblem:
     """The hinge-loss c.p.d. SVM in the primal: min λ‖Fᵀγ‖² + Σ max(0, 1 − y∘(ΦP⊥γ + Qβ̄)).
 
     Its optimum equals :func:`hinge_dual`'s objective divided by λ (strong duality).
     """
-    D = cpd_data(X, y, kernel) if data is None else data
-    n, k = D.Q.shape
-    lam_p = _lam_parameter(_OWNER, lam, C)
-    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
-    beta_bar = cp.Variable(k, name="beta_bar") if k else None
-    f = (D.Phi @ D.Pperp) @ gamma + (D.Q @ beta_bar if beta_bar is not None else 0)
-    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
-    prob = cp.Problem(cp.Minimize(lam_p * reg + cp.sum(cp.pos(1 - cp.multiply(D.y, f)))))
-
-    def recover(kp: KernelProblem) -> Model:
-        g = np.asarray(gamma.value, dtype=np.float64)
-        bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(0)
-        return _model(D, D.Pperp @ g, bb, False, _value(lam_p), gamma=g, primal_objective=float(kp.cvxpy.value))
-
-    variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
-    return KernelProblem(
-        cvxpy=prob,
-        formulation="c.p.d. hinge-loss SVM (primal)",
+    D, lam_p = _setup(X, y, kernel, lam, C, data)
+    return _primal(
+        D, lam_p, squared=False, beta_zero=False, formulation="c.p.d. hinge-loss SVM (primal)",
         source="000 §6, Theorem 4.6",
-        form="qp",
-        variables=variables,
-        parameters={"lam": lam_p},
-        constraints={},
-        recover=recover,
-        data=_data(D),
     )

@@ -74,14 +74,9 @@ from ..problem import KernelProblem, Model
 from ..trajectories import check_trajectories, evaluate_trajectories
 
 __all__ = [
-    "SDPMProblem",
-    "sdpm",
-    "kernel_sdpm",
-    "kernel_taylor_gram",
-    "segment_map",
-    "hankel_parametrisation",
+    "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
     "trajectory_margins",
-]
+]  # fmt: skip
 
 Array = NDArray[np.float64]
 Form = Literal["auto", "sdp"]
@@ -320,15 +315,8 @@ def _taylor_cones(
 
 
 def sdpm(
-    trajectories: ArrayLike,
-    y: ArrayLike,
-    *,
-    C: float | None = None,
-    offset: bool = True,
-    segment: float | None = None,
-    form: Form = "auto",
-    support_tol: float = 1e-6,
-    sample_weight: ArrayLike | None = None,
+    trajectories: ArrayLike, y: ArrayLike, *, C: float | None = None, offset: bool = True, segment: float | None = None,
+    form: Form = "auto", support_tol: float = 1e-6, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The linear semidefinite programming machine (003 eq. 6) as a :class:`~sdpkern.problem.KernelProblem`.
 
@@ -375,8 +363,6 @@ def sdpm(
     >>> bool(np.all(sol.predict(np.array([[2.0, 0.5], [-2.0, -0.5]])) == [1, -1]))
     True
     """
-    if form not in ("auto", "sdp"):
-        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
     Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
     m, n = Xt.shape[0], Xt.shape[-1]
     weights = _loss_weights(sample_weight, m, C)
@@ -418,19 +404,19 @@ def sdpm(
             variables["u"] = kind[2]
     formulation += ", soft margin" if C is not None else ", hard margin"
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    data = {"trajectories": Xt, "y": y_pm, "classes": classes, "degree": degree, "r": r, "segment": tau,
-            "kind": kind, "support_tol": support_tol, "parameter_checks": checks, "hard_margin": C is None}  # fmt: skip
+    data = _data(Xt, y_pm, classes, degree, r, tau, support_tol, checks, C, kind=kind)
     return SDPMProblem(
-        cvxpy=problem,
-        formulation=formulation,
-        source=source,
-        form=cone_form,
-        variables=variables,
-        parameters=parameters,
-        constraints={"blocks": kind[1]},
-        recover=_recover_sdpm,
-        data=data,
+        problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1]}, _recover_sdpm, data
     )
+
+
+def _data(
+    Xt: Array, y_pm: Array, classes: NDArray[Any], degree: int, r: int, tau: float | None, support_tol: float,
+    checks: dict[str, Callable[[Any], Any]], C: float | None, **extra: Any,
+) -> dict[str, Any]:
+    """What both builders' recoveries read (and ``SDPMProblem``'s hard-margin report), plus ``extra``."""
+    return {"trajectories": Xt, "y": y_pm, "classes": classes, "degree": degree, "r": r, "segment": tau,
+            "support_tol": support_tol, "parameter_checks": checks, "hard_margin": C is None, **extra}  # fmt: skip
 
 
 def _coefficient_duals(problem: KernelProblem) -> tuple[Array, list[Array]]:
@@ -640,15 +626,8 @@ def _psd_factor(K: Array) -> Array:
 
 
 def kernel_sdpm(
-    trajectories: ArrayLike,
-    y: ArrayLike,
-    kernel: Kernel | None = None,
-    *,
-    C: float | None = None,
-    offset: bool = True,
-    segment: float | None = None,
-    form: Form = "auto",
-    support_tol: float = 1e-6,
+    trajectories: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, *, C: float | None = None, offset: bool = True,
+    segment: float | None = None, form: Form = "auto", support_tol: float = 1e-6,
     sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The kernel SDPM through the dual (003 eq. 8) with Gram blocks of kernel derivatives.
@@ -670,8 +649,6 @@ def kernel_sdpm(
         Gram of Taylor coefficients, and ``extras`` ``mu``, ``M``, ``support``, ``theta_star``
         and ``train_coefficients`` (wᵀ of the feature-space Taylor coefficients, m × (r+1)).
     """
-    if form not in ("auto", "sdp"):
-        raise ParameterError(f"form must be 'auto' or 'sdp', got {form!r}")
     kernel = Linear() if kernel is None else kernel
     Xt, y_pm, classes, tau = _validate(trajectories, y, segment, C, form)
     if Xt.ndim != 3:
@@ -708,33 +685,16 @@ def kernel_sdpm(
         eq = y_pm @ mu[:, 0] == 0
         constraints.append(eq)
     problem = cp.Problem(cp.Maximize(objective), constraints)
-    data = {
-        "trajectories": Xt,
-        "y": y_pm,
-        "classes": classes,
-        "kernel": kernel,
-        "gram": Kmat,
-        "gram_blocks": Kb,
-        "degree": degree,
-        "r": r,
-        "segment": tau,
-        "support_tol": support_tol,
-        "parameter_checks": checks,
-        "equality": eq,
-        "mu": mu,
-        "hard_margin": C is None,
-    }
+    data = _data(
+        Xt, y_pm, classes, degree, r, tau, support_tol, checks, C, kernel=kernel, gram=Kmat, gram_blocks=Kb,
+        equality=eq, mu=mu,
+    )
     seg = " on [-tau, tau]" if tau is not None else ""
+    formulation = f"kernel SDPM (dual), degree r={r}{seg}, {type(kernel).__name__} kernel"
+    source = "003 eq. (8), §3 (kernels)" + (", Corollary 1" if tau is not None else "")
+    constraints_by_name = {"blocks": cons[0], "offset": eq}
     return SDPMProblem(
-        cvxpy=problem,
-        formulation=f"kernel SDPM (dual), degree r={r}{seg}, {type(kernel).__name__} kernel",
-        source="003 eq. (8), §3 (kernels)" + (", Corollary 1" if tau is not None else ""),
-        form=cons[1],
-        variables={"h": h},
-        parameters=parameters,
-        constraints={"blocks": cons[0], "offset": eq},
-        recover=_recover_kernel_sdpm,
-        data=data,
+        problem, formulation, source, cons[1], {"h": h}, parameters, constraints_by_name, _recover_kernel_sdpm, data
     )
 
 

@@ -82,11 +82,13 @@ def point_weights(
 
 
 def squared_hinge_stationarity(
-    coef: NDArray[np.float64], outputs: NDArray[np.float64] | None, y: NDArray[np.float64], C: float
+    coef: NDArray[np.float64], outputs: NDArray[np.float64] | None, y: NDArray[np.float64],
+    C: float | NDArray[np.float64],
 ) -> float | None:
     """‖c − 2C y∘ξ‖∞ / max(1, ‖c‖∞), ξ = max(0, 1 − y∘f): zero exactly at the optimum of
     ½‖f‖² + C Σ ξ_i² (its gradient in f is Σ_i (c_i − 2C y_i ξ_i) k(x_i, ·), 004; with an
     unpenalised polynomial part, 000 eq. (14), the same condition holds for α, 000 Theorem 4.6).
+    With per-point weights, ``C`` is the vector of the points' C·w_i.
 
     ``None`` when the solver did not return the training outputs f."""
     if outputs is None:

@@ -28,6 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
+from .._docstrings import fill_doc
 from .._validation import Interval, Options, validate_data
 from ..errors import BreakdownError, DataError, ParameterError
 from ..kernels.base import (
@@ -74,20 +75,30 @@ _KERNEL_NAMES = (
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 
+#: The kernel parameters of every estimator here, described once (:func:`sdpkern._docstrings.fill_doc`).
+_kernel_doc = fill_doc(
+    {
+        "kernel_parameters": """\
+kernel : str, Kernel or callable, default="rbf"
+    One of ``"linear"``, ``"rbf"`` (``"gaussian"``), ``"poly"``, ``"sigmoid"``,
+    ``"laplacian"``, ``"epanechnikov"``, ``"sqeuclidean"``, ``"precomputed"``; an sdpkern
+    :class:`~sdpkern.kernels.Kernel`; or a callable ``k(X, Y) -> Gram matrix``.
+gamma : "scale" or float, default="scale"
+    ``"scale"`` is 1 / (n_features · X.var()), as scikit-learn.
+degree : int, default=3
+coef0 : float, default=0.0"""
+    }
+)
+
+
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class _NativeKernelBase(SdpkernEstimator):
     """Kernel choice (as scikit-learn's ``SVC``), validation and Gram matrices.
 
     Parameters
     ----------
-    kernel : str, Kernel or callable, default="rbf"
-        One of ``"linear"``, ``"rbf"`` (``"gaussian"``), ``"poly"``, ``"sigmoid"``,
-        ``"laplacian"``, ``"epanechnikov"``, ``"sqeuclidean"``, ``"precomputed"``; an sdpkern
-        :class:`~sdpkern.kernels.Kernel`; or a callable ``k(X, Y) -> Gram matrix``.
-    gamma : "scale" or float, default="scale"
-        ``"scale"`` is 1 / (n_features · X.var()), as scikit-learn.
-    degree : int, default=3
-    coef0 : float, default=0.0
+    {kernel_parameters}
     """
 
     kernel: Any = "rbf"
@@ -216,6 +227,11 @@ class PrimalSVC(_NativeClassifier):
         Seed of the recursive half-data warm start (``solver="exact"``, n > 1000).
     tol : float, default=1e-3
         KKT tolerance of ``solver="dual"``, libsvm's meaning (as ``SVC(tol=1e-3)``).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each class's C, as scikit-learn's ``SVC`` (``fit`` also takes ``sample_weight``):
+        point i's loss is C · sample_weight_i · class_weight[y_i] · max(0, 1 − y_i f(x_i))².
+        Every solver takes the weights except ``"exact"`` with a non-linear kernel (its
+        factorisation holds one ``λ = 1/(2C)`` for all points), which raises a ParameterError.
 
     Attributes
     ----------
@@ -255,10 +271,12 @@ class PrimalSVC(_NativeClassifier):
     max_iter: int = 50
     random_state: int | None = 0
     tol: float = 1e-3
+    class_weight: Any = None
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_NativeKernelBase._parameter_constraints,
         "C": [_POSITIVE],
+        "class_weight": [dict, Options({"balanced"}), None],
         "solver": [Options({"auto", "dual", "exact", "lowrank"})],
         "max_rank": [Options({"auto"}), Interval(Integral, 1, None)],
         "eta": [Interval(Real, 0, None, closed="left")],
@@ -267,9 +285,10 @@ class PrimalSVC(_NativeClassifier):
         "tol": [_POSITIVE],
     }
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> PrimalSVC:
-        """Fit on ``X`` (n, d) and labels ``y`` (one-vs-rest for more than two classes)."""
-        return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> PrimalSVC:
+        """Fit on ``X`` (n, d) and labels ``y`` (one-vs-rest for more than two classes); point i's C
+        is C · sample_weight_i · class_weight[y_i]."""
+        return self._fit_classifier(X, y, sample_weight)  # type: ignore[no-any-return]
 
     def _fit_binary(self, Xa: NDArray[np.float64], y_pm: NDArray[np.float64], weights: Any, shared: Any) -> None:
         C, max_iter = float(self.C), int(self.max_iter)
@@ -283,29 +302,39 @@ class PrimalSVC(_NativeClassifier):
         self.solver_ = solver
         if solver == "exact" and isinstance(self.kernel, str) and self.kernel == "linear":
             self._kernel_ = Linear()
-            res = primal_svm_linear(Xa, y_pm, C, max_iter=max_iter)
+            res = primal_svm_linear(Xa, y_pm, C, max_iter=max_iter, sample_weight=weights)
             self.coef_ = res.coef[None, :]
             self.intercept_ = res.intercept
-            # c_i = 2C y_i ξ_i on the margin violators: w = Σ c_i x_i at the optimum (004)
+            # c_i = 2C w_i y_i ξ_i on the margin violators (w_i = 1 unweighted): w = Σ c_i x_i at the optimum (004)
             outputs = Xa @ res.coef + res.intercept
-            xi = np.maximum(0.0, 1.0 - y_pm * outputs)
-            self.support_ = np.flatnonzero(xi > 0)
+            w_xi = np.maximum(0.0, 1.0 - y_pm * outputs) * (1.0 if weights is None else weights)
+            self.support_ = np.flatnonzero(w_xi > 0)
             self.support_vectors_ = Xa[self.support_]
-            self.dual_coef_ = 2.0 * C * y_pm[self.support_] * xi[self.support_]
+            self.dual_coef_ = 2.0 * C * y_pm[self.support_] * w_xi[self.support_]
             self.objective_, self.n_iter_ = res.objective, res.iterations
             w_gap = np.abs(res.coef - self.support_vectors_.T @ self.dual_coef_).max(initial=0.0)
             self._set_status(res.converged, float(w_gap / max(1.0, float(np.abs(res.coef).max(initial=0.0)))))
             return
         if solver == "dual":
             self._kernel_ = kern
-            dres = dual_svm(_gram_operator(kern, Xa), y_pm, C, loss="squared_hinge", tol=float(self.tol), polish="auto")
+            dres = dual_svm(
+                _gram_operator(kern, Xa), y_pm, C, loss="squared_hinge", sample_weight=weights, tol=float(self.tol),
+                polish="auto",
+            )
             nz = np.nonzero(dres.dual_coef)[0]
             self.support_, self.dual_coef_, self.intercept_ = nz, dres.dual_coef[nz], dres.intercept
             self.objective_, self.n_iter_ = dres.objective, dres.n_iter
             self._set_status(
-                dres.status == "optimal", squared_hinge_stationarity(dres.dual_coef, dres.outputs, y_pm, C), "SMO"
+                dres.status == "optimal",
+                squared_hinge_stationarity(dres.dual_coef, dres.outputs, y_pm, C if weights is None else C * weights),
+                "SMO",
             )
         elif solver == "exact":
+            if weights is not None:
+                raise ParameterError(
+                    "PrimalSVC: sample_weight and class_weight need solver='dual', 'lowrank' or 'auto' with a "
+                    "non-linear kernel (the exact Newton solver holds one C for every point)"
+                )
             self._kernel_ = kern
             # kernel blocks on demand: only the columns of support vectors, never n × n
             op = _gram_operator(kern, Xa)
@@ -322,7 +351,8 @@ class PrimalSVC(_NativeClassifier):
             self._kernel_ = kern
             max_rank = int(np.ceil(2.0 * np.sqrt(Xa.shape[0]))) if self.max_rank == "auto" else int(self.max_rank)
             lr = primal_svm_lowrank(
-                _gram_operator(kern, Xa), y_pm, C, max_rank=max_rank, eta=float(self.eta), max_iter=max_iter
+                _gram_operator(kern, Xa), y_pm, C, max_rank=max_rank, eta=float(self.eta), max_iter=max_iter,
+                sample_weight=weights,
             )
             self.support_ = lr.pivots
             self.dual_coef_ = lr.coef
@@ -400,6 +430,7 @@ class _KrylovBase(_NativeKernelBase):
         return res.x, res.iterations
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class KrylovRegressor(RegressorMixin, _KrylovBase):
     """Kernel regression ``K α = y − ȳ`` by a Krylov method with early stopping (002 §6.2).
@@ -412,8 +443,7 @@ class KrylovRegressor(RegressorMixin, _KrylovBase):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
     method : {"cgne", "mr_ii", "mr", "cg"}, default="cgne"
     n_iter : int or None, default=None
         Fixed iteration count; None chooses it.
@@ -492,6 +522,7 @@ class KrylovRegressor(RegressorMixin, _KrylovBase):
         return self._gram(Xa, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
     """Kernel Fisher discriminant ``N α = μ₊ − μ₋`` by a Krylov method with early stopping (002 §6.3).
@@ -504,8 +535,7 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
     method : {"mr_ii", "cgne", "mr", "cg"}, default="mr_ii"
     n_iter : int or None, default=None
     max_iter : int, default=30
@@ -563,6 +593,7 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
         return self._gram(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
 
+@_kernel_doc
 @dataclass(kw_only=True, eq=False, repr=False)
 class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     """Kernel PCA keeping the eigenvalues of largest magnitude of the centred kernel (002 §6.1).
@@ -577,8 +608,7 @@ class IndefiniteKernelPCA(TransformerMixin, _NativeKernelBase):
     ----------
     n_components : int, default=2
         At most the number of training points (more raises a ``ParameterError``).
-    kernel, gamma, degree, coef0
-        Kernel choice (see the module docstring).
+    {kernel_parameters}
 
     Attributes
     ----------

@@ -159,6 +159,9 @@ def _psd_coordinates(orders: tuple[int, ...]) -> tuple[NDArray[np.int64], NDArra
 
 # ---------------------------------------------------------------------------------- reading
 
+#: The coordinate sections and how many integers (indices) precede the value on each entry line.
+_COORD_INTS = {"OBJACOORD": 1, "OBJFCOORD": 3, "ACOORD": 2, "BCOORD": 1, "FCOORD": 4, "HCOORD": 4, "DCOORD": 3}
+
 _KEYWORDS = {
     "VER",
     "OBJSENSE",
@@ -169,16 +172,9 @@ _KEYWORDS = {
     "INT",
     "PSDCON",
     "CON",
-    "OBJFCOORD",
-    "OBJACOORD",
     "OBJBCOORD",
-    "FCOORD",
-    "ACOORD",
-    "BCOORD",
-    "HCOORD",
-    "DCOORD",
     "CHANGE",
-}
+} | set(_COORD_INTS)
 
 
 #: Size cap (variables or rows) beyond which a file is refused rather than allocated.
@@ -303,13 +299,8 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     psdvar: list[int] = []
     psdcon: list[int] = []
     seen: set[str] = set()
-    objacoord = (np.zeros((0, 1), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    objfcoord = (np.zeros((0, 3), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    acoord = (np.zeros((0, 2), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    fcoord = (np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    bcoord = (np.zeros((0, 1), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    hcoord = (np.zeros((0, 4), np.int64), np.zeros(0), np.zeros(0, np.int64))
-    dcoord = (np.zeros((0, 3), np.int64), np.zeros(0), np.zeros(0, np.int64))
+    # every coordinate section starts empty: (integer indices, values, line numbers)
+    coords = {key: (np.zeros((0, n), np.int64), np.zeros(0), np.zeros(0, np.int64)) for key, n in _COORD_INTS.items()}
     objb = 0.0
     size_line = 1  # the last line that declared sizes (for the size-cap message)
 
@@ -394,25 +385,9 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
             cno, (nnz,) = L.ints(1, f"the number of {key} entries")
             if nnz < 0:
                 raise L.fail(cno, f"{key}: negative count")
-            n_int = {"OBJACOORD": 1, "OBJFCOORD": 3, "ACOORD": 2, "BCOORD": 1, "FCOORD": 4, "HCOORD": 4, "DCOORD": 3}[
-                key
-            ]
-            tab = L.table(nnz, n_int, key)
-            if key == "OBJACOORD":
-                objacoord = tab
-            elif key == "OBJFCOORD":
-                objfcoord = tab
-            elif key == "ACOORD":
-                acoord = tab
-            elif key == "BCOORD":
-                bcoord = tab
-            elif key == "FCOORD":
-                fcoord = tab
-            elif key == "HCOORD":
-                hcoord = tab
-            else:
-                dcoord = tab
+            coords[key] = L.table(nnz, _COORD_INTS[key], key)
 
+    objacoord, objfcoord, acoord, bcoord, fcoord, hcoord, dcoord = (coords[key] for key in _COORD_INTS)
     if n_var is None:
         n_var = 0  # no VAR section: coefficients on scalar variables fail the range checks below
 

@@ -35,12 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from ..errors import (
-    BackendNotInstalledError,
-    InaccurateSolutionError,
-    UnknownBackendError,
-    error_for_status,
-)
+from ..errors import BackendNotInstalledError, InaccurateSolutionError, UnknownBackendError, error_for_status
 from ._conic import ConicData, Exported
 from .sdpa import read_sdpa, write_sdpa
 

@@ -114,16 +114,19 @@ class Polynomial(Kernel):
 
 
 @dataclass(frozen=True)
-class Gaussian(Kernel):
-    """Gaussian RBF ``k(x, y) = exp(−γ‖x − y‖²)`` (scikit-learn's ``gamma``; 002 eq. 2.21 has γ = σ²)."""
+class _ExponentialDistance(Kernel):
+    """``k(x, y) = exp(−γ d(x, y))`` for the distance ``d`` of a subclass (:meth:`_distance`); k(x, x) = 1."""
 
     gamma: float = 1.0
 
     def _check_params(self) -> None:
         check_positive(self.gamma, "gamma")
 
+    def _distance(self, X: NDArray[np.float64], Y: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        raise NotImplementedError
+
     def _gram(self, X, Y):  # type: ignore[no-untyped-def]
-        return np.exp(-self.gamma * squared_distances(X, Y))
+        return np.exp(-self.gamma * self._distance(X, Y))
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
         """k(x, x) = 1."""
@@ -131,20 +134,19 @@ class Gaussian(Kernel):
 
 
 @dataclass(frozen=True)
-class Laplacian(Kernel):
+class Gaussian(_ExponentialDistance):
+    """Gaussian RBF ``k(x, y) = exp(−γ‖x − y‖²)`` (scikit-learn's ``gamma``; 002 eq. 2.21 has γ = σ²)."""
+
+    def _distance(self, X: NDArray[np.float64], Y: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        return squared_distances(X, Y)
+
+
+@dataclass(frozen=True)
+class Laplacian(_ExponentialDistance):
     """``k(x, y) = exp(−γ‖x − y‖)`` (Euclidean norm, not squared)."""
 
-    gamma: float = 1.0
-
-    def _check_params(self) -> None:
-        check_positive(self.gamma, "gamma")
-
-    def _gram(self, X, Y):  # type: ignore[no-untyped-def]
-        return np.exp(-self.gamma * np.sqrt(squared_distances(X, Y)))
-
-    def diag(self, X: ArrayLike) -> NDArray[np.float64]:
-        """k(x, x) = 1."""
-        return np.ones(as_matrix(X, "X").shape[0])
+    def _distance(self, X: NDArray[np.float64], Y: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        return np.sqrt(squared_distances(X, Y))
 
 
 @dataclass(frozen=True)

@@ -39,31 +39,41 @@ _CHUNK_ELEMENTS = 1 << 22
 def term_block(hyperkernel: Hyperkernel, features: Array, Xr: Array, Xc: Array) -> Array:
     """K_l[Xr, Xc] for every term feature φ_l in ``features`` (p, f): shape (p, len(Xr), len(Xc)).
 
-    The harmonic ARD hyperkernel (002 eq. 2.22) factors as Π_d (1 − λ)/(1 − λ e^{−φ_ld} e^{−ψ_d})
-    with ψ the pair feature of (x_a, x_b): e^{−ψ} is computed once for all terms, and each term
-    costs multiplications only. Other hyperkernels go through their own ``combine``.
+    The harmonic ARD hyperkernel (002 eq. 2.22) factors per width scale c_s as
+    Π_d (1 − λ)/(1 − λ e^{−φ_ld/c_s} e^{−ψ_d/c_s}) with ψ the pair feature of (x_a, x_b):
+    e^{−ψ_d/c_s} is computed once for all terms (by repeated squaring when c_s/c_{s+1} is a
+    power of 2, as for :data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`), and each term costs
+    multiplications only. Other hyperkernels go through their own ``combine``.
     """
     if isinstance(hyperkernel, HarmonicARD):
-        lam = float(hyperkernel.lambda_h)
-        inv_w = 1.0 / np.asarray(hyperkernel.widths, dtype=np.float64)
-        scaled = lam * np.exp(-features)  # (p, d): λ e^{−φ_ld}
-        out = np.ones((features.shape[0], Xr.shape[0], Xc.shape[0]))
-        E = np.empty((Xr.shape[0], Xc.shape[0]))
-        F = np.empty_like(E)
-        # one dimension at a time: 2-D temporaries only, and e^{−ψ_d} shared by every term
-        for d in range(Xr.shape[1]):
-            np.subtract(Xr[:, d, None], Xc[None, :, d], out=E)
-            np.multiply(E, E, out=E)
-            E *= -inv_w[d]
-            np.exp(E, out=E)
-            for l in range(features.shape[0]):
-                np.multiply(E, -scaled[l, d], out=F)
-                F += 1.0
-                np.divide(1.0 - lam, F, out=F)
-                out[l] *= F
-        return out
+        return _ard_block(hyperkernel, features, Xr, Xc)
     G = hyperkernel.gram_features(Xr, Xc)
     return np.stack([hyperkernel.combine(phi, G) for phi in features])
+
+
+def _ard_args(hyperkernel: HarmonicARD, features: Array) -> tuple[Array, Array, float, Array, NDArray[np.int64]]:
+    """(1/σ, A, λ, 1/c, squarings) of the compiled loops (:mod:`sdpkern._hkcore`):
+    A[s, d, l] = λ e^{−φ_ld/c_s}; ``squarings[s]`` = k when c_{s−1}/c_s = 2^k (then
+    e^{−ψ/c_s} is e^{−ψ/c_{s−1}} squared k times, no exponential), else 0."""
+    lam = float(hyperkernel.lambda_h)
+    inv_w = np.ascontiguousarray(1.0 / np.asarray(hyperkernel.widths, dtype=np.float64))
+    c = hyperkernel.scale_array()
+    A = np.ascontiguousarray(lam * np.exp(-features.T[None, :, :] / c[:, None, None]))  # (S, d, p)
+    squarings = np.zeros(c.size, dtype=np.int64)
+    for s in range(1, c.size):
+        ratio = c[s - 1] / c[s]
+        k = int(round(np.log2(ratio))) if ratio >= 2 else 0
+        if k > 0 and abs(ratio - 2.0**k) <= 1e-12 * ratio:
+            squarings[s] = k
+    return inv_w, A, lam, np.ascontiguousarray(1.0 / c), squarings
+
+
+def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) -> Array:
+    """:func:`term_block` of the harmonic ARD hyperkernel (one or several width scales), compiled."""
+    from .. import _hkcore
+
+    inv_w, A, lam, inv_c, sq = _ard_args(hyperkernel, features)
+    return _hkcore.ard_block(np.ascontiguousarray(Xr), np.ascontiguousarray(Xc), inv_w, A, lam, inv_c, sq)
 
 
 def _row_chunk(n_cols: int, n_feat: int) -> int:
@@ -111,21 +121,27 @@ def learned_gram(terms: Sequence[TermGram], weights: ArrayLike, *, cache_bytes: 
 
 
 def term_quadratics(
-    hyperkernel: Hyperkernel, features: Array, X: Array, u: ArrayLike, *, tol: float = 0.0
+    hyperkernel: Hyperkernel, features: Array, X: Array, u: ArrayLike, *, tol: float = 0.0, n_jobs: int = 1
 ) -> Array:
     """½ uᵀ K_l u for every term feature φ_l in ``features`` (p, f), from the non-zeros of u.
 
-    Costs p·s²·d operations for s non-zeros of u (the support vectors), in row blocks of
-    bounded memory; entries of abs(u) at or below ``tol``·max(abs(u)) are treated as zero.
+    Costs p·s²·d operations for s non-zeros of u (the support vectors), times the number of
+    width scales for :class:`~sdpkern.kernels.hyperkernels.HarmonicARD` (compiled, no
+    temporaries); other hyperkernels in row blocks of bounded memory. Entries of abs(u) at or
+    below ``tol``·max(abs(u)) are treated as zero. ``n_jobs`` threads share the rows of the
+    ARD sum (the compiled loop releases the GIL); the result is the same up to the order of
+    the floating-point additions.
     """
     ua = np.asarray(u, dtype=np.float64)
     big = np.abs(ua) > tol * float(np.abs(ua).max(initial=0.0))
     nz = np.flatnonzero(big & (ua != 0.0))
     p = features.shape[0]
-    out = np.zeros(p)
     if nz.size == 0:
-        return out
-    Xs, us = X[nz], ua[nz]
+        return np.zeros(p)
+    Xs, us = np.ascontiguousarray(X[nz]), np.ascontiguousarray(ua[nz])
+    if isinstance(hyperkernel, HarmonicARD):
+        return 0.5 * _ard_quadratics(hyperkernel, features, Xs, us, check_integer(n_jobs, "n_jobs", 1))
+    out = np.zeros(p)
     step = max(1, _CHUNK_ELEMENTS // max(1, nz.size * max(p, X.shape[1])))
     # K_l is symmetric: the blocks right of the diagonal count twice, the diagonal ones once
     for lo in range(0, nz.size, step):
@@ -138,14 +154,41 @@ def term_quadratics(
     return 0.5 * out
 
 
+def _ard_quadratics(hyperkernel: HarmonicARD, features: Array, Xs: Array, us: Array, n_jobs: int) -> Array:
+    """uᵀK_l u for every term by the compiled loop, its upper triangle's rows split over threads."""
+    from .. import _hkcore
+
+    inv_w, A, lam, inv_c, sq = _ard_args(hyperkernel, features)
+    s = Xs.shape[0]
+    n_jobs = min(n_jobs, max(1, s // 64))
+    if n_jobs == 1:
+        return np.asarray(_hkcore.ard_quadratics(Xs, us, inv_w, A, lam, inv_c, sq, 0, s))
+    from concurrent.futures import ThreadPoolExecutor
+
+    # row i of the upper triangle has s − i entries: equal shares of the cumulative count
+    done = np.cumsum(np.arange(s, 0, -1, dtype=np.float64))
+    cuts = np.searchsorted(done, done[-1] * np.arange(1, n_jobs) / n_jobs) + 1
+    bounds = [0, *[int(c) for c in cuts], s]
+    with ThreadPoolExecutor(n_jobs) as pool:
+        parts = pool.map(
+            lambda lh: _hkcore.ard_quadratics(Xs, us, inv_w, A, lam, inv_c, sq, lh[0], lh[1]),
+            zip(bounds[:-1], bounds[1:]),
+        )
+        return np.asarray(np.sum(list(parts), axis=0))
+
+
 def _ard_column(hyperkernel: HarmonicARD, cand: Array) -> Callable[[int], Array]:
-    """Columns of the ARD hyperkernel Gram matrix (002 eq. 2.22) in product form (no logs)."""
+    """Columns of the ARD hyperkernel Gram matrix (002 eq. 2.22, per width scale) in product form (no logs)."""
     lam = float(hyperkernel.lambda_h)
-    E = np.exp(-cand)
+    c = hyperkernel.scale_array()
+    Es = [np.exp(-cand / cs) for cs in c]
 
     def column(j: int) -> Array:
-        F = 1.0 - lam * (E * E[j])
-        return np.asarray(np.prod((1.0 - lam) / F, axis=1), dtype=np.float64)
+        out = np.zeros(cand.shape[0])
+        for E in Es:
+            F = 1.0 - lam * (E * E[j])
+            out += np.prod((1.0 - lam) / F, axis=1)
+        return np.asarray(out / c.size, dtype=np.float64)
 
     return column
 

@@ -15,7 +15,7 @@ hyperkernel                φ(x, x')                               combine(a, b)
 =========================  =====================================  ==============================
 PowerSeriesHyperkernel     k(x, x') (one number)                  g(scale · a · b)      (2.19)
 HarmonicHyperkernel        k(x, x') = exp(−γ‖x − x'‖²)            (1−λ_h)/(1 − λ_h a b)  (2.20-2.21)
-HarmonicARD                ((x_d − x'_d)²/w_d²)_d                 Π_d (1−λ_h)/(1 − λ_h e^{−(a_d+b_d)})  (2.22)
+HarmonicARD                ((x_d − x'_d)²/w_d)_d                  mean_s Π_d (1−λ_h)/(1−λ_h e^{−(a_d+b_d)/c_s}) (2.22)
 ExplicitHyperkernel        (k_1(x, x'), …, k_n(x, x'))            Σ_i c_i a_i b_i        (2.23)
 =========================  =====================================  ==============================
 """
@@ -42,6 +42,7 @@ __all__ = [
     "ExplicitHyperkernel",
     "POWER_SERIES",
     "auto_widths",
+    "LADDER_SCALES",
 ]
 
 Array = NDArray[np.float64]
@@ -251,11 +252,24 @@ def auto_widths(
     return factor * q
 
 
+#: The width ladder of the estimators' default hyperkernel (``HarmonicARD(scales="ladder")``): the
+#: thesis widths times 4^0 … 4^-5. Powers of 4 so that each scale's factor is the previous one
+#: squared twice (no further exponentials). Measured in docs/hyperkernel.md.
+LADDER_SCALES: tuple[float, ...] = tuple(4.0**-k for k in range(6))
+
+
 @dataclass
 class HarmonicARD(Hyperkernel):
-    """Harmonic hyperkernel for automatic relevance determination (002 eq. 2.22).
+    """Harmonic hyperkernel for automatic relevance determination (002 eq. 2.22), over one width or a ladder.
 
-    k̲((x, x'), (x'', x''')) = Π_d (1 − λ_h) / (1 − λ_h exp(−((x_d − x'_d)² + (x''_d − x'''_d)²)/σ_d)).
+    k̲((x, x'), (x'', x''')) = (1/S) Σ_s Π_d (1 − λ_h) / (1 − λ_h exp(−(Δ_d² + Δ'_d²)/(c_s σ_d)))
+
+    with Δ_d = x_d − x'_d, Δ'_d = x''_d − x'''_d and width multipliers c_1 … c_S (``scales``).
+    With ``scales=(1.0,)`` this is 002 eq. (2.22) exactly; with several it is the mean of S such
+    hyperkernels, one per width c_s σ_d (a sum of hyperkernels is a hyperkernel: its Gram matrix
+    on pairs is a sum of PSD ones, 002 §2.5), so every base kernel mixes the widths and the
+    learned kernel can use narrow ones where the thesis width is too smooth (low-dimensional
+    data such as banana).
 
     002 writes the exponent as σ_d(…) but calls σ_d a *width* and sets it to 50× the 90%
     quantile of ``|x_i − x_j|`` (002 §3.2); a width divides. We follow the thesis' own convention
@@ -270,14 +284,19 @@ class HarmonicARD(Hyperkernel):
     widths : "auto" or array of shape (d,)
         Per-dimension widths σ_d > 0. ``"auto"`` must be resolved against data with
         :meth:`fitted` (the estimators do this) using :func:`auto_widths`.
+    scales : "ladder" or sequence of float, default (1.0,)
+        Width multipliers c_s > 0; ``"ladder"`` is :data:`LADDER_SCALES` (4^0 … 4^-5, the
+        estimators' default). ``(1.0,)`` is the thesis' single width.
     """
 
     lambda_h: float = 0.6
     widths: Any = "auto"
+    scales: Any = (1.0,)
 
     def check(self) -> None:
-        """λ_h ∈ (0, 1) and resolved, positive widths σ_d (002 eq. 2.22)."""
+        """λ_h ∈ (0, 1), resolved positive widths σ_d and positive scales c_s (002 eq. 2.22)."""
         check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+        self.scale_array()
         if isinstance(self.widths, str):
             if self.widths != "auto":
                 raise ParameterError(f"widths must be 'auto' or an array of positive numbers, got {self.widths!r}")
@@ -286,13 +305,27 @@ class HarmonicARD(Hyperkernel):
         if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ParameterError(f"widths must be a 1-D array of positive finite numbers, got {self.widths!r}")
 
+    def scale_array(self) -> Array:
+        """The width multipliers c_s as a checked array (``"ladder"`` resolved)."""
+        if isinstance(self.scales, str):
+            if self.scales != "ladder":
+                raise ParameterError(f"scales must be 'ladder' or positive numbers, got {self.scales!r}")
+            return np.asarray(LADDER_SCALES)
+        c = np.atleast_1d(np.asarray(self.scales, dtype=float))
+        if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
+            raise ParameterError(
+                f"scales must be 'ladder' or a non-empty list of positive numbers, got {self.scales!r}"
+            )
+        return c
+
     def fitted(self, X: ArrayLike, *, random_state: int | None = 0) -> HarmonicARD:
         """A copy with ``widths="auto"`` resolved on ``X`` by the thesis' rule; others are checked."""
         Xa = as_matrix(X, "X")
         if isinstance(self.widths, str) and self.widths == "auto":
-            out = HarmonicARD(lambda_h=self.lambda_h, widths=auto_widths(Xa, random_state=random_state))
+            w = auto_widths(Xa, random_state=random_state)
         else:
-            out = HarmonicARD(lambda_h=self.lambda_h, widths=np.asarray(self.widths, dtype=float))
+            w = np.asarray(self.widths, dtype=float)
+        out = HarmonicARD(lambda_h=self.lambda_h, widths=w, scales=tuple(self.scale_array().tolist()))
         out.check()
         if out.widths.shape[0] != Xa.shape[1]:
             raise DataError(f"widths has {out.widths.shape[0]} entries but X has {Xa.shape[1]} features")
@@ -311,10 +344,15 @@ class HarmonicARD(Hyperkernel):
         return (X[:, None, :] - Y[None, :, :]) ** 2 * self._inv_w()
 
     def combine(self, a: Array, b: Array) -> Array:
-        """Π_d (1 − λ_h) / (1 − λ_h exp(−(a_d + b_d))): 002 eq. (2.22)."""
+        """(1/S) Σ_s Π_d (1 − λ_h) / (1 − λ_h exp(−(a_d + b_d)/c_s)): 002 eq. (2.22) per scale."""
         lam = self.lambda_h
-        # log-sum over dimensions: the product of d factors in [1, 1/(1−λ)]·(1−λ) is stable in logs
-        return np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-(a + b))), axis=-1))
+        ab = a + b
+        c = self.scale_array()
+        out: Any = 0.0
+        for cs in c:
+            # log-sum over dimensions: the product of d factors in [1, 1/(1−λ)]·(1−λ) is stable in logs
+            out = out + np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-ab / cs)), axis=-1))
+        return out / c.size
 
 
 @dataclass

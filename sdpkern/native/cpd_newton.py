@@ -542,13 +542,7 @@ class CPDPrimalSVM:
     """
 
     def __init__(
-        self,
-        kernel: Kernel,
-        lam: float,
-        *,
-        beta_zero: bool = False,
-        update: Update = "rank_one",
-        max_iter: int = 100,
+        self, kernel: Kernel, lam: float, *, beta_zero: bool = False, update: Update = "rank_one", max_iter: int = 100,
         refactor_fraction: float = 0.01,
     ) -> None:
         self.kernel = kernel

@@ -11,7 +11,7 @@ q_l(α) = ½ αᵀ Y K_l Y α. :func:`~sdpkern.builders.hyperkernel.cone_generat
 with the cones of a few terms S and adds the most violated omitted ones; here the same outer
 loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved natively:
 
-* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo``, libsvm's second-order pair
+* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo_active``, libsvm's second-order pair
   selection) on K(β) given by columns (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
   every term keeps its own capped column cache, so a new β costs additions), warm-started;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
@@ -126,9 +126,11 @@ def svm_dual_smo(
     upper = np.full(m, float(box))
     zeros = np.zeros(m)
     diag = np.ascontiguousarray(gram.diagonal())
-    it, viol = _svmcore.smo(
+    # every point active and no shrinking: ``e`` stays current on all of them (the caller's Ku)
+    active = np.arange(m, dtype=np.intp)
+    it, viol, _, _ = _svmcore.smo_active(
         gram.cache, np.ascontiguousarray(y), alpha, e, upper, zeros, diag, np.zeros((m, 0)), np.zeros(0),
-        0.0, True, float(tol), int(max_iter),
+        0.0, True, float(tol), int(max_iter), active, m, False,
     )  # fmt: skip
     return alpha, e, int(it), float(viol)
 
@@ -278,6 +280,7 @@ def hyperkernel_csvm_native(
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     time_limit: float | None = None,
     progress: bool = False,
+    n_jobs: int = 1,
 ) -> NativeMasterResult:
     """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
 
@@ -313,6 +316,9 @@ def hyperkernel_csvm_native(
         Seconds; when hit, the best point so far is returned with status "time_limit".
     progress : bool
         Show a tqdm bar with the current gap.
+    n_jobs : int
+        Threads for ½uᵀK_l u over all basis terms (the certificate's dominant cost, p·s²·d per
+        round for s support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`).
 
     Returns
     -------
@@ -335,6 +341,7 @@ def hyperkernel_csvm_native(
         "sum_cache_bytes": max(8 * m, cache_bytes // 2),
         "smo_tol": float(smo_tol),
         "smo_max_iter": int(smo_max_iter),
+        "n_jobs": check_integer(n_jobs, "n_jobs", 1),
     }
     master = _Master(basis, ya, box, mu, opts)
     beta = np.full(terms.size, 1.0 / terms.size)
@@ -353,7 +360,7 @@ def hyperkernel_csvm_native(
             best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
             J, beta, alpha, _ = best
             # the certificate: g(ᾱ) ≤ V* at the bundle's aggregate ᾱ (module docstring)
-            q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, ya * agg)
+            q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, ya * agg, n_jobs=opts["n_jobs"])
             lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
             cuts.append(_Cut(float(agg.sum()), q_all, agg))
             beta_full = _full(beta, terms, p, fill=0.0)
@@ -379,7 +386,9 @@ def hyperkernel_csvm_native(
                 inner_tol /= 10
                 continue
             new_terms = np.union1d(terms, cand)
-            q_best = term_quadratics(basis.hyperkernel, basis.features[new_terms], basis.X, ya * alpha)
+            q_best = term_quadratics(
+                basis.hyperkernel, basis.features[new_terms], basis.X, ya * alpha, n_jobs=opts["n_jobs"]
+            )
             best = (J, beta_full[new_terms], alpha, q_best)
             terms = new_terms
     J, beta, alpha, _ = best

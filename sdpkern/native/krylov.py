@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -172,8 +172,8 @@ def make_system(
 
 
 def _check_options(max_iter: int | None, rtol: float, atol: float, n: int, maxiter: Any = DEPRECATED) -> int:
-    # called from a solver through _start: the user's frame is five up
-    max_iter = take_deprecated("sdpkern.native.krylov", "maxiter", maxiter, "max_iter", max_iter, stacklevel=5)
+    # called from a solver through _run and _start: the user's frame is six up
+    max_iter = take_deprecated("sdpkern.native.krylov", "maxiter", maxiter, "max_iter", max_iter, stacklevel=6)
     for name, value in (("rtol", rtol), ("atol", atol)):
         if isinstance(value, bool) or not np.isfinite(value) or value < 0:
             raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -260,16 +260,175 @@ def _is_zero(value: float, bound: float) -> bool:
     return abs(value) <= _BREAKDOWN_TOL * bound
 
 
+class _Breakdown(Exception):
+    """Raised by a recurrence step on a zero denominator (the message names it)."""
+
+
+class _Recurrence:
+    """One method's recurrence (002 Figures 5.1-5.2): its state after x₀, then one iteration a step.
+
+    ``rnorm`` is ‖r_k‖ from the recurrence; ``exhausted`` says the Krylov space stopped growing
+    (no further progress; :func:`_run` stops with ``info > 0`` unless the tolerance is met);
+    ``initial`` holds coefficients known before the first iteration.
+    """
+
+    method: ClassVar[str]
+    coefficients: ClassVar[tuple[str, ...]] = ("alpha", "beta")
+
+    def __init__(self, op: LinearOperator, r: NDArray[np.float64]) -> None:
+        self.op, self.r = op, r
+        self.rnorm = float(np.linalg.norm(r))
+        self.exhausted = False
+        self.initial: dict[str, float] = {}
+
+    def step(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict[str, float]]:
+        """``x_{k+1}`` and the iteration's coefficients; raise :class:`_Breakdown` on a zero denominator."""
+        raise NotImplementedError
+
+
+def _run(
+    recurrence: type[_Recurrence], A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None,
+    max_iter: int | None, rtol: float, atol: float, callback: Callback | None, return_iterates: bool, maxiter: Any,
+) -> KrylovResult:  # fmt: skip
+    """The loop every solver shares: the stopping rule, the records and the breakdown report."""
+    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
+    it = recurrence(st.op, st.r)
+    x = st.x
+    rec = _Recorder(it.method, x, it.rnorm, callback, return_iterates, it.coefficients)
+    for name, value in it.initial.items():
+        rec.coef[name].append(value)
+    for _ in range(st.max_iter):
+        if it.rnorm <= st.tol:
+            return rec.result(x, 0)
+        if it.exhausted:  # nothing more to gain (the exact solution if A is non-singular)
+            return rec.result(x, max(len(rec.res) - 1, 1))
+        try:
+            x, coefficients = it.step(x)
+        except _Breakdown as exc:
+            raise rec.breakdown(x, str(exc)) from None
+        rec.step(x, it.rnorm, **coefficients)
+    return rec.result(x, 0 if it.rnorm <= st.tol else st.max_iter)
+
+
+class _CG(_Recurrence):
+    method = "cg"
+
+    def __init__(self, op: LinearOperator, r: NDArray[np.float64]) -> None:
+        super().__init__(op, r)
+        self.d = r.copy()
+        self.rr = float(r @ r)
+        self.rnorm = float(np.sqrt(self.rr))
+
+    def step(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict[str, float]]:
+        d = self.d
+        Ad = self.op.matvec(d)
+        dAd = float(d @ Ad)
+        if _is_zero(dAd, float(np.linalg.norm(d) * np.linalg.norm(Ad))):
+            raise _Breakdown("d_k' A d_k")
+        alpha = self.rr / dAd
+        x = x + alpha * d
+        self.r = self.r - alpha * Ad
+        rr_new = float(self.r @ self.r)
+        beta = rr_new / self.rr
+        self.d = self.r + beta * d
+        self.rr = rr_new
+        self.rnorm = float(np.sqrt(rr_new))
+        return x, {"alpha": alpha, "beta": beta}
+
+
+class _MR(_Recurrence):
+    method = "mr"
+
+    def __init__(self, op: LinearOperator, r: NDArray[np.float64]) -> None:
+        super().__init__(op, r)
+        self.Ar = op.matvec(r)
+        self.d, self.Ad = r.copy(), self.Ar.copy()
+        self.rAr = float(r @ self.Ar)
+
+    def step(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict[str, float]]:
+        AdAd = float(self.Ad @ self.Ad)
+        if _is_zero(self.rAr, self.rnorm * float(np.linalg.norm(self.Ar))) or AdAd == 0.0:
+            raise _Breakdown("r_k' A r_k")
+        alpha = self.rAr / AdAd
+        x = x + alpha * self.d
+        self.r = self.r - alpha * self.Ad
+        self.Ar = self.op.matvec(self.r)
+        rAr_new = float(self.r @ self.Ar)
+        beta = rAr_new / self.rAr
+        self.d = self.r + beta * self.d
+        self.Ad = self.Ar + beta * self.Ad  # A d_{k+1} by the same recursion: one product per iteration
+        self.rAr = rAr_new
+        self.rnorm = float(np.linalg.norm(self.r))
+        return x, {"alpha": alpha, "beta": beta}
+
+
+class _CGNE(_Recurrence):
+    method = "cgne"
+
+    def __init__(self, op: LinearOperator, r: NDArray[np.float64]) -> None:
+        super().__init__(op, r)
+        self.s = op.matvec(r)
+        self.d = self.s.copy()
+        self.ss = float(self.s @ self.s)
+        self.exhausted = self.ss == 0.0
+
+    def step(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict[str, float]]:
+        Ad = self.op.matvec(self.d)
+        AdAd = float(Ad @ Ad)
+        if AdAd == 0.0:
+            raise _Breakdown("d_k' A^2 d_k")
+        alpha = self.ss / AdAd
+        x = x + alpha * self.d
+        self.r = self.r - alpha * Ad
+        self.s = self.op.matvec(self.r)
+        ss_new = float(self.s @ self.s)
+        beta = ss_new / self.ss
+        self.d = self.s + beta * self.d
+        self.ss = ss_new
+        self.exhausted = ss_new == 0.0  # A r_k = 0: the least-squares solution of a singular system
+        self.rnorm = float(np.linalg.norm(self.r))
+        return x, {"alpha": alpha, "beta": beta}
+
+
+class _MRII(_Recurrence):
+    method = "mr_ii"
+    coefficients = ("beta0", "rho", "alpha", "beta")
+
+    def __init__(self, op: LinearOperator, r: NDArray[np.float64]) -> None:
+        super().__init__(op, r)
+        v = op.matvec(r)
+        w = op.matvec(v)
+        self.beta = float(np.linalg.norm(w))
+        self.initial = {"beta0": self.beta}
+        self.exhausted = self.beta == 0.0
+        if not self.exhausted:
+            v, w = v / self.beta, w / self.beta
+        self.v, self.w = v, w
+        self.v_old, self.w_old = np.zeros_like(v), np.zeros_like(w)
+
+    def step(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict[str, float]]:
+        v, w = self.v, self.w
+        rho = float(self.r @ w)
+        x = x + rho * v
+        self.r = self.r - rho * w
+        self.rnorm = float(np.linalg.norm(self.r))
+        Aw = self.op.matvec(w)
+        alpha = float(w @ Aw)
+        v_new = w - alpha * v - self.beta * self.v_old
+        w_new = Aw - alpha * w - self.beta * self.w_old
+        beta_new = float(np.linalg.norm(w_new))
+        # β = 0: the Krylov space is invariant (no breakdown for symmetric A)
+        self.exhausted = _is_zero(beta_new, float(np.linalg.norm(Aw)))
+        if not self.exhausted:
+            self.v_old, self.w_old = v, w
+            self.v, self.w = v_new / beta_new, w_new / beta_new
+            self.beta = beta_new
+        return x, {"rho": rho, "alpha": alpha, "beta": beta_new}
+
+
 def cg(
-    A: ArrayLike | LinearOperator,
-    b: ArrayLike,
-    x0: ArrayLike | None = None,
-    *,
-    max_iter: int | None = None,
-    rtol: float = 1e-5,
-    atol: float = 0.0,
-    callback: Callback | None = None,
-    return_iterates: bool = False,
+    A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None = None, *, max_iter: int | None = None,
+    rtol: float = 1e-5, atol: float = 0.0, callback: Callback | None = None, return_iterates: bool = False,
     maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Conjugate gradients (002 Figure 5.1, left).
@@ -310,39 +469,12 @@ def cg(
     >>> np.round(res.x, 6).tolist(), res.info
     ([1.0, 0.5, 0.25], 0)
     """
-    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
-    op, x, r, tol = st.op, st.x, st.r, st.tol
-    d = r.copy()
-    rr = float(r @ r)
-    rec = _Recorder("cg", x, np.sqrt(rr), callback, return_iterates, ("alpha", "beta"))
-    for _ in range(st.max_iter):
-        if np.sqrt(rr) <= tol:
-            return rec.result(x, 0)
-        Ad = op.matvec(d)
-        dAd = float(d @ Ad)
-        if _is_zero(dAd, float(np.linalg.norm(d) * np.linalg.norm(Ad))):
-            raise rec.breakdown(x, "d_k' A d_k")
-        alpha = rr / dAd
-        x = x + alpha * d
-        r = r - alpha * Ad
-        rr_new = float(r @ r)
-        beta = rr_new / rr
-        d = r + beta * d
-        rr = rr_new
-        rec.step(x, np.sqrt(rr), alpha=alpha, beta=beta)
-    return rec.result(x, 0 if np.sqrt(rr) <= tol else st.max_iter)
+    return _run(_CG, A, b, x0, max_iter, rtol, atol, callback, return_iterates, maxiter)
 
 
 def mr(
-    A: ArrayLike | LinearOperator,
-    b: ArrayLike,
-    x0: ArrayLike | None = None,
-    *,
-    max_iter: int | None = None,
-    rtol: float = 1e-5,
-    atol: float = 0.0,
-    callback: Callback | None = None,
-    return_iterates: bool = False,
+    A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None = None, *, max_iter: int | None = None,
+    rtol: float = 1e-5, atol: float = 0.0, callback: Callback | None = None, return_iterates: bool = False,
     maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Minimal residual by conjugate residuals (002 Figure 5.1, right).
@@ -359,43 +491,12 @@ def mr(
     BreakdownError
         ``r_kᵀ A r_k = 0`` with ``r_k ≠ 0`` (only for indefinite ``A``).
     """
-    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
-    op, x, r, tol = st.op, st.x, st.r, st.tol
-    Ar = op.matvec(r)
-    d, Ad = r.copy(), Ar.copy()
-    rAr = float(r @ Ar)
-    rnorm = float(np.linalg.norm(r))
-    rec = _Recorder("mr", x, rnorm, callback, return_iterates, ("alpha", "beta"))
-    for _ in range(st.max_iter):
-        if rnorm <= tol:
-            return rec.result(x, 0)
-        AdAd = float(Ad @ Ad)
-        if _is_zero(rAr, rnorm * float(np.linalg.norm(Ar))) or AdAd == 0.0:
-            raise rec.breakdown(x, "r_k' A r_k")
-        alpha = rAr / AdAd
-        x = x + alpha * d
-        r = r - alpha * Ad
-        Ar = op.matvec(r)
-        rAr_new = float(r @ Ar)
-        beta = rAr_new / rAr
-        d = r + beta * d
-        Ad = Ar + beta * Ad
-        rAr = rAr_new
-        rnorm = float(np.linalg.norm(r))
-        rec.step(x, rnorm, alpha=alpha, beta=beta)
-    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
+    return _run(_MR, A, b, x0, max_iter, rtol, atol, callback, return_iterates, maxiter)
 
 
 def cgne(
-    A: ArrayLike | LinearOperator,
-    b: ArrayLike,
-    x0: ArrayLike | None = None,
-    *,
-    max_iter: int | None = None,
-    rtol: float = 1e-5,
-    atol: float = 0.0,
-    callback: Callback | None = None,
-    return_iterates: bool = False,
+    A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None = None, *, max_iter: int | None = None,
+    rtol: float = 1e-5, atol: float = 0.0, callback: Callback | None = None, return_iterates: bool = False,
     maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Conjugate gradients on the normal equations ``A²x = Ab`` (002 Figure 5.2, left).
@@ -408,45 +509,12 @@ def cgne(
     Parameters and return value as for :func:`cg`. When ``A r_k = 0`` (the least-squares
     solution of a singular, inconsistent system) the iteration stops with ``info > 0``.
     """
-    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
-    op, x, r, tol = st.op, st.x, st.r, st.tol
-    s = op.matvec(r)
-    d = s.copy()
-    ss = float(s @ s)
-    rnorm = float(np.linalg.norm(r))
-    rec = _Recorder("cgne", x, rnorm, callback, return_iterates, ("alpha", "beta"))
-    for k in range(st.max_iter):
-        if rnorm <= tol:
-            return rec.result(x, 0)
-        if ss == 0.0:
-            return rec.result(x, max(k, 1))
-        Ad = op.matvec(d)
-        AdAd = float(Ad @ Ad)
-        if AdAd == 0.0:
-            raise rec.breakdown(x, "d_k' A^2 d_k")
-        alpha = ss / AdAd
-        x = x + alpha * d
-        r = r - alpha * Ad
-        s = op.matvec(r)
-        ss_new = float(s @ s)
-        beta = ss_new / ss
-        d = s + beta * d
-        ss = ss_new
-        rnorm = float(np.linalg.norm(r))
-        rec.step(x, rnorm, alpha=alpha, beta=beta)
-    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
+    return _run(_CGNE, A, b, x0, max_iter, rtol, atol, callback, return_iterates, maxiter)
 
 
 def mr_ii(
-    A: ArrayLike | LinearOperator,
-    b: ArrayLike,
-    x0: ArrayLike | None = None,
-    *,
-    max_iter: int | None = None,
-    rtol: float = 1e-5,
-    atol: float = 0.0,
-    callback: Callback | None = None,
-    return_iterates: bool = False,
+    A: ArrayLike | LinearOperator, b: ArrayLike, x0: ArrayLike | None = None, *, max_iter: int | None = None,
+    rtol: float = 1e-5, atol: float = 0.0, callback: Callback | None = None, return_iterates: bool = False,
     maxiter: Any = DEPRECATED,
 ) -> KrylovResult:
     """Lanczos-based minimal residual MR-II (002 Figure 5.2, right; Hanke 1995).
@@ -462,41 +530,7 @@ def mr_ii(
 
     Parameters and return value as for :func:`cg`.
     """
-    st = _start(A, b, x0, max_iter, rtol, atol, maxiter)
-    op, x, r, tol = st.op, st.x, st.r, st.tol
-    rnorm = float(np.linalg.norm(r))
-    v = op.matvec(r)
-    w = op.matvec(v)
-    beta = float(np.linalg.norm(w))
-    rec = _Recorder("mr_ii", x, rnorm, callback, return_iterates, ("beta0", "rho", "alpha", "beta"))
-    rec.coef["beta0"].append(beta)
-    if rnorm <= tol:
-        return rec.result(x, 0)
-    if beta == 0.0:
-        return rec.result(x, 1)
-    v, w = v / beta, w / beta
-    v_old = np.zeros_like(v)
-    w_old = np.zeros_like(w)
-    for _ in range(st.max_iter):
-        rho = float(r @ w)
-        x = x + rho * v
-        r = r - rho * w
-        rnorm = float(np.linalg.norm(r))
-        Aw = op.matvec(w)
-        alpha = float(w @ Aw)
-        v_new = w - alpha * v - beta * v_old
-        w_new = Aw - alpha * w - beta * w_old
-        beta_new = float(np.linalg.norm(w_new))
-        rec.step(x, rnorm, rho=rho, alpha=alpha, beta=beta_new)
-        if rnorm <= tol:
-            return rec.result(x, 0)
-        if _is_zero(beta_new, float(np.linalg.norm(Aw))):
-            # Invariant Krylov space: nothing more to gain (exact solution if A is non-singular).
-            return rec.result(x, len(rec.res) - 1)
-        v_old, w_old = v, w
-        v, w = v_new / beta_new, w_new / beta_new
-        beta = beta_new
-    return rec.result(x, 0 if rnorm <= tol else st.max_iter)
+    return _run(_MRII, A, b, x0, max_iter, rtol, atol, callback, return_iterates, maxiter)
 
 
 #: Name -> solver, for estimators and parametrised tests.

@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import as_matrix, as_vector, check_positive
+from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import CallableGram, GramOperator, PrecomputedGram
 
@@ -87,10 +87,12 @@ class PrimalSVMResult:
     factorisations: int = 0
 
 
-def squared_hinge_objective(reg: float, outputs: ArrayLike, y: ArrayLike, C: float) -> float:
-    """``reg + C Σ max(0, 1 − y_i o_i)²`` where ``reg`` is ``½βᵀKβ`` or ``½‖w‖²``."""
+def squared_hinge_objective(
+    reg: float, outputs: ArrayLike, y: ArrayLike, C: float, sample_weight: NDArray[np.float64] | None = None
+) -> float:
+    """``reg + C Σ w_i max(0, 1 − y_i o_i)²`` where ``reg`` is ``½βᵀKβ`` or ``½‖w‖²`` (w_i = 1 by default)."""
     xi = np.maximum(0.0, 1.0 - np.asarray(y) * np.asarray(outputs))
-    return float(reg + C * xi @ xi)
+    return float(reg + C * (xi @ xi if sample_weight is None else (sample_weight * xi) @ xi))
 
 
 def exact_line_search(q1: float, q2: float, e: NDArray[np.float64], g: NDArray[np.float64], C: float) -> float:
@@ -314,14 +316,8 @@ class _KernelState:
 
 
 def _solve_kernel(
-    cache: GramOperator,
-    y: NDArray[np.float64],
-    U: NDArray[np.float64],
-    C: float,
-    P: NDArray[np.intp],
-    beta: NDArray[np.float64],
-    b: NDArray[np.float64],
-    max_iter: int,
+    cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, P: NDArray[np.intp],
+    beta: NDArray[np.float64], b: NDArray[np.float64], max_iter: int
 ) -> _KernelState:
     """Finite Newton method on the points ``P`` from ``(β, c)`` (``β`` over all points, zero off ``P``)."""
     lam = 1.0 / (2.0 * C)
@@ -365,14 +361,8 @@ def _solve_kernel(
 
 
 def _solve_recursive(
-    cache: GramOperator,
-    y: NDArray[np.float64],
-    U: NDArray[np.float64],
-    C: float,
-    order: NDArray[np.intp],
-    p: int,
-    max_iter: int,
-    warm_start_size: int,
+    cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, order: NDArray[np.intp], p: int,
+    max_iter: int, warm_start_size: int,
 ) -> _KernelState:
     """Solve on the points ``order[:p]``, warm-started by ``order[:p // 2]`` (``order`` a shuffle)."""
     beta, b = np.zeros(y.shape[0]), np.zeros(U.shape[1])
@@ -468,32 +458,34 @@ def primal_svm_kernel(
 
 
 def primal_svm_linear(
-    X: ArrayLike,
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
+    X: ArrayLike, y: ArrayLike, C: float = 1.0, *, unpenalized: ArrayLike | None = None, max_iter: int = 50,
+    sample_weight: ArrayLike | None = None,
 ) -> PrimalSVMResult:
-    """Linear primal Newton SVM: ``min ½‖w‖² + C Σ max(0, 1 − y_i(w·x_i + b))²`` (004).
+    """Linear primal Newton SVM: ``min ½‖w‖² + C Σ w_i max(0, 1 − y_i(w·x_i + b))²`` (004).
 
     Each step solves the ``(d+k)``-dimensional Newton system
-    ``[I' + 2C X_Iᵀ X_I] (w, c) = 2C X_Iᵀ y_I`` (``X_I`` with the unpenalised block ``U`` appended,
-    by default a column of ones so that ``c = b``; ``I'`` the identity without the entries of
-    ``c``) by Cholesky, then an exact line search.
+    ``[I' + 2C X_IᵀW_I X_I] (w, c) = 2C X_IᵀW_I y_I`` (``X_I`` with the unpenalised block ``U``
+    appended, by default a column of ones so that ``c = b``; ``I'`` the identity without the
+    entries of ``c``; ``W = diag(w)``) by Cholesky, then an exact line search.
+    ``sample_weight`` gives the per-point weights w_i ≥ 0 (point i's C is C·w_i, a weight-2 point
+    is a repeated point; all ones by default); points of weight 0 never enter ``I``.
     """
     Xa = as_matrix(X, "X")
     n, d = Xa.shape
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
     C = float(C)
+    sw = as_sample_weight(sample_weight, n)
+    weighted = np.ones(n, dtype=bool) if sw is None else sw > 0
+    # the line search on √w-scaled residuals: C Σ w_i max(0, e_i − t g_i)² = C Σ max(0, √w_i e_i − t √w_i g_i)²
+    root_w = None if sw is None else np.sqrt(sw)
     U = _unpenalized_block(unpenalized, n)
     Xb = np.hstack([Xa, U])
     reg = np.zeros(Xb.shape[1])
     reg[:d] = 1.0
     wb = np.zeros(Xb.shape[1])
     out = Xb @ wb
-    sv = np.nonzero(ya * out < 1)[0]
+    sv = np.nonzero((ya * out < 1) & weighted)[0]
 
     Vec = NDArray[np.float64]
 
@@ -502,7 +494,7 @@ def primal_svm_linear(
         return PrimalSVMResult(
             coef=wb[:d].copy(),
             intercept=float(c[0]) if unpenalized is None else 0.0,
-            objective=squared_hinge_objective(0.5 * float(wb[:d] @ wb[:d]), out, ya, C),
+            objective=squared_hinge_objective(0.5 * float(wb[:d] @ wb[:d]), out, ya, C, sw),
             support=sv,
             iterations=it,
             converged=ok,
@@ -512,9 +504,10 @@ def primal_svm_linear(
 
     for it in range(1, max_iter + 1):
         Xs = Xb[sv]
-        H = 2 * C * (Xs.T @ Xs)
+        ws = np.ones(sv.shape[0]) if sw is None else sw[sv]
+        H = 2 * C * (Xs.T @ (ws[:, None] * Xs))
         H[np.diag_indices_from(H)] += reg
-        rhs = 2 * C * (Xs.T @ ya[sv])
+        rhs = 2 * C * (Xs.T @ (ws * ya[sv]))
         try:
             wb_new = cho_solve(cho_factor(H, lower=True, check_finite=False), rhs, check_finite=False)
         except LinAlgError:
@@ -522,14 +515,17 @@ def primal_svm_linear(
             wb_new = np.linalg.lstsq(H, rhs, rcond=None)[0]
         dwb = wb_new - wb
         out_new = Xb @ wb_new
-        sv_at_new = np.nonzero(ya * out_new < 1)[0]
+        sv_at_new = np.nonzero((ya * out_new < 1) & weighted)[0]
         if _settled(sv, sv_at_new, 1 - ya * out_new):
             return result(wb_new, out_new, sv_at_new, it, True)
         w, dw = wb[:d], dwb[:d]
-        t = exact_line_search(float(w @ dw), float(dw @ dw), 1 - ya * out, ya * (out_new - out), C)
+        e, g = 1 - ya * out, ya * (out_new - out)
+        if root_w is not None:
+            e, g = root_w * e, root_w * g
+        t = exact_line_search(float(w @ dw), float(dw @ dw), e, g, C)
         wb = wb + t * dwb
         out = Xb @ wb
-        sv = np.nonzero(ya * out < 1)[0]
+        sv = np.nonzero((ya * out < 1) & weighted)[0]
     warnings.warn(
         f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
         ConvergenceWarning,
@@ -565,14 +561,8 @@ class LowRankPrimalSVMResult:
 
 
 def primal_svm_lowrank(
-    K: GramOperator,
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    max_rank: int = 500,
-    eta: float = 1e-3,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
+    K: GramOperator, y: ArrayLike, C: float = 1.0, *, max_rank: int = 500, eta: float = 1e-3,
+    unpenalized: ArrayLike | None = None, max_iter: int = 50, sample_weight: ArrayLike | None = None,
 ) -> LowRankPrimalSVMResult:
     """Kernel primal SVM through 004's "data preprocessing": ``X̃ = chol(K)``, then a linear SVM.
 
@@ -598,6 +588,8 @@ def primal_svm_lowrank(
         its coefficients are ``linear.unpenalized_coef``.
     max_iter : int
         Newton steps.
+    sample_weight : array of shape (n,), optional
+        Per-point weights of the loss (point i's C is C·w_i), as in :func:`primal_svm_linear`.
     """
     from ..kernels.lowrank import incomplete_cholesky
 
@@ -608,7 +600,7 @@ def primal_svm_lowrank(
     if isinstance(max_rank, bool) or not isinstance(max_rank, (int, np.integer)) or max_rank < 1:
         raise ParameterError(f"max_rank must be an integer >= 1, got {max_rank!r}")
     chol = incomplete_cholesky(d, K.column, eta=eta, max_rank=max_rank)
-    lin = primal_svm_linear(chol.G, y, C, unpenalized=unpenalized, max_iter=max_iter)
+    lin = primal_svm_linear(chol.G, y, C, unpenalized=unpenalized, max_iter=max_iter, sample_weight=sample_weight)
     L = chol.G[chol.pivots]
     coef = solve_triangular(L, lin.coef, lower=True, trans="T")
     return LowRankPrimalSVMResult(

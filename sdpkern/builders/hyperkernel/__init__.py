@@ -3,10 +3,10 @@
 One module per formulation: :mod:`.csvm` (3.8), :mod:`.nusvm` (3.9), :mod:`.l2svm` (3.10),
 :mod:`.one_class` (3.11), :mod:`.nu_regression` (3.12), :mod:`.alignment` (3.13); the SOCP
 forms' kernel cones and their shared factor in :mod:`.cones`, constraint generation over them
-in :mod:`.generation`, and the pieces every formulation uses in ``_common``. Every public name
-is importable from here. The derivations follow three steps (written out in full, with the
-places where the thesis' text is garbled, in ``docs/hyperkernel_derivations.md``; the C-SVM's
-is in :mod:`.csvm`'s docstring):
+in :mod:`.generation`, the SDP forms' LMI pieces in ``_sdp`` and the pieces every formulation
+uses in ``_common``. Every public name is importable from here. The derivations follow three
+steps (written out in full, with the places where the thesis' text is garbled, in
+``docs/hyperkernel_derivations.md``; the C-SVM's is in :mod:`.csvm`'s docstring):
 
 1. Write the formulation as the saddle problem of 002 Appendix A.2,
    min_{β ≥ 0, 1ᵀβ = c} max_{α ∈ A}  q(α) − ½ αᵀ M(β) α + (reg. in β),

@@ -1,11 +1,12 @@
-"""Pieces every hyperkernel formulation shares: argument checks, the basis, LMIs, the model.
+"""Pieces every hyperkernel formulation shares: argument checks, the basis and set-up, parameter docs, the model.
 
-Nothing here builds a problem; the formulation modules (:mod:`.csvm`, :mod:`.nusvm`, ...) do.
+Nothing here builds a problem; the formulation modules (:mod:`.csvm`, :mod:`.nusvm`, ...) do. The SDP
+forms' LMI pieces are in ``_sdp``, the SOCP forms' cones in :mod:`.cones`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -13,6 +14,7 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..._docstrings import fill_doc
 from ..._validation import as_matrix, binary_labels, check_open_interval, check_positive
 from ...errors import DataError, ParameterError
 from ...kernels.hyperkernels import HarmonicARD, Hyperkernel
@@ -82,33 +84,63 @@ def _basis(
     return make_basis(Xa, hk, basis, eta, max_terms)
 
 
-def _combination(stack: Array, beta: cp.Variable) -> cp.Expression:
-    """Σ_l β_l S_l for a (p, n, n) stack, as an (n, n) affine expression."""
-    p, n, _ = stack.shape
-    return cp.reshape(stack.reshape(p, n * n).T @ beta, (n, n), order="C")
+#: Where a builder's parameters mean the same in every formulation, they are described once here
+#: and put into each builder's docstring by ``_shared_doc`` (a ``{name}`` line is replaced by
+#: ``_PARAMETER_DOCS[name]``, indented alike; :func:`sdpkern._docstrings.fill_doc`).
+_PARAMETER_DOCS = {
+    "hyperkernel": """\
+hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
+    The hyperkernel whose expansion terms make the kernels the problem learns from.""",
+    "lambda_Q": """\
+lambda_Q : float ≥ 0, default 1
+    Hyperkernel regularisation. A ``cvxpy.Parameter`` (``problem.set(lambda_Q=...)``).""",
+    "form_basis": """\
+form : "socp" or "sdp", default "socp"
+    ``"sdp"`` is the thesis' SDP as written; ``"socp"`` the equivalent cone program derived from
+    it (same optimum, far faster; see :mod:`sdpkern.builders.hyperkernel.csvm`).
+basis : HyperkernelBasis, "full", "lowrank" or None
+    The expansion terms; by default pivoted incomplete Cholesky with tolerance ``eta`` and at
+    most ``max_terms`` terms (002 §3.2.1). The defaults (1e-4, 150 terms) are the estimators'.
+eta : float, default 1e-4
+max_terms : int or None, default 150
+factor_tol : float, default 1e-10
+    Relative eigenvalue cut-off of the SOCP's shared factor (see
+    :func:`~sdpkern.builders.hyperkernel.shared_factor`): 1e-10 is exact to rounding; larger
+    values shrink the cones at the price of a documented, measured error in the optimum (3e-7
+    relative at 1e-6 for m = 100 pima).""",
+    "terms": """\
+terms : array of int, optional
+    SOCP only: write the cones of these basis terms only (the others get β_l = 0). This is a
+    relaxation of the full SOCP; :func:`~sdpkern.builders.hyperkernel.cone_generation` grows
+    ``terms`` until no omitted cone is violated, which makes its optimum the full problem's.""",
+}
 
 
-def _lmi_of(M: cp.Expression, z: cp.Expression, t1: cp.Variable) -> cp.Constraint:
-    """[[M, z], [zᵀ, t₁]] ⪰ 0 (Corollary 15's LMI; ½zᵀM†z ≤ ½t₁ by the Schur complement)."""
-    n = z.shape[0]
-    zc = cp.reshape(z, (n, 1), order="C")
-    return cp.bmat([[M, zc], [zc.T, cp.reshape(t1, (1, 1), order="C")]]) >> 0
+# what the five SVM-type builders take after their own constants, in their signatures' order
+_PARAMETER_DOCS["options"] = "\n".join(_PARAMETER_DOCS[name] for name in ("lambda_Q", "form_basis", "terms"))
+
+#: Decorator filling a builder's ``{name}`` docstring lines from :data:`_PARAMETER_DOCS`.
+_shared_doc = fill_doc(_PARAMETER_DOCS)
 
 
-def _inner_argmax(lmi: cp.Constraint, M: Array, z: Array) -> Array:
-    """The inner problem's maximiser x = M†z (002 Examples 10-15) after an SDP solve.
+def _setup(
+    Xa: Array, y: Array | None, hyperkernel: Hyperkernel | None, form: Any, lambda_Q: Any,
+    basis: HyperkernelBasis | str | None, eta: float, max_terms: int | None,
+    checks: Mapping[str, Callable[[Any], float]], scale: float = 1.0,
+) -> tuple[HyperkernelBasis, Array, cp.Parameter, dict[str, Any]]:
+    """The steps every builder starts with, after checking its own parameters.
 
-    From the primal values when M = M(β) is well conditioned (measured: 10× closer to the
-    fixed-kernel QP's α than the dual route on a cond ≈ 3e3 kernel); otherwise from the LMI's
-    dual Λ = ½[x; −1][x; −1]ᵀ (complementary slackness), which does not amplify the primal
-    error through a near-singular M.
+    Checks ``form`` and ``lambda_Q``, makes the basis (the expensive step, so after every check)
+    and returns ``(basis, its kernels, the lambda_Q parameter, problem data)``; the data hold
+    ``X``, ``y`` (when given), the basis, ``scale`` and the checks ``problem.set`` applies
+    (``checks`` and lambda_Q's).
     """
-    lam = np.linalg.eigvalsh((M + M.T) / 2)
-    if lam[0] > 1e-8 * max(lam[-1], 1e-300):
-        return np.asarray(np.linalg.solve(M, z), dtype=float)
-    n = z.shape[0]
-    Lam = np.asarray(lmi.dual_value, dtype=float)
-    return -Lam[:n, n] / Lam[n, n]
+    _check_form(form)
+    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=_check_lambda_Q(lambda_Q))
+    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
+    data: dict[str, Any] = {"X": Xa} | ({} if y is None else {"y": y})
+    data |= {"basis": B, "scale": scale, "parameter_checks": {**checks, "lambda_Q": _check_lambda_Q}}
+    return B, B.kernels(), lq_par, data
 
 
 def _num(value: Any) -> float:
@@ -121,27 +153,11 @@ def _arr(value: Any) -> Array:
 
 
 def _problem(
-    prob: cp.Problem,
-    name: str,
-    source: str,
-    form: str,
-    variables: dict[str, Any],
-    parameters: dict[str, cp.Parameter],
-    constraints: dict[str, Any],
-    recover: Callable[[KernelProblem], Model],
-    data: dict[str, Any],
+    prob: cp.Problem, name: str, source: str, form: str, variables: dict[str, Any], parameters: dict[str, cp.Parameter],
+    constraints: dict[str, Any], recover: Callable[[KernelProblem], Model], data: dict[str, Any],
 ) -> KernelProblem:
-    return KernelProblem(
-        cvxpy=prob,
-        formulation=name,
-        source=source,
-        form=form,
-        variables=variables,
-        parameters=parameters,
-        constraints=constraints,
-        recover=recover,
-        data=data,
-    )
+    """The builders' :class:`KernelProblem`, its fields in order (``name`` is the formulation)."""
+    return KernelProblem(prob, name, source, form, variables, parameters, constraints, recover, data)
 
 
 def _model(B: HyperkernelBasis, beta: Array, alpha: Array, coef: Array, offset: float, **extras: Any) -> Model:

@@ -29,6 +29,21 @@ is min_{β∈Δ} Σ_l β_l (μ(Lu)_l − ½ αᵀYK_lYα) = min_l (μ(Lu)_l − 
 where K_l = Z R_l R_lᵀ Zᵀ. β comes back as the multipliers of the p cone constraints: the
 stationarity condition in τ makes them sum to 1, and they are non-negative.
 
+Scaling (:mod:`.scaling`). The problem solved is the SOCP above in a = α/s and t = τ/s²,
+with objective and cones divided by s²:
+
+    max_{a, u, t}  (1/s) 1ᵀa + t
+    s.t. 0 ≤ a ≤ C/s, yᵀa = 0, ‖u‖ ≤ 1,
+         ½ ‖R_lᵀ Zᵀ(y∘a)‖² ≤ (μ/s²) (L u)_l − t      for every basis term l,
+
+with s² the C-SVM dual optimum at the mean basis kernel (an estimate of the optimum, so that
+t and the objective are O(1)). Its optimum is the SOCP's divided by s². Its Lagrangian is the
+SOCP's divided by s²: with the cone constraints c_l(α, u, τ) = s²·ĉ_l(a, u, t) and the balance
+yᵀα = s·yᵀa, the multipliers are β̂_l = β_l (unchanged) and ν̂ = ν/s, so β is read off the
+scaled cones as it is, b = −ν = −s·ν̂ and α = s·a. The user's C and λ_Q stay the problem's
+``parameters``; the CVXPY problem holds 1/s, C/s and μ/s² (DPP cannot divide by a parameter),
+recomputed by ``problem.set``.
+
 Shared factor: every K_l is PSD, so its range lies in the range of K_Σ = Σ_l K_l. One factor
 K_Σ ≈ Z Zᵀ (r columns, eigenvalues below ``factor_tol``·λ_max dropped) serves all terms:
 v = Zᵀ(y∘α) ∈ R^r is computed once, and term l needs only the r×r_l factor R_l of
@@ -43,46 +58,28 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
-from ._common import (
-    Array,
-    ExpansionDecision,
-    Form,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _validate_xy,
-    make_basis,
-)
+from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
+from .scaling import Rescale, scale_of, svc_optimum
 
 __all__ = ["csvm", "csvm_active_set"]
 
 
 def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
     """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack."""
-    p, m, _ = G_stack.shape
-    G = cp.reshape(G_stack.reshape(p, m * m).T @ beta, (m, m), order="C")
-    z_col = cp.reshape(z, (m, 1), order="C")
-    return cp.bmat([[G, z_col], [z_col.T, cp.reshape(t1, (1, 1), order="C")]]) >> 0
+    return _lmi_of(_combination(G_stack, beta), z, t1)
 
 
+@_shared_doc
 def csvm(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel C-SVM: learn the kernel and the classifier together (002 eq. 3.8).
 
@@ -91,28 +88,12 @@ def csvm(
     X : array (m, d)
     y : array (m,)
         Two classes, any labels (the larger is +1).
-    hyperkernel : Hyperkernel, default HarmonicARD(lambda_h=0.6, widths="auto") (002 §3.2)
+    {hyperkernel}
     C : float > 0, default 100
         scikit-learn's C: the dual box is 0 ≤ α ≤ C, as in ``SVC``. Eq. (3.8) writes the loss
         as (C'/m)·1ᵀξ with C' = 1/λ; here C' = C·m (converted inside). The thesis' experiments
         fix 1/(λm) = 100 (§3.2), i.e. C = 100. A ``cvxpy.Parameter`` (``problem.set(C=...)``).
-    lambda_Q : float ≥ 0
-        Hyperkernel regularisation. A ``cvxpy.Parameter``.
-    form : "socp" or "sdp"
-        ``"sdp"`` is (3.8) as written; ``"socp"`` the equivalent cone program of the module
-        docstring (same optimum, far faster).
-    basis : HyperkernelBasis, "full", "lowrank" or None
-        The expansion terms; by default pivoted incomplete Cholesky with tolerance ``eta``
-        and at most ``max_terms`` terms (002 §3.2.1). The defaults (1e-4, 150 terms) are the
-        estimators'.
-    factor_tol : float
-        Relative eigenvalue cut-off of the SOCP's shared factor (see :func:`shared_factor`):
-        1e-10 is exact to rounding; larger values shrink the cones at the price of a documented,
-        measured error in the optimum (3e-7 relative at 1e-6 for m = 100 pima).
-    terms : array of int, optional
-        SOCP only: write the cones of these basis terms only (the others get β_l = 0). This is a
-        relaxation of the full SOCP; :func:`cone_generation` grows ``terms`` until no omitted
-        cone is violated, which makes its optimum the full problem's.
+    {options}
 
     Returns
     -------
@@ -129,20 +110,9 @@ def csvm(
     ('optimal', 1.0)
     """
     Xa, y_pm = _validate_xy(X, y)
-    _check_form(form)
-    C_val, lq_val = _check_C(C), _check_lambda_Q(lambda_Q)
-    hk = hyperkernel if hyperkernel is not None else HarmonicARD(lambda_h=0.6, widths="auto")
-    B = make_basis(Xa, hk, basis, eta, max_terms)
+    C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"C": _check_C})
     m, p = Xa.shape[0], B.size
-    C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    kernels = B.kernels()
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "parameter_checks": {"C": _check_C, "lambda_Q": _check_lambda_Q},
-    }
     if form == "sdp":
         beta = cp.Variable(p, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")
@@ -158,25 +128,39 @@ def csvm(
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp
     else:
+        # the scaled SOCP of the module docstring: a = α/s, t = τ/s², objective and cones / s²
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {
+            "inv_s": cp.Parameter(nonneg=True, name="inv_s"),  # 1/s
+            "box": cp.Parameter(nonneg=True, name="box"),  # C/s
+            "mu": cp.Parameter(nonneg=True, name="mu"),  # (λ_Q/2)/s²
+        }
         cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
         cons = {
-            "box": alpha <= C_par,  # C'/m = C
+            "box": alpha <= scaled["box"],  # α ≤ C'/m = C
             "balance": y_pm @ alpha == 0,
             "ball": cp.norm(u, 2) <= 1,
             "kernel_cones": cones,
         }
         prob = cp.Problem(
-            cp.Maximize(cp.sum(alpha) + tau),
+            cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
             [cons["box"], cons["balance"], cons["ball"], *cones],
         )
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_csvm_socp
-    return KernelProblem(
+        K_mean = kernels.mean(axis=0)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            s = scale_of(svc_optimum(K_mean, y_pm, values["C"]))
+            data["alpha_scale"] = s
+            return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = KernelProblem(
         cvxpy=prob,
         formulation="hyperkernel C-SVM",
         source="002 eq. (3.8)",
@@ -187,6 +171,8 @@ def csvm(
         recover=recover,
         data=data,
     )
+    problem._rescale()
+    return problem
 
 
 def _recover_csvm_sdp(problem: KernelProblem) -> Model:
@@ -208,12 +194,13 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
     """β from the cone constraints' multipliers; b from the balance constraint's multiplier."""
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
-    alpha = np.asarray(problem.variables["alpha"].value, dtype=float)
-    beta = cone_beta(problem)
+    s = float(problem.data["alpha_scale"])
+    alpha = s * np.asarray(problem.variables["alpha"].value, dtype=float)  # α = s·a
+    beta = cone_beta(problem)  # the scaled cones' multipliers are β itself
     # CVXPY's multiplier ν of yᵀα = 0 enters the Lagrangian of max 1ᵀα + τ as −ν·yᵀα; the SDP's
     # γ satisfies Gα = 1 + γy + η − ξ; matching the two stationarity conditions gives b = γ = −ν
-    # (checked against the SDP form in the tests).
-    offset = -float(problem.constraints["balance"].dual_value)
+    # (checked against the SDP form in the tests). The scaled problem's multiplier is ν/s.
+    offset = -s * float(problem.constraints["balance"].dual_value)
     K = B.learned_kernel(beta)
     coef = alpha * y
     decision = ExpansionDecision(B, beta, coef, offset)
@@ -221,23 +208,10 @@ def _recover_csvm_socp(problem: KernelProblem) -> Model:
 
 
 def csvm_active_set(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    initial_terms: int = 3,
-    add_per_round: int = 3,
-    max_rounds: int = 50,
-    tol: float = 1e-6,
-    backend: str = "clarabel",
-    allow_inaccurate: bool = False,
-    **options: Any,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, initial_terms: int = 3, add_per_round: int = 3, max_rounds: int = 50, tol: float = 1e-6,
+    backend: str = "clarabel", allow_inaccurate: bool = False, **options: Any,
 ) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
     """The hyperkernel C-SVM's SOCP (002 eq. 3.8) solved by :func:`cone_generation`.
 

@@ -51,7 +51,10 @@ def cone_violations(problem: KernelProblem, kernels: Array) -> Array:
     mu = float(np.asarray(check.mu.value, dtype=float))
     s = 1.0 if check.scale is None else float(np.asarray(check.scale.value, dtype=float))
     quad = 0.5 * s * np.einsum("lij,i,j->l", kernels, v, v, optimize=True)  # (p, m, m) · v · v
-    return np.asarray(quad - (mu * (B.L @ u) - tau), dtype=float)
+    # a rescaled SOCP (:mod:`.scaling`) holds its cones divided by the objective's scale: back to
+    # the formulation's units, where the caller's threshold tol·max(1, abs(objective)) applies
+    unit = float(problem.data.get("objective_scale", 1.0))
+    return np.asarray(unit * (quad - (mu * (B.L @ u) - tau)), dtype=float)
 
 
 def cone_generation(

@@ -11,40 +11,19 @@ from numpy.typing import ArrayLike
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _check_ridge,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-    _validate_xy,
-)
+from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .scaling import Rescale, l2svm_optimum, scale_of
 
 __all__ = ["l2svm"]
 
 
+@_shared_doc
 def l2svm(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel Lagrangian (L2 soft margin) SVM of Mangasarian-Musicant (002 eq. 3.10; A.18).
 
@@ -53,6 +32,12 @@ def l2svm(
     SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
     ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
 
+    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
+    max (1/s)1ᵀa − ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1,
+    ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s² the optimum at the mean basis kernel
+    (an NNLS). Every term of the objective and every cone is the SOCP's divided by s², so the
+    Lagrangian is too: the cones' multipliers are β unchanged, and α = s·a.
+
     The dual A.18 belongs to min ½(‖w‖² + b²) + (C'/2) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i with
     C' = 1/(λm), so w = Σ α_i y_i φ(x_i), b = yᵀα, α = C'ξ and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα
     (002 Example 12; the stray "z = γ1 + η − ξ" printed under (3.10) belongs to Example 13 and is
@@ -60,13 +45,16 @@ def l2svm(
 
     Parameters
     ----------
+    X : array (m, d)
+    y : array (m,)
+        Two classes (the larger label is +1).
+    {hyperkernel}
     C : float > 0, default 100
         scikit-learn's C of the squared hinge (``LinearSVC(loss="squared_hinge")``): the loss is
         C Σ ξ_i², i.e. eq. (3.10)'s (C'/2) Σ ξ_i² with C' = 1/(λm) = 2C (converted inside; the
         thesis' C' = 100 is C = 50). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/(2C) (CVXPY
         cannot divide by a parameter); ``problem.set(C=...)`` sets it.
-    lambda_Q : float ≥ 0, default 1
-    Others as for :func:`nusvm`.
+    {options}
 
     Examples
     --------
@@ -77,21 +65,11 @@ def l2svm(
     'optimal'
     """
     Xa, y_pm = _validate_xy(X, y)
-    _check_form(form)
-    ridge_val, lq_val = 1.0 / (2.0 * _check_C(C)), _check_lambda_Q(lambda_Q)  # λm = 1/C' = 1/(2C)
+    ridge = cp.Parameter(nonneg=True, name="ridge", value=1.0 / (2.0 * _check_C(C)))  # λm = 1/C' = 1/(2C)
     m = Xa.shape[0]
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    ridge = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "scale": 1.0,
-        "parameter_checks": {"ridge": _check_ridge, "lambda_Q": _check_lambda_Q},
-        "derived_parameters": {"C": _ridge_of_C},
-    }
+    checks = {"ridge": _check_ridge}
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
+    data["derived_parameters"] = {"C": _ridge_of_C}
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         eta_v = cp.Variable(m, nonneg=True, name="eta")
@@ -107,18 +85,30 @@ def l2svm(
         variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
         recover = _recover_l2svm_sdp
     else:
+        # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
         cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
+            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
         cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
-        obj = cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
+        obj = (
+            scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
+        )
         prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_l2svm_socp
-    return _problem(
+        G_mean = kernels.mean(axis=0) * np.outer(y_pm, y_pm)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            s = scale_of(l2svm_optimum(G_mean, y_pm, values["ridge"]))
+            data["alpha_scale"] = s
+            return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = _problem(
         prob,
         "hyperkernel L2-SVM",
         "002 eq. (3.10)",
@@ -129,6 +119,8 @@ def l2svm(
         recover,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 def _ridge_of_C(C: Any) -> dict[str, float]:
@@ -147,6 +139,6 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
 
 def _recover_l2svm_socp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
-    alpha = _arr(problem.variables["alpha"].value)
-    beta = cone_beta(problem)
+    alpha = float(problem.data["alpha_scale"]) * _arr(problem.variables["alpha"].value)  # α = s·a
+    beta = cone_beta(problem)  # unchanged by the scaling
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))

@@ -13,40 +13,20 @@ from ...errors import LabelError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_C,
-    _check_form,
-    _check_lambda_Q,
-    _check_nu,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-)
+from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .scaling import Rescale, nusvr_optimum, scale_of
 
 __all__ = ["nu_regression"]
 
 
+@_shared_doc
 def nu_regression(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    C: float = 100.0,
-    nu: float = 0.3,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, nu: float = 0.3,
     lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel ν-support-vector regression (002 eq. 3.12; A.28-A.32).
 
@@ -65,6 +45,21 @@ def nu_regression(
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
 
+    Scaling (:mod:`.scaling`). The SOCP is solved in d = a* − a alone (a and a* enter only
+    through d, and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance
+    become abs(d) ≤ 1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a
+    direction that changes nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t,
+    divided by σ:
+    max (s/σ)(y/c)ᵀd̂ + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1,
+    (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤ (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at the mean basis
+    kernel (libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1).
+    The cones are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the
+    balance and tube constraints are divided by s in d̂ and the objective by σ, so their
+    multipliers are (σ/s)·ν̂ (×c for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is
+    −(1ᵀa − 1ᵀa*) = 0), ε = c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and
+    positive parts. Checked against the SDP form and against the upper bound
+    max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
+
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
     ``Solution.alpha`` is the m-vector α* − α for ``form="sdp"`` (the SDP does not separate them)
     and the 2m-vector Cm·[a; a*] = [α; α*] for ``form="socp"``; the regression function uses
@@ -72,14 +67,15 @@ def nu_regression(
 
     Parameters
     ----------
+    X : array (m, d)
     y : array (m,)
         Real targets, not all equal.
+    {hyperkernel}
     C : float > 0, default 100
         1/(λm); a ``cvxpy.Parameter``.
     nu : float in (0, 1], default 0.3
         A ``cvxpy.Parameter``.
-    lambda_Q : float ≥ 0, default 1
-    Others as for :func:`nusvm`.
+    {options}
 
     Examples
     --------
@@ -98,20 +94,10 @@ def nu_regression(
             "y is constant: regression has nothing to learn and the scale 1ᵀβ = stddev(y) would be 0; "
             "predict the constant (sklearn.dummy.DummyRegressor) or check the targets"
         )
-    _check_form(form)
-    C_val, nu_val, lq_val = _check_C(C), _check_nu(nu), _check_lambda_Q(lambda_Q)
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    C_par = cp.Parameter(nonneg=True, name="C", value=C_val)
-    nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_arr,
-        "basis": B,
-        "scale": c,
-        "parameter_checks": {"C": _check_C, "nu": _check_nu, "lambda_Q": _check_lambda_Q},
-    }
+    C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
+    nu_par = cp.Parameter(nonneg=True, name="nu", value=_check_nu(nu))
+    checks = {"C": _check_C, "nu": _check_nu}
+    B, kernels, lq_par, data = _setup(Xa, y_arr, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks, scale=c)
     params = (C_par, nu_par, lq_par)
     if form == "sdp":
         prob, variables, cons = _sdp(B, kernels, y_arr, c, params)
@@ -119,7 +105,7 @@ def nu_regression(
     else:
         prob, variables, cons = _socp(B, kernels, y_arr, c, params, data, terms, factor_tol)
         recover = _recover_regression_socp
-    return _problem(
+    problem = _problem(
         prob,
         "hyperkernel nu-regression",
         "002 eq. (3.12)",
@@ -130,6 +116,8 @@ def nu_regression(
         recover,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 _Params = tuple[cp.Parameter, cp.Parameter, cp.Parameter]  # C, ν, λ_Q
@@ -171,32 +159,41 @@ def _socp(
     B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any],
     terms: Any, factor_tol: float,
 ) -> _Form:  # fmt: skip
-    """The SOCP form of the docstring of :func:`nu_regression` (standardised targets y/c)."""
-    C_par, nu_par, lq_par = params
+    """The scaled SOCP form of the docstring of :func:`nu_regression` (targets y/c, d = s·d̂)."""
     m = y_arr.shape[0]
-    a = cp.Variable(m, nonneg=True, name="a")
-    a_star = cp.Variable(m, nonneg=True, name="a_star")
+    d = cp.Variable(m, name="d")  # (a* − a)/s
     u = cp.Variable(B.L.shape[1], name="u")
     tau = cp.Variable(name="tau")
+    scaled = {
+        name: cp.Parameter(nonneg=True, name=name) for name in ("lin", "box", "tube", "mu", "quad")
+    }  # s/σ, 1/(ms), ν/s, (λ_Q/2)/σ, Cm·s²/σ
     cones = socp_cones(
-        a_star - a, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=C_par * m
+        d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
     )
     cons = {
-        "box": [a <= 1.0 / m, a_star <= 1.0 / m],
-        "tube": cp.sum(a) + cp.sum(a_star) <= nu_par,
-        "balance": cp.sum(a) - cp.sum(a_star) == 0,
+        "box": cp.abs(d) <= scaled["box"],
+        "tube": cp.norm1(d) <= scaled["tube"],
+        "balance": cp.sum(d) == 0,
         "ball": cp.norm(u, 2) <= 1,
         "kernel_cones": cones,
     }
-    # The objective is written for the standardised targets y/c (divided by c): the same
-    # maximiser, but scaled to the data's own units; unscaled targets (e.g. ×1e10) made the
-    # solvers report "unbounded". The multipliers (β, b, ε) and the objective come back ×c.
-    data["objective_scale"] = c
     prob = cp.Problem(
-        cp.Maximize((y_arr / c) @ (a_star - a) + tau),
-        [*cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
+        cp.Maximize(scaled["lin"] * ((y_arr / c) @ d) + tau),
+        [cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
     )
-    variables = {"a": a, "a_star": a_star, "u": u, "tau": tau}
+    K_mean = kernels.mean(axis=0) * c  # K(β) at β uniform on 1ᵀβ = c
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        Cm, mu = values["C"] * m, values["lambda_Q"] / 2
+        sigma = scale_of(nusvr_optimum(K_mean, y_arr, values["C"], values["nu"]) / (c * Cm)) ** 2
+        s_ = float(np.sqrt(sigma / Cm))  # Cm·s²·‖R_lᵀZᵀd̂‖² ≈ σ with d̂ O(1)
+        data["alpha_scale"], data["sigma"] = s_, sigma
+        scaled_values = {"lin": s_ / sigma, "box": 1.0 / (m * s_), "tube": values["nu"] / s_,
+                         "mu": mu / sigma, "quad": Cm * s_**2 / sigma}  # fmt: skip
+        return scaled_values, c * sigma  # the objective was divided by c and by σ
+
+    data["rescale"] = Rescale(scaled, compute)
+    variables = {"d": d, "u": u, "tau": tau}
     return prob, variables, cons
 
 
@@ -216,13 +213,18 @@ def _recover_regression_sdp(problem: KernelProblem) -> Model:
 
 
 def _recover_regression_socp(problem: KernelProblem) -> Model:
-    """b = +(multiplier of 1ᵀa − 1ᵀa* = 0): stationarity in a* gives CmK(a* − a) = y + ν_eq − χ + …"""
+    """b = −(multiplier of 1ᵀd = 0): stationarity in d gives CmK d = y − ν_eq·1 − χ·sign(d) + …
+
+    In the scaled problem (d = s·d̂, divided by c·σ): α* − α = Cm·s·d̂, β = c·β̂, and the
+    multipliers of the balance and tube constraints (written in d̂, i.e. divided by s) are
+    c·(σ/s) times the scaled ones. α and α* are the positive and negative parts of α* − α."""
     B = problem.data["basis"]
     m = B.X.shape[0]
-    s = _num(problem.parameters["C"].value) * m
-    a_hat = s * np.concatenate([problem.variables["a"].value, problem.variables["a_star"].value])
-    c = float(problem.data.get("objective_scale", 1.0))  # the objective was divided by c
+    Cm = _num(problem.parameters["C"].value) * m
+    s, sigma, c = (float(problem.data[k]) for k in ("alpha_scale", "sigma", "scale"))
+    coef = Cm * s * _arr(problem.variables["d"].value)  # α* − α
+    a_hat = np.concatenate([np.clip(-coef, 0.0, None), np.clip(coef, 0.0, None)])  # [α; α*]
     beta = c * cone_beta(problem)
-    coef = a_hat[m:] - a_hat[:m]
-    offset = c * _num(problem.constraints["balance"].dual_value)
-    return _model(B, beta, a_hat, coef, offset, epsilon=c * _num(problem.constraints["tube"].dual_value))
+    unit = c * sigma / s
+    offset = -unit * _num(problem.constraints["balance"].dual_value)
+    return _model(B, beta, a_hat, coef, offset, epsilon=unit * _num(problem.constraints["tube"].dual_value))

@@ -12,39 +12,18 @@ from ...errors import ParameterError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_form,
-    _check_lambda_Q,
-    _check_nu,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-    _validate_xy,
-)
+from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
 
 __all__ = ["nusvm"]
 
 
+@_shared_doc
 def nusvm(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    nu: float = 0.3,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, nu: float = 0.3, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel ν-SVM (002 eq. 3.9; saddle problem A.13).
 
@@ -58,14 +37,10 @@ def nusvm(
     X : array (m, d)
     y : array (m,)
         Two classes (the larger label is +1).
-    hyperkernel : Hyperkernel, default HarmonicARD(0.6, widths="auto") (002 §3.2)
+    {hyperkernel}
     nu : float in (0, 1], default 0.3
         A ``cvxpy.Parameter``. Feasible only for ν ≤ 2·min(m₊, m₋)/m.
-    lambda_Q : float ≥ 0, default 1
-        A ``cvxpy.Parameter``.
-    form, basis, eta, max_terms, factor_tol, terms
-        As for :func:`~sdpkern.builders.hyperkernel.csvm` (``terms``: SOCP only, the cones of
-        these basis terms only, as :func:`~sdpkern.builders.hyperkernel.cone_generation` uses).
+    {options}
 
     Returns
     -------
@@ -82,7 +57,6 @@ def nusvm(
     ('optimal', True)
     """
     Xa, y_pm = _validate_xy(X, y)
-    _check_form(form)
     m = Xa.shape[0]
     nu_max = 2.0 * min(int((y_pm > 0).sum()), int((y_pm < 0).sum())) / m
 
@@ -95,18 +69,8 @@ def nusvm(
             )
         return v
 
-    nu_val, lq_val = check_nu(nu), _check_lambda_Q(lambda_Q)
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "y": y_pm,
-        "basis": B,
-        "scale": 1.0,
-        "parameter_checks": {"nu": check_nu, "lambda_Q": _check_lambda_Q},
-    }
+    nu_par = cp.Parameter(nonneg=True, name="nu", value=check_nu(nu))
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"nu": check_nu})
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")

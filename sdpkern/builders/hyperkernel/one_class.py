@@ -13,37 +13,18 @@ from ...errors import DataError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Form,
-    _arr,
-    _basis,
-    _check_form,
-    _check_lambda_Q,
-    _check_nu,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _model,
-    _num,
-    _problem,
-)
+from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
 
 __all__ = ["one_class"]
 
 
+@_shared_doc
 def one_class(
-    X: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    nu: float = 0.1,
-    lambda_Q: float = 1.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    terms: ArrayLike | None = None,
+    X: ArrayLike, hyperkernel: Hyperkernel | None = None, *, nu: float = 0.1, lambda_Q: float = 1.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel single-class SVM / novelty detection (002 eq. 3.11; A.23).
 
@@ -61,10 +42,10 @@ def one_class(
     Parameters
     ----------
     X : array (m, d), m ≥ 2
+    {hyperkernel}
     nu : float in (0, 1], default 0.1 (the thesis' novelty-detection setting, §3.2.5)
         A ``cvxpy.Parameter``: an upper bound on the fraction of outliers.
-    lambda_Q : float ≥ 0, default 1
-    Others as for :func:`nusvm`.
+    {options}
 
     Examples
     --------
@@ -80,19 +61,9 @@ def one_class(
             f"one-class data needs at least 2 samples to describe a support, got {Xa.shape[0]} sample; "
             "collect more points"
         )
-    _check_form(form)
-    nu_val, lq_val = _check_nu(nu), _check_lambda_Q(lambda_Q)
+    nu_par = cp.Parameter(nonneg=True, name="nu", value=_check_nu(nu))
     m = Xa.shape[0]
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
-    nu_par = cp.Parameter(nonneg=True, name="nu", value=nu_val)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
-    data: dict[str, Any] = {
-        "X": Xa,
-        "basis": B,
-        "scale": 1.0,
-        "parameter_checks": {"nu": _check_nu, "lambda_Q": _check_lambda_Q},
-    }
+    B, kernels, lq_par, data = _setup(Xa, None, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"nu": _check_nu})
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")
