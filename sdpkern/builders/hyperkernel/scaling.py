@@ -122,6 +122,7 @@ class Rescale:
     _last: tuple[tuple[str, float], ...] | None = field(default=None, repr=False)
 
     def __call__(self, problem: Any) -> None:
+        """Set the scaled parameters and ``problem.data["objective_scale"]`` from the user's values."""
         values = {k: p.value for k, p in problem.parameters.items()}
         if any(v is None for v in values.values()):
             return  # solve() raises the typed error for an unset parameter
