@@ -135,7 +135,7 @@ def _row(name: str, m: int, hs: list[dict[str, Any]], ss: list[dict[str, Any]]) 
     serr = 100 * np.array([s["err"] for s in ss])
     ssd = float(serr.std(ddof=1)) if serr.size > 1 else 0.0
     grid = float(np.mean([s["grid"] for s in ss]))
-    within = "yes" if abs(herr.mean() - serr.mean()) <= ssd else "no"
+    within = "-" if serr.size < 2 else "yes" if abs(herr.mean() - serr.mean()) <= ssd else "no"
     return f"{line} {serr.mean():5.2f}±{ssd:4.2f} {grid:8.1f} {fit / grid:8.2f} {within:>4}  [{status}]"
 
 

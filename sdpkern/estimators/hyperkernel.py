@@ -137,9 +137,12 @@ class _HyperkernelBase(SdpkernEstimator):
             w = np.asarray(self.widths, dtype=float)
             if w.ndim > 1 or not np.all(np.isfinite(w)) or np.any(w <= 0):
                 raise ParameterError(f"widths must be 'auto' or positive numbers, got {self.widths!r}")
-        if self.hyperkernel is None and not isinstance(self.width_scales, str):
-            c = np.asarray(self.width_scales, dtype=float)
-            if c.ndim > 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
+        if self.hyperkernel is None and not (isinstance(self.width_scales, str) and self.width_scales == "ladder"):
+            bad = isinstance(self.width_scales, str)
+            if not bad:
+                c = np.asarray(self.width_scales, dtype=float)
+                bad = c.ndim > 1 or c.size == 0 or not np.all(np.isfinite(c)) or bool(np.any(c <= 0))
+            if bad:
                 raise ParameterError(f"width_scales must be 'ladder' or positive numbers, got {self.width_scales!r}")
 
     def _resolve_hyperkernel(self, X: Array) -> Hyperkernel:

@@ -68,12 +68,48 @@ def _ard_args(hyperkernel: HarmonicARD, features: Array) -> tuple[Array, Array, 
     return inv_w, A, lam, np.ascontiguousarray(1.0 / c), squarings
 
 
-def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) -> Array:
-    """:func:`term_block` of the harmonic ARD hyperkernel (one or several width scales), compiled."""
-    from .. import _hkcore
+#: From this many terms the compiled per-pair loop (vectorised over the terms) is faster than
+#: NumPy's whole-block passes. Measured (2-core machine under heavy load, 600 × 100 block,
+#: d = 20, six scales, one term): 7.5 µs per entry compiled, 4.4 µs in NumPy; the certificate's
+#: sum over 150 terms (800 support vectors) takes 4.4 s compiled.
+_COMPILED_FROM_TERMS = 8
 
+
+def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) -> Array:
+    """:func:`term_block` of the harmonic ARD hyperkernel (one or several width scales)."""
     inv_w, A, lam, inv_c, sq = _ard_args(hyperkernel, features)
-    return _hkcore.ard_block(np.ascontiguousarray(Xr), np.ascontiguousarray(Xc), inv_w, A, lam, inv_c, sq)
+    if features.shape[0] >= _COMPILED_FROM_TERMS:
+        from .. import _hkcore
+
+        return _hkcore.ard_block(np.ascontiguousarray(Xr), np.ascontiguousarray(Xc), inv_w, A, lam, inv_c, sq)
+    p, n_dim = features.shape[0], Xr.shape[1]
+    shape = (Xr.shape[0], Xc.shape[0])
+    total = np.zeros((p,) + shape)
+    prod = np.empty((p,) + shape)
+    F = np.empty(shape)
+    # e^{−ψ_d/c_s} per dimension, kept from one scale to the next (squared when sq[s] > 0): the
+    # callers' row blocks are sized for (rows, cols, d) temporaries
+    Es = [np.empty(shape) for _ in range(n_dim)]
+    for s in range(inv_c.size):
+        prod.fill(1.0)
+        for d in range(n_dim):
+            E = Es[d]
+            if s > 0 and sq[s] > 0:
+                for _ in range(int(sq[s])):
+                    np.multiply(E, E, out=E)
+            else:
+                np.subtract(Xr[:, d, None], Xc[None, :, d], out=E)
+                np.multiply(E, E, out=E)
+                E *= -inv_w[d] * inv_c[s]
+                np.exp(E, out=E)
+            for l in range(p):
+                np.multiply(E, -A[s, d, l], out=F)
+                F += 1.0
+                np.divide(1.0 - lam, F, out=F)
+                prod[l] *= F
+        total += prod
+    total /= inv_c.size
+    return total
 
 
 def _row_chunk(n_cols: int, n_feat: int) -> int:
