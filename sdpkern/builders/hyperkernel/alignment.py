@@ -58,12 +58,12 @@ def alignment(
     (K(β) + εI in the LMI; 0 = as printed).
 
     SOCP (derived): ½yᵀ(K + εI)†y = max_α yᵀα − ½αᵀKα − (ε/2)‖α‖², and the squared regulariser's
-    conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ
-    (u free), solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
-    max (1/s)yᵀa − (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with
-    s² = ½yᵀ(K̄ + εI)†y at the mean basis kernel K̄; every term is the SOCP's divided by s², so the
-    cones' multipliers are β unchanged and α = s·a. With ε = 0, α is restricted to the range of Σ_l K_l (the Moore-Penrose reading
-    the thesis gives in A.2), and y is first projected there in both forms.
+    conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ (u free),
+    solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)yᵀa −
+    (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with s² = ½yᵀ(K̄ + εI)†y
+    at the mean basis kernel K̄; every term is the SOCP's divided by s², so the cones' multipliers
+    are β unchanged and α = s·a. With ε = 0, α is restricted to the range of Σ_l K_l (the
+    Moore-Penrose reading the thesis gives in A.2), and y is first projected there in both forms.
 
     Parameters
     ----------

@@ -54,11 +54,11 @@ def l2svm(
     SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
     ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
 
-    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
-    max (1/s)1ᵀa − ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1,
-    ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s² the optimum at a fixed kernel
-    (:func:`.scaling.trial_kernels`, an NNLS). Every term of the objective and every cone is the SOCP's divided by s², so the
-    Lagrangian is too: the cones' multipliers are β unchanged, and α = s·a.
+    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)1ᵀa −
+    ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1, ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s²
+    the optimum at a fixed kernel (:func:`.scaling.trial_kernels`, an NNLS). Every term of the
+    objective and every cone is the SOCP's divided by s², so the Lagrangian is too: the cones'
+    multipliers are β unchanged, and α = s·a.
 
     The dual A.18 belongs to min ½(‖w‖² + b²) + (C'/2) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i with
     C' = 1/(λm), so w = Σ α_i y_i φ(x_i), b = yᵀα, α = C'ξ and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα

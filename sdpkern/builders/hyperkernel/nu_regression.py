@@ -69,20 +69,18 @@ def nu_regression(
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
 
-    Scaling (:mod:`.scaling`). The SOCP is solved in d = a* − a alone (a and a* enter only
-    through d, and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance
-    become abs(d) ≤ 1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a
-    direction that changes nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t,
-    divided by σ:
-    max (s/σ)(y/c)ᵀd̂ + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1,
-    (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤ (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at a fixed kernel
-    (:func:`.scaling.trial_kernels`, libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1).
-    The cones are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the
-    balance and tube constraints are divided by s in d̂ and the objective by σ, so their
-    multipliers are (σ/s)·ν̂ (×c for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is
-    −(1ᵀa − 1ᵀa*) = 0), ε = c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and
-    positive parts. Checked against the SDP form and against the upper bound
-    max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
+    Scaling (:mod:`.scaling`). The SOCP is solved in d = a* − a alone (a and a* enter only through d,
+    and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance become abs(d) ≤
+    1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a direction that changes
+    nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t, divided by σ: max (s/σ)(y/c)ᵀd̂
+    + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1, (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤
+    (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at a fixed kernel (:func:`.scaling.trial_kernels`,
+    libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1). The cones
+    are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the balance and tube
+    constraints are divided by s in d̂ and the objective by σ, so their multipliers are (σ/s)·ν̂ (×c
+    for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is −(1ᵀa − 1ᵀa*) = 0), ε =
+    c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and positive parts. Checked against the
+    SDP form and against the upper bound max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
 
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
     ``Solution.alpha`` is the m-vector α* − α for ``form="sdp"`` (the SDP does not separate them)
