@@ -36,7 +36,7 @@ with objective and cones divided by s²:
     s.t. 0 ≤ a ≤ C/s, yᵀa = 0, ‖u‖ ≤ 1,
          ½ ‖R_lᵀ Zᵀ(y∘a)‖² ≤ (μ/s²) (L u)_l − t      for every basis term l,
 
-with s² the C-SVM dual optimum at the mean basis kernel (an estimate of the optimum, so that
+with s² the C-SVM dual optimum at a fixed kernel (:func:`.scaling.trial_kernels`; an estimate of the optimum, so that
 t and the objective are O(1)). Its optimum is the SOCP's divided by s². Its Lagrangian is the
 SOCP's divided by s²: with the cone constraints c_l(α, u, τ) = s²·ĉ_l(a, u, t) and the balance
 yᵀα = s·yᵀa, the multipliers are β̂_l = β_l (unchanged) and ν̂ = ν/s, so β is read off the
@@ -65,7 +65,7 @@ from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_d
 from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
-from .scaling import Rescale, scale_of, svc_optimum
+from .scaling import Rescale, scale_of, svc_optimum, trial_kernels
 
 __all__ = ["csvm", "csvm_active_set"]
 
@@ -152,10 +152,10 @@ def csvm(
         )
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_csvm_socp
-        K_mean = kernels.mean(axis=0)
+        trials = trial_kernels(kernels)
 
         def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(svc_optimum(K_mean, y_pm, values["C"]))
+            s = scale_of(min(svc_optimum(K, y_pm, values["C"]) for K in trials))
             data["alpha_scale"] = s
             return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 

@@ -14,7 +14,7 @@ from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
-from .scaling import Rescale, l2svm_optimum, scale_of
+from .scaling import Rescale, l2svm_optimum, scale_of, trial_kernels
 
 __all__ = ["l2svm"]
 
@@ -32,11 +32,11 @@ def l2svm(
     SOCP (derived): max 1ᵀα − ½(yᵀα)² − (λm/2)‖α‖² + τ over α ≥ 0, ‖u‖ ≤ 1 and
     ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ.
 
-    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s²,
-    max (1/s)1ᵀa − ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1,
-    ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s² the optimum at the mean basis kernel
-    (an NNLS). Every term of the objective and every cone is the SOCP's divided by s², so the
-    Lagrangian is too: the cones' multipliers are β unchanged, and α = s·a.
+    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)1ᵀa −
+    ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1, ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s²
+    the optimum at a fixed kernel (:func:`.scaling.trial_kernels`, an NNLS). Every term of the
+    objective and every cone is the SOCP's divided by s², so the Lagrangian is too: the cones'
+    multipliers are β unchanged, and α = s·a.
 
     The dual A.18 belongs to min ½(‖w‖² + b²) + (C'/2) Σ ξ_i² s.t. y_i f(x_i) ≥ 1 − ξ_i with
     C' = 1/(λm), so w = Σ α_i y_i φ(x_i), b = yᵀα, α = C'ξ and f(x) = Σ_j α_j y_j k(x, x_j) + yᵀα
@@ -100,10 +100,10 @@ def l2svm(
         prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_l2svm_socp
-        G_mean = kernels.mean(axis=0) * np.outer(y_pm, y_pm)
+        trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
 
         def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(l2svm_optimum(G_mean, y_pm, values["ridge"]))
+            s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in trials))
             data["alpha_scale"] = s
             return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 

@@ -16,7 +16,7 @@ from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
-from .scaling import Rescale, nusvr_optimum, scale_of
+from .scaling import Rescale, nusvr_optimum, scale_of, trial_kernels
 
 __all__ = ["nu_regression"]
 
@@ -40,25 +40,26 @@ def nu_regression(
     SDP: min ½t₁ + νχ + (1/m)1ᵀξ + (λ_Q/2)t₂ over χ, η, ξ, β ≥ 0, γ free, ‖Lᵀβ‖ ≤ t₂,
     1ᵀβ = stddev(y), [[Cm·F(β), z], [zᵀ, t₁]] ⪰ 0, z = [−y; y] − γ[1; −1] + η − ξ − χ1;
     since F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, the LMI is written in the equivalent
-    strictly feasible way z_top + z_bot = 0, [[Cm·K(β), z_bot], [z_botᵀ, t₁]] ⪰ 0.
+    strictly feasible way z_top + z_bot = 0, [[Cm·K(β), z_bot], [z_botᵀ, t₁]] ⪰ 0, and solved as
+    [[K(β), z_bot], [z_botᵀ, t₁']] ⪰ 0 with t₁' = Cm·t₁ (a congruence; the objective's ½t₁ is
+    (1/(2Cm))·t₁'), so that the LMI does not carry the factor Cm; its objective is divided by
+    the same estimate σ of the optimum as the SOCP's (below; ``Solution.objective`` is unscaled).
     SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
 
-    Scaling (:mod:`.scaling`). The SOCP is solved in d = a* − a alone (a and a* enter only
-    through d, and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance
-    become abs(d) ≤ 1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a
-    direction that changes nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t,
-    divided by σ:
-    max (s/σ)(y/c)ᵀd̂ + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1,
-    (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤ (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at the mean basis
-    kernel (libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1).
-    The cones are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the
-    balance and tube constraints are divided by s in d̂ and the objective by σ, so their
-    multipliers are (σ/s)·ν̂ (×c for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is
-    −(1ᵀa − 1ᵀa*) = 0), ε = c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and
-    positive parts. Checked against the SDP form and against the upper bound
-    max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
+    Scaling (:mod:`.scaling`). The SOCP is solved in d = a* − a alone (a and a* enter only through d,
+    and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance become abs(d) ≤
+    1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a direction that changes
+    nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t, divided by σ: max (s/σ)(y/c)ᵀd̂
+    + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1, (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤
+    (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at a fixed kernel (:func:`.scaling.trial_kernels`,
+    libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1). The cones
+    are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the balance and tube
+    constraints are divided by s in d̂ and the objective by σ, so their multipliers are (σ/s)·ν̂ (×c
+    for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is −(1ᵀa − 1ᵀa*) = 0), ε =
+    c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and positive parts. Checked against the
+    SDP form and against the upper bound max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
 
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
     ``Solution.alpha`` is the m-vector α* − α for ``form="sdp"`` (the SDP does not separate them)
@@ -100,7 +101,7 @@ def nu_regression(
     B, kernels, lq_par, data = _setup(Xa, y_arr, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks, scale=c)
     params = (C_par, nu_par, lq_par)
     if form == "sdp":
-        prob, variables, cons = _sdp(B, kernels, y_arr, c, params)
+        prob, variables, cons = _sdp(B, kernels, y_arr, c, params, data)
         recover = _recover_regression_sdp
     else:
         prob, variables, cons = _socp(B, kernels, y_arr, c, params, data, terms, factor_tol)
@@ -126,7 +127,7 @@ _Params = tuple[cp.Parameter, cp.Parameter, cp.Parameter]  # C, ν, λ_Q
 _Form = tuple[cp.Problem, dict[str, Any], dict[str, Any]]  # the problem, its variables, its constraints
 
 
-def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params) -> _Form:
+def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any]) -> _Form:
     """The SDP form of the docstring of :func:`nu_regression` (the (m+1)-LMI on z_bot)."""
     C_par, nu_par, lq_par = params
     m = y_arr.shape[0]
@@ -143,16 +144,39 @@ def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Param
     K = _combination(kernels, beta)
     z_top = -y_arr - gamma + eta_v[:m] - xi[:m] - chi
     z_bot = y_arr + gamma + eta_v[m:] - xi[m:] - chi
+    # The LMI on Cm·K(β) is written by the congruence diag(I/√(Cm), √(Cm)) as
+    # [[K(β), z_bot], [z_botᵀ, Cm·t₁]] ⪰ 0 with t1 standing for Cm·t₁ and ½t₁ = (1/(2Cm))·t1: the same
+    # program, but its LMI does not carry the factor Cm (up to 1e8), at which Clarabel stopped at
+    # "optimal_inaccurate" or failed on m = 12-30 instances (status sweep).
+    # The objective is divided by σ, the optimum's estimate of :func:`_socp` (here ×c: this form's
+    # objective is the SOCP's times c), so that Clarabel's gap test max(1, abs(objective)) is
+    # relative: unscaled, the objective is ~1e-4 at large C and an answer 1 % off passed as optimal.
+    w = {name: cp.Parameter(nonneg=True, name=name) for name in ("w_t1", "w_chi", "w_xi", "w_t2")}
     cons: dict[str, Any] = {
-        "lmi": _lmi_of((C_par * m) * K, z_bot, t1),
+        "lmi": _lmi_of(K, z_bot, t1),
         "range": z_top + z_bot == 0,
         "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
         "scale": cp.sum(beta) == c,
     }
-    obj = 0.5 * t1 + nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
+    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + w["w_t2"] * t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
     variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+    trials = trial_kernels(kernels, c)
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        Cm = values["C"] * m
+        sigma = scale_of(_fit(trials, y_arr, values) / Cm) ** 2  # ½t₁ + ... ≈ σ
+        weights = {"w_t1": 0.5 / (Cm * sigma), "w_chi": values["nu"] / sigma, "w_xi": 1.0 / (m * sigma),
+                   "w_t2": values["lambda_Q"] / 2 / sigma}  # fmt: skip
+        return weights, sigma
+
+    data["rescale"] = Rescale(w, compute)
     return prob, variables, cons
+
+
+def _fit(trials: list[Any], y_arr: Any, values: dict[str, float]) -> float:
+    """The ν-SVR dual optimum at the trial kernels (:func:`.scaling.trial_kernels`), the smaller."""
+    return min(nusvr_optimum(K, y_arr, values["C"], values["nu"]) for K in trials)
 
 
 def _socp(
@@ -181,11 +205,11 @@ def _socp(
         cp.Maximize(scaled["lin"] * ((y_arr / c) @ d) + tau),
         [cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
     )
-    K_mean = kernels.mean(axis=0) * c  # K(β) at β uniform on 1ᵀβ = c
+    trials = trial_kernels(kernels, c)  # K(β) at fixed β on 1ᵀβ = c
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
         Cm, mu = values["C"] * m, values["lambda_Q"] / 2
-        sigma = scale_of(nusvr_optimum(K_mean, y_arr, values["C"], values["nu"]) / (c * Cm)) ** 2
+        sigma = scale_of(_fit(trials, y_arr, values) / (c * Cm)) ** 2
         s_ = float(np.sqrt(sigma / Cm))  # Cm·s²·‖R_lᵀZᵀd̂‖² ≈ σ with d̂ O(1)
         data["alpha_scale"], data["sigma"] = s_, sigma
         scaled_values = {"lin": s_ / sigma, "box": 1.0 / (m * s_), "tube": values["nu"] / s_,
@@ -203,12 +227,12 @@ def _recover_regression_sdp(problem: KernelProblem) -> Model:
     (The SDP does not separate α from α*; ``alpha`` is their difference α* − α here.)"""
     B = problem.data["basis"]
     m = B.X.shape[0]
-    s = _num(problem.parameters["C"].value) * m
     beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
     v = problem.variables
     gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
     z_bot = problem.data["y"] + gamma + _arr(v["eta"].value)[m:] - _arr(v["xi"].value)[m:] - chi
-    coef = s * _inner_argmax(problem.constraints["lmi"], s * B.learned_kernel(beta), z_bot)  # CmK(a* − a) = z_bot
+    # the LMI is on K(β) (see _sdp): K(β)·(α* − α) = z_bot, i.e. CmK(a* − a) = z_bot
+    coef = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z_bot)
     return _model(B, beta, coef, coef, gamma, epsilon=chi)
 
 
