@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import cvxpy as cp
@@ -14,40 +13,19 @@ from ...errors import DataError, LabelError, SingularKernelError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import (
-    Array,
-    Form,
-    _arr,
-    _basis,
-    _check_form,
-    _check_lambda_Q,
-    _check_ridge,
-    _combination,
-    _inner_argmax,
-    _lmi_of,
-    _num,
-    _problem,
-    _validate_xy,
-)
+from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import _socp_kernel_cones, cone_beta, shared_factor
 from .scaling import Rescale, alignment_optimum, scale_of
 
 __all__ = ["alignment"]
 
 
+@_shared_doc
 def alignment(
-    X: ArrayLike,
-    y: ArrayLike,
-    hyperkernel: Hyperkernel | None = None,
-    *,
-    lambda_Q: float = 1.0,
-    ridge: float = 0.0,
-    form: Form = "socp",
-    basis: HyperkernelBasis | str | None = None,
-    eta: float = 1e-4,
-    max_terms: int | None = 150,
-    factor_tol: float = 1e-10,
-    range_tol: float = 1e-6,
+    X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, lambda_Q: float = 1.0, ridge: float = 0.0,
+    form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
+    factor_tol: float = 1e-10, range_tol: float = 1e-6,
 ) -> KernelProblem:
     """Hyperkernel kernel-target alignment: learn a kernel matrix only (002 eq. 3.13).
 
@@ -67,13 +45,15 @@ def alignment(
 
     Parameters
     ----------
+    X : array (m, d)
     y : array (m,)
         Two classes (mapped to ±1), or real targets (more than two distinct numbers), which
         are centred and scaled to unit standard deviation.
-    lambda_Q : float ≥ 0, default 1
-        A ``cvxpy.Parameter``.
+    {hyperkernel}
+    {lambda_Q}
     ridge : float ≥ 0, default 0
         A ``cvxpy.Parameter`` when positive. At 0 every learned kernel must reach y:
+    {form_basis}
     range_tol : float
         With ``ridge=0``, the largest ‖y − Py‖/‖y‖ accepted (P projects on the range of the
         basis kernels); beyond it :class:`SingularKernelError` is raised.
@@ -99,27 +79,21 @@ def alignment(
     ('optimal', (30, 30))
     """
     Xa, y_pm = _alignment_target(X, y)
-    _check_form(form)
-    lq_val = _check_lambda_Q(lambda_Q)
     ridge_val = check_positive(ridge, "ridge", allow_zero=True)
     m = Xa.shape[0]
-    B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    kernels = B.kernels()
+    checks = {"ridge": _check_ridge} if ridge_val > 0 else {}
+    B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
     factor = shared_factor(kernels, factor_tol)
-    lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=lq_val)
     params: dict[str, cp.Parameter] = {"lambda_Q": lq_par}
-    checks: dict[str, Callable[[Any], float]] = {"lambda_Q": _check_lambda_Q}
     Q = factor.Z / np.linalg.norm(factor.Z, axis=0)  # orthonormal basis of range(Σ_l K_l)
     target = y_pm
     ridge_par: cp.Parameter | None = None
     if ridge_val > 0:
         ridge_par = cp.Parameter(nonneg=True, name="ridge", value=ridge_val)
         params["ridge"] = ridge_par
-        checks["ridge"] = _check_ridge
     else:
         target = _target_in_range(Q, y_pm, range_tol)
-    data: dict[str, Any] = {"X": Xa, "y": y_pm, "basis": B, "scale": 1.0, "parameter_checks": checks,
-                            "target": target, "factor_rank": Q.shape[1]}  # fmt: skip
+    data |= {"target": target, "factor_rank": Q.shape[1]}
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
