@@ -158,6 +158,10 @@ class _Master:
         self.p = basis.size
         self.ops: dict[int, TermGram] = {}
         self.smo_iterations = 0
+        # Ku of the last SVM solve, by the identity of its α: the final offset reuses it instead
+        # of recomputing every support vector's column (their caches are capped)
+        self.outputs: tuple[Array, Array] | None = None
+        self.best_outputs: tuple[Array, Array] | None = None
 
     def term_op(self, l: int) -> TermGram:
         if l not in self.ops:
@@ -171,6 +175,7 @@ class _Master:
         gram = learned_gram([self.term_op(int(l)) for l in terms], beta, cache_bytes=self.opts["sum_cache_bytes"])
         alpha, e, it, _ = svm_dual_smo(gram, self.y, self.box, alpha0, self.opts["smo_tol"], self.opts["smo_max_iter"])
         self.smo_iterations += it
+        self.outputs = (alpha, e)
         u = self.y * alpha
         nz = np.flatnonzero(u)
         q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
@@ -346,6 +351,7 @@ def hyperkernel_csvm_native(
     master = _Master(basis, ya, box, mu, opts)
     beta = np.full(terms.size, 1.0 / terms.size)
     alpha, _, q, J = master.svm(terms, beta, None)
+    master.best_outputs = master.outputs
     cuts: list[_Cut] = [_Cut(float(alpha.sum()), _full(q, terms, p), alpha)]
     best = (J, beta, alpha, q)
     history: list[dict[str, float]] = []
@@ -393,8 +399,11 @@ def hyperkernel_csvm_native(
             terms = new_terms
     J, beta, alpha, _ = best
     u = ya * alpha
-    gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=opts["sum_cache_bytes"])
-    e = gram.matvec(u)
+    if master.best_outputs is not None and master.best_outputs[0] is alpha:
+        e = master.best_outputs[1]  # K(β)u from the SMO that found α (new terms enter with β = 0)
+    else:
+        gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=opts["sum_cache_bytes"])
+        e = gram.matvec(u)
     return NativeMasterResult(
         alpha=alpha, beta=_full(beta, terms, p, fill=0.0), offset=_offset(alpha, e, ya, box), objective=J,
         lower_bound=lower, gap=gap, max_violation=worst, terms=terms, status=status,
@@ -467,6 +476,7 @@ def _restricted(
         cuts.append(_Cut(float(a_new.sum()), _full(q_new, terms, master.p), a_new))
         if J_new < J:
             J, beta, alpha, q_best = J_new, nb, a_new, q_new
+            master.best_outputs = master.outputs
 
 
 @dataclass(frozen=True)
