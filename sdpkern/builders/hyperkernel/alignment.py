@@ -100,14 +100,25 @@ def alignment(
         K = _combination(kernels, beta)
         if ridge_par is not None:
             K = K + ridge_par * np.eye(m)
+        # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
+        target_s = cp.Parameter(m, name="target_s")
+        lq_s = cp.Parameter(nonneg=True, name="lq_s")
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(K, cp.Constant(target), t1),
+            "lmi": _lmi_of(K, target_s, t1),
             "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
             "scale": cp.sum(beta) == 1,
         }
-        prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_par / 2 * t2), list(cons.values()))
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
         variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
         recover = _recover_alignment_sdp
+        K_mean_sdp = kernels.mean(axis=0)
+
+        def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
+            s = scale_of(alignment_optimum(K_mean_sdp, target, values.get("ridge", 0.0)))
+            data["alpha_scale"] = s
+            return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
+
+        data["rescale"] = Rescale({"target_s": target_s, "lq_s": lq_s}, compute_sdp)
     else:
         # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         u = cp.Variable(B.L.shape[1], name="u")
@@ -177,7 +188,8 @@ def _recover_alignment_sdp(problem: KernelProblem) -> Model:
     K = B.learned_kernel(beta)
     ridge = problem.parameters.get("ridge")
     M = K if ridge is None else K + _num(ridge.value) * np.eye(K.shape[0])
-    alpha = _inner_argmax(problem.constraints["lmi"], M, problem.data["target"])
+    s = float(problem.data["alpha_scale"])  # the LMI holds target/s (see alignment)
+    alpha = s * _inner_argmax(problem.constraints["lmi"], M, problem.data["target"] / s)
     return Model(alpha=alpha, beta=beta, kernel_matrix=K)
 
 

@@ -143,7 +143,7 @@ class Rescale:
     """
 
     parameters: dict[str, cp.Parameter]
-    compute: Callable[[dict[str, float]], tuple[dict[str, float], float]]
+    compute: Callable[[dict[str, float]], tuple[dict[str, Any], float]]
     _last: tuple[tuple[str, float], ...] | None = field(default=None, repr=False)
 
     def __call__(self, problem: Any) -> None:
