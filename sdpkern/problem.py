@@ -409,31 +409,8 @@ class KernelProblem:
         b = get_backend(backend)
         t0 = time.perf_counter()
         settings = {"tol": tol, "max_iter": max_iter, "time_limit": time_limit}
-        attempts: list[Attempt] = []
-        saved: list[_Saved] = []
-        deadline: float | None = None  # end of the recovery budget, fixed after the first attempt
-        for bk, reason, caps, own in self._recovery_plan(b, settings, options, recovery):
-            last = saved[-1].attempt.status if saved else None
-            if last == "optimal" or (last is not None and _certain(last)):
-                break
-            if last in _LIMITED and (max_iter is not None or time_limit is not None):
-                break  # the caller's own caps: reported, not worked around
-            if reason == "retry: 10x iterations" and last != "iteration_limit":
-                continue  # more iterations only help a solver that ran out of them
-            if saved:  # a recovery attempt: within the budget
-                if deadline is None:
-                    first = saved[0].attempt.time
-                    budget = recovery_time or max(RECOVERY_MIN_TIME, RECOVERY_TIME_FACTOR * first)
-                    deadline = time.perf_counter() + budget
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    break
-                caps = {**caps, "time_limit": left if caps["time_limit"] is None else min(left, caps["time_limit"])}
-            opts = bk.solver_options(own, **caps)
-            one = self._attempt(bk, opts, reason, warm_start and not saved, verbose, tol or bk.default_tol)
-            one.attempt = dataclasses.replace(one.attempt, max_iter=caps["max_iter"], time_limit=caps["time_limit"])
-            saved.append(one)
-            attempts.append(one.attempt)
+        saved = self._run_attempts(b, settings, options, recovery, recovery_time, warm_start, verbose)
+        attempts = [one.attempt for one in saved]
         best = min(saved, key=lambda a: (_STATUS_RANK.get(a.attempt.status, 3), a.attempt.certificate.worst))
         if best is not saved[-1]:
             best.restore(self.cvxpy)
@@ -464,6 +441,43 @@ class KernelProblem:
             attempts=attempts,
             recovery=recovery_note,
         )
+
+    def _run_attempts(
+        self,
+        b: Backend,
+        settings: dict[str, Any],
+        options: dict[str, Any],
+        recovery: bool,
+        recovery_time: float | None,
+        warm_start: bool,
+        verbose: bool,
+    ) -> list[_Saved]:
+        """The first attempt and the recovery policy's (see :meth:`solve`), in order, each saved."""
+        tol, max_iter, time_limit = settings["tol"], settings["max_iter"], settings["time_limit"]
+        saved: list[_Saved] = []
+        deadline: float | None = None  # end of the recovery budget, fixed after the first attempt
+        for bk, reason, caps, own in self._recovery_plan(b, settings, options, recovery):
+            last = saved[-1].attempt.status if saved else None
+            if last == "optimal" or (last is not None and _certain(last)):
+                break
+            if last in _LIMITED and (max_iter is not None or time_limit is not None):
+                break  # the caller's own caps: reported, not worked around
+            if reason == "retry: 10x iterations" and last != "iteration_limit":
+                continue  # more iterations only help a solver that ran out of them
+            if saved:  # a recovery attempt: within the budget
+                if deadline is None:
+                    first = saved[0].attempt.time
+                    budget = recovery_time or max(RECOVERY_MIN_TIME, RECOVERY_TIME_FACTOR * first)
+                    deadline = time.perf_counter() + budget
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                caps = {**caps, "time_limit": left if caps["time_limit"] is None else min(left, caps["time_limit"])}
+            opts = bk.solver_options(own, **caps)
+            one = self._attempt(bk, opts, reason, warm_start and not saved, verbose, tol or bk.default_tol)
+            one.attempt = dataclasses.replace(one.attempt, max_iter=caps["max_iter"], time_limit=caps["time_limit"])
+            saved.append(one)
+        return saved
 
     def _recovery_plan(
         self, b: Backend, settings: dict[str, Any], options: dict[str, Any], recovery: bool
