@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cvxpy as cp
@@ -15,7 +16,7 @@ from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
-from .cones import _socp_kernel_cones, cone_beta, shared_factor
+from .cones import SharedFactor, _socp_kernel_cones, cone_beta, shared_factor
 from .scaling import Rescale, alignment_optimum, scale_of
 
 __all__ = ["alignment"]
@@ -80,7 +81,6 @@ def alignment(
     """
     Xa, y_pm = _alignment_target(X, y)
     ridge_val = check_positive(ridge, "ridge", allow_zero=True)
-    m = Xa.shape[0]
     checks = {"ridge": _check_ridge} if ridge_val > 0 else {}
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
     factor = shared_factor(kernels, factor_tol)
@@ -94,62 +94,80 @@ def alignment(
     else:
         target = _target_in_range(Q, y_pm, range_tol)
     data |= {"target": target, "factor_rank": Q.shape[1]}
-    if form == "sdp":
-        beta = cp.Variable(B.size, nonneg=True, name="beta")
-        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-        K = _combination(kernels, beta)
-        if ridge_par is not None:
-            K = K + ridge_par * np.eye(m)
-        # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
-        target_s = cp.Parameter(m, name="target_s")
-        lq_s = cp.Parameter(nonneg=True, name="lq_s")
-        cons: dict[str, Any] = {
-            "lmi": _lmi_of(K, target_s, t1),
-            "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
-            "scale": cp.sum(beta) == 1,
-        }
-        prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
-        variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
-        recover = _recover_alignment_sdp
-        K_mean_sdp = kernels.mean(axis=0)
-
-        def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
-            s = scale_of(alignment_optimum(K_mean_sdp, target, values.get("ridge", 0.0)))
-            data["alpha_scale"] = s
-            return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
-
-        data["rescale"] = Rescale({"target_s": target_s, "lq_s": lq_s}, compute_sdp)
-    else:
-        # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
-        scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "lq": cp.Parameter(nonneg=True, name="lq")}
-        if ridge_par is not None:
-            alpha: cp.Expression = cp.Variable(m, name="alpha")
-            extra = -ridge_par / 2 * cp.sum_squares(alpha)
-            variables = {"alpha": alpha, "u": u, "tau": tau}
-        else:
-            g = cp.Variable(Q.shape[1], name="g")
-            alpha = Q @ g
-            extra = cp.Constant(0.0)
-            variables = {"g": g, "u": u, "tau": tau}
-        cones = _socp_kernel_cones(alpha, factor, B.L, scaled["lq"], tau, u)
-        cons = {"kernel_cones": cones}
-        obj = scaled["inv_s"] * (target @ alpha) + extra - scaled["lq"] / 2 * cp.sum_squares(u) + tau
-        prob = cp.Problem(cp.Maximize(obj), cones)
-        data["range_basis"] = Q
-        recover = _recover_alignment_socp
-        K_mean = kernels.mean(axis=0)
-
-        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(alignment_optimum(K_mean, target, values.get("ridge", 0.0)))
-            data["alpha_scale"] = s
-            return {"inv_s": 1.0 / s, "lq": values["lambda_Q"] / s**2}, s**2
-
-        data["rescale"] = Rescale(scaled, compute)
+    build = _alignment_sdp if form == "sdp" else _alignment_socp
+    prob, variables, cons, recover = build(B, kernels, factor, Q, target, ridge_par, data)
     problem = _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
     problem._rescale()
     return problem
+
+
+def _alignment_sdp(
+    B: HyperkernelBasis, kernels: Array, factor: SharedFactor, Q: Array, target: Array,
+    ridge_par: cp.Parameter | None, data: dict[str, Any],
+) -> tuple[cp.Problem, dict[str, Any], dict[str, Any], Callable[[KernelProblem], Model]]:
+    """The SDP form of :func:`alignment`, scaled as its SOCP (records its ``Rescale`` in ``data``)."""
+    m = kernels.shape[1]
+    beta = cp.Variable(B.size, nonneg=True, name="beta")
+    t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+    K = _combination(kernels, beta)
+    if ridge_par is not None:
+        K = K + ridge_par * np.eye(m)
+    # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
+    target_s = cp.Parameter(m, name="target_s")
+    lq_s = cp.Parameter(nonneg=True, name="lq_s")
+    cons: dict[str, Any] = {
+        "lmi": _lmi_of(K, target_s, t1),
+        "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
+        "scale": cp.sum(beta) == 1,
+    }
+    prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
+    variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
+    recover = _recover_alignment_sdp
+    K_mean_sdp = kernels.mean(axis=0)
+
+    def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
+        s = scale_of(alignment_optimum(K_mean_sdp, target, values.get("ridge", 0.0)))
+        data["alpha_scale"] = s
+        return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
+
+    data["rescale"] = Rescale({"target_s": target_s, "lq_s": lq_s}, compute_sdp)
+    return prob, variables, cons, recover
+
+
+def _alignment_socp(
+    B: HyperkernelBasis, kernels: Array, factor: SharedFactor, Q: Array, target: Array,
+    ridge_par: cp.Parameter | None, data: dict[str, Any],
+) -> tuple[cp.Problem, dict[str, Any], dict[str, Any], Callable[[KernelProblem], Model]]:
+    """The scaled SOCP form of :func:`alignment` (records its ``Rescale`` in ``data``)."""
+    m = kernels.shape[1]
+    # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
+    u = cp.Variable(B.L.shape[1], name="u")
+    tau = cp.Variable(name="tau")
+    scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "lq": cp.Parameter(nonneg=True, name="lq")}
+    if ridge_par is not None:
+        alpha: cp.Expression = cp.Variable(m, name="alpha")
+        extra = -ridge_par / 2 * cp.sum_squares(alpha)
+        variables = {"alpha": alpha, "u": u, "tau": tau}
+    else:
+        g = cp.Variable(Q.shape[1], name="g")
+        alpha = Q @ g
+        extra = cp.Constant(0.0)
+        variables = {"g": g, "u": u, "tau": tau}
+    cones = _socp_kernel_cones(alpha, factor, B.L, scaled["lq"], tau, u)
+    cons = {"kernel_cones": cones}
+    obj = scaled["inv_s"] * (target @ alpha) + extra - scaled["lq"] / 2 * cp.sum_squares(u) + tau
+    prob = cp.Problem(cp.Maximize(obj), cones)
+    data["range_basis"] = Q
+    recover = _recover_alignment_socp
+    K_mean = kernels.mean(axis=0)
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        s = scale_of(alignment_optimum(K_mean, target, values.get("ridge", 0.0)))
+        data["alpha_scale"] = s
+        return {"inv_s": 1.0 / s, "lq": values["lambda_Q"] / s**2}, s**2
+
+    data["rescale"] = Rescale(scaled, compute)
+    return prob, variables, cons, recover
 
 
 def _target_in_range(Q: Array, y: Array, range_tol: float) -> Array:
