@@ -334,20 +334,11 @@ def hyperkernel_csvm_native(
         {"initial_terms": initial_terms, "add_per_round": add_per_round, "max_rounds": max_rounds,
          "max_steps": max_steps},
     )  # fmt: skip
-    ya = np.ascontiguousarray(y, dtype=np.float64)
-    m = basis.X.shape[0]
-    if ya.shape != (m,) or not np.all(np.isin(ya, (-1.0, 1.0))) or np.unique(ya).size < 2:
-        raise DataError(f"y must hold ±1 labels of both classes, one per training point ({m})")
+    ya = _check_labels(y, basis.X.shape[0])
     t0 = time.perf_counter()
     box, mu, p = float(C), 0.5 * float(lambda_Q), basis.size
     terms = np.arange(min(n["initial_terms"], p))
-    opts = {
-        "term_cache_bytes": max(8 * m, cache_bytes // (2 * min(p, 4 * n["initial_terms"] + 8))),
-        "sum_cache_bytes": max(8 * m, cache_bytes // 2),
-        "smo_tol": float(smo_tol),
-        "smo_max_iter": int(smo_max_iter),
-        "n_jobs": check_integer(n_jobs, "n_jobs", 1),
-    }
+    opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     master = _Master(basis, ya, box, mu, opts)
     beta = np.full(terms.size, 1.0 / terms.size)
     alpha, _, q, J = master.svm(terms, beta, None)
@@ -365,15 +356,8 @@ def hyperkernel_csvm_native(
             limits = (inner_tol, n["max_steps"], t0, time_limit)
             best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
             J, beta, alpha, _ = best
-            # the certificate: g(ᾱ) ≤ V* at the bundle's aggregate ᾱ (module docstring)
-            q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, ya * agg, n_jobs=opts["n_jobs"])
-            lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
-            cuts.append(_Cut(float(agg.sum()), q_all, agg))
-            beta_full = _full(beta, terms, p, fill=0.0)
-            viol, _ = _cone_gaps(q_all, basis.L, beta_full, mu)
+            lower, beta_full, omitted = _certify(master, terms, beta, agg, lower, cuts)
             gap = max(J - lower, 0.0) / max(1.0, abs(J))
-            omitted = viol.copy()
-            omitted[terms] = -np.inf
             worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
             history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
             bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
@@ -398,12 +382,7 @@ def hyperkernel_csvm_native(
             best = (J, beta_full[new_terms], alpha, q_best)
             terms = new_terms
     J, beta, alpha, _ = best
-    u = ya * alpha
-    if master.best_outputs is not None and master.best_outputs[0] is alpha:
-        e = master.best_outputs[1]  # K(β)u from the SMO that found α (new terms enter with β = 0)
-    else:
-        gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=opts["sum_cache_bytes"])
-        e = gram.matvec(u)
+    e = _final_outputs(master, terms, beta, alpha, opts["sum_cache_bytes"])
     return NativeMasterResult(
         alpha=alpha, beta=_full(beta, terms, p, fill=0.0), offset=_offset(alpha, e, ya, box), objective=J,
         lower_bound=lower, gap=gap, max_violation=worst, terms=terms, status=status,
@@ -537,3 +516,52 @@ def estimate_fit_bytes(m: int, d: int, *, solver: str, max_terms: int, max_pairs
         return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
     pairs = m * (m + 1) // 2
     return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
+
+
+def _certify(
+    master: _Master, terms: NDArray[np.intp], beta: Array, agg: Array, lower: float, cuts: list[_Cut]
+) -> tuple[float, Array, Array]:
+    """The certificate at the bundle's aggregate ᾱ: g(ᾱ) ≤ V* (module docstring).
+
+    Returns the raised lower bound, β over the whole basis, and each omitted cone's violation
+    (−inf for the kept terms); the new cut is appended to ``cuts``.
+    """
+    basis, mu, p = master.B, master.mu, master.p
+    q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, master.y * agg, n_jobs=master.opts["n_jobs"])
+    lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
+    cuts.append(_Cut(float(agg.sum()), q_all, agg))
+    beta_full = _full(beta, terms, p, fill=0.0)
+    viol, _ = _cone_gaps(q_all, basis.L, beta_full, mu)
+    omitted = viol.copy()
+    omitted[terms] = -np.inf
+    return lower, beta_full, omitted
+
+
+def _final_outputs(master: _Master, terms: NDArray[np.intp], beta: Array, alpha: Array, cache_bytes: int) -> Array:
+    """K(β)(y∘α) at the returned point, for the offset."""
+    if master.best_outputs is not None and master.best_outputs[0] is alpha:
+        return master.best_outputs[1]  # from the SMO that found α (new terms enter with β = 0)
+    gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=cache_bytes)
+    return gram.matvec(master.y * alpha)
+
+
+def _check_labels(y: Array, m: int) -> Array:
+    """y as contiguous float ±1 labels of both classes, one per training point."""
+    ya = np.ascontiguousarray(y, dtype=np.float64)
+    if ya.shape != (m,) or not np.all(np.isin(ya, (-1.0, 1.0))) or np.unique(ya).size < 2:
+        raise DataError(f"y must hold ±1 labels of both classes, one per training point ({m})")
+    return ya
+
+
+def _master_options(
+    basis: HyperkernelBasis, initial_terms: int, cache_bytes: int, smo_tol: float, smo_max_iter: int, n_jobs: int
+) -> dict[str, Any]:
+    """The master's settings: the cache budget split between the terms' and K(β)'s column caches."""
+    m, p = basis.X.shape[0], basis.size
+    return {
+        "term_cache_bytes": max(8 * m, cache_bytes // (2 * min(p, 4 * initial_terms + 8))),
+        "sum_cache_bytes": max(8 * m, cache_bytes // 2),
+        "smo_tol": float(smo_tol),
+        "smo_max_iter": int(smo_max_iter),
+        "n_jobs": check_integer(n_jobs, "n_jobs", 1),
+    }
