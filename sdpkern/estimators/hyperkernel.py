@@ -413,9 +413,11 @@ class HyperkernelSVC(_HyperkernelClassifier):
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import train_test_split
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = HyperkernelSVC().fit(X[:60], y[:60])
-    >>> float(clf.score(X[60:120], y[60:120])) > 0.8
+    >>> X_tr, X_te, y_tr, y_te = train_test_split(X, y, train_size=60, random_state=0, stratify=y)
+    >>> clf = HyperkernelSVC().fit(X_tr, y_tr)
+    >>> float(clf.score(X_te, y_te)) > 0.8
     True
     """
 

@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,13 @@ def conic_data(problem: Any) -> ConicData:
         return from_cvxpy(problem)
     inner = getattr(problem, "cvxpy", None)
     if isinstance(inner, cp.Problem):
-        return from_cvxpy(inner)
+        # a builder that solves a rescaled problem (e.g. the hyperkernel SOCPs, whose objective
+        # is divided by data["objective_scale"]): the file keeps the well-scaled constraints but
+        # states the objective in the problem's own units, so the file's optimum is the
+        # problem's (as KernelProblem.solve reports it)
+        scale = float(getattr(problem, "data", {}).get("objective_scale", 1.0))
+        data = from_cvxpy(inner)
+        return data if scale == 1.0 else dataclasses.replace(data, c=data.c * scale, offset=data.offset * scale)
     raise ParameterError(
         f"problem must be a KernelProblem, cvxpy.Problem or ConicData, got {type(problem).__name__}; "
         "nothing else can be exported"
