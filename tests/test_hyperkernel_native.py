@@ -222,3 +222,17 @@ def test_n_jobs_threads_give_the_same_fit():
     assert abs(fits[0].objective_ - fits[1].objective_) <= 1e-9 * abs(fits[0].objective_)
     with pytest.raises(ParameterError, match="n_jobs"):
         HyperkernelSVC(solver="native", solver_options={"n_jobs": 0}).fit(X[:160], y[:160])
+
+
+def test_offset_without_free_vectors_is_the_midpoint_even_at_rounded_bounds():
+    """All α at the box (one a rounding below it, as the bundle's convex combinations leave it):
+    the offset is the midpoint of the interval the KKT conditions allow (libsvm's rule), not an
+    end of it (found on twonorm m = 400, C = 0.1, where every point is at the box)."""
+    from sdpkern.native.hyperkernel_master import _offset
+
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    e = np.array([0.2, -0.4, -0.1, 0.3])  # γ ≥ max(e − 1 over y = +1) = −0.8, ≤ min(e + 1 over y = −1) = 0.9
+    C = 0.1
+    alpha = np.full(4, C)
+    alpha[0] = C * (1 - 2.2e-16)
+    assert _offset(alpha, e, y, C) == pytest.approx(0.5 * (-0.8 + 0.9), abs=1e-12)

@@ -138,12 +138,16 @@ def svm_dual_smo(
 def _offset(alpha: Array, e: Array, y: Array, box: float) -> float:
     """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds)."""
     g = e - y  # γ candidate per point: (Ku)_i − y_i
-    free = (alpha > 1e-12 * box) & (alpha < box * (1 - 1e-12))
+    # at a bound within rounding (the bundle's convex combinations leave α = C(1 − 2e-16)): the
+    # same tolerance for "free" and for the bounds, or a point counts as both
+    below = alpha < box * (1 - 1e-12)
+    above = alpha > 1e-12 * box
+    free = above & below
     if np.any(free):
         return float(np.mean(g[free]))
     # no free SV: γ in the interval the bounded ones allow; its midpoint
-    up = ((y > 0) & (alpha < box)) | ((y < 0) & (alpha > 0))
-    lo_ = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < box))
+    up = ((y > 0) & below) | ((y < 0) & above)
+    lo_ = ((y > 0) & above) | ((y < 0) & below)
     hi_v = float(np.min(g[up])) if np.any(up) else 0.0
     lo_v = float(np.max(g[lo_])) if np.any(lo_) else hi_v
     return 0.5 * (hi_v + lo_v)
