@@ -70,6 +70,14 @@ def l2svm(
     checks = {"ridge": _check_ridge}
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
     data["derived_parameters"] = {"C": _ridge_of_C}
+    # both forms are solved scaled (module docstring): s² the optimum at the trial kernels
+    trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in trials))
+        data["alpha_scale"] = s
+        return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
+
     if form == "sdp":
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         eta_v = cp.Variable(m, nonneg=True, name="eta")
@@ -87,14 +95,7 @@ def l2svm(
         prob = cp.Problem(cp.Minimize(0.5 * t1 + scaled_sdp["mu"] * t2), list(cons.values()))
         variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
         recover = _recover_l2svm_sdp
-        G_trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
-
-        def compute_sdp(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in G_trials))
-            data["alpha_scale"] = s
-            return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
-
-        data["rescale"] = Rescale(scaled_sdp, compute_sdp)
+        data["rescale"] = Rescale(scaled_sdp, compute)
     else:
         # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         alpha = cp.Variable(m, nonneg=True, name="alpha")
@@ -111,13 +112,6 @@ def l2svm(
         prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_l2svm_socp
-        trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
-
-        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in trials))
-            data["alpha_scale"] = s
-            return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
-
         data["rescale"] = Rescale(scaled, compute)
     problem = _problem(
         prob,
