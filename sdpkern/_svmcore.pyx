@@ -122,15 +122,20 @@ cdef struct Spec:
     Py_ssize_t t
     const double *left
     const double *right
+    const double *XT     # X transposed (d × n): the distance loops run over i, vectorised
+    const double *leftT  # left transposed (t × n), for the same reason
 
 
 cdef object _spec_arrays(object spec):
-    """The arrays a Spec points into, C-contiguous float64 (kept alive by the caller)."""
+    """The arrays a Spec points into, C-contiguous float64 (kept alive by the caller), and the
+    transposes of X and left the column loops read."""
     X = np.ascontiguousarray(spec.X, dtype=np.float64)
     M = None if spec.matrix is None else np.ascontiguousarray(spec.matrix, dtype=np.float64)
     L = None if spec.left is None else np.ascontiguousarray(spec.left, dtype=np.float64)
     R = None if spec.right is None else np.ascontiguousarray(spec.right, dtype=np.float64)
-    return (X, M, L, R)
+    XT = np.ascontiguousarray(X.T) if X.ndim == 2 else None
+    LT = None if L is None else np.ascontiguousarray(L.T)
+    return (X, M, L, R, XT, LT)
 
 
 cdef void _fill_spec(Spec *s, object spec, tuple arrays, Py_ssize_t n) except *:
@@ -138,10 +143,13 @@ cdef void _fill_spec(Spec *s, object spec, tuple arrays, Py_ssize_t n) except *:
     cdef cnp.ndarray M = arrays[1]
     cdef cnp.ndarray L = arrays[2]
     cdef cnp.ndarray R = arrays[3]
+    cdef cnp.ndarray XT = arrays[4]
+    cdef cnp.ndarray LT = arrays[5]
     s.kind = _KINDS[spec.kind]
     s.n = n
     s.d = X.shape[1] if X.ndim == 2 else 0
     s.X = <const double *>X.data
+    s.XT = <const double *>XT.data if XT is not None else NULL
     s.M = <const double *>M.data if M is not None else NULL
     s.gamma = spec.gamma
     s.coef0 = spec.coef0
@@ -155,10 +163,12 @@ cdef void _fill_spec(Spec *s, object spec, tuple arrays, Py_ssize_t n) except *:
         s.t = L.shape[1]
         s.left = <const double *>L.data
         s.right = <const double *>R.data
+        s.leftT = <const double *>LT.data
     else:
         s.t = 0
         s.left = NULL
         s.right = NULL
+        s.leftT = NULL
 
 
 cdef inline double _ipow(double x, int p) noexcept nogil:
@@ -178,6 +188,7 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
     cdef const double *xi
     cdef const double *rj
     cdef const double *li
+    cdef const double *xk
     cdef double acc, diff, sq, p
     if s.kind == K_MATRIX:
         for i in range(n):
@@ -194,13 +205,16 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
                     acc = _ipow(s.gamma * acc + s.coef0, s.degree)
                 out[i] = acc
         else:
+            # squared distances coordinate by coordinate over i (contiguous rows of Xᵀ: the
+            # compiler vectorises these loops; the loop over k inside did not)
             for i in range(n):
-                xi = s.X + i * d
-                acc = 0.0
-                for k in range(d):
-                    diff = xi[k] - xj[k]
-                    acc += diff * diff
-                out[i] = acc
+                out[i] = 0.0
+            for k in range(d):
+                xk = s.XT + k * n
+                p = xj[k]
+                for i in range(n):
+                    diff = xk[i] - p
+                    out[i] += diff * diff
             if s.kind == K_RBF:
                 for i in range(n):
                     out[i] = -s.gamma * out[i]
@@ -209,6 +223,13 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
                 for i in range(n):
                     out[i] = -s.gamma * sqrt(out[i])
                 _vexp(out, n)
+            elif s.uselog and s.int_power == 1:  # the thin-plate r² log r = scale · s · ½ log s
+                for i in range(n):
+                    buf[i] = out[i] if out[i] > 0.0 else 1.0  # s = 0: s · log 1 = 0
+                _vlog(buf, n)
+                p = 0.5 * s.scale
+                for i in range(n):
+                    out[i] = p * out[i] * buf[i]
             else:  # K_POWER: scale * s^h * (½ log s)
                 if s.uselog:
                     for i in range(n):
@@ -229,13 +250,13 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
                         p *= 0.5 * buf[i]
                     out[i] = s.scale * p
     if s.t > 0:
+        # the correction −left·right[j] by rows of leftᵀ (vectorised over i)
         rj = s.right + j * s.t
-        for i in range(n):
-            li = s.left + i * s.t
-            acc = 0.0
-            for k in range(s.t):
-                acc += li[k] * rj[k]
-            out[i] -= acc
+        for k in range(s.t):
+            li = s.leftT + k * n
+            p = rj[k]
+            for i in range(n):
+                out[i] -= li[i] * p
 
 
 # ----------------------------------------------------------------------------- column cache

@@ -205,8 +205,12 @@ class _SupportFactor:
     more than a refactorisation, so they are not used here.)
     """
 
-    def __init__(self, cache: GramOperator, y: NDArray[np.float64], lam: float, U: NDArray[np.float64]) -> None:
-        self.cache, self.y, self.lam, self.U = cache, y, lam, U
+    def __init__(
+        self, cache: GramOperator, y: NDArray[np.float64], lam: float | NDArray[np.float64], U: NDArray[np.float64]
+    ) -> None:
+        # λ per point (an array: the dual's D_i = 1/(2C w_i) with sample weights) or one for all
+        self.cache, self.y, self.U = cache, y, U
+        self.lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), y.shape)
         self.k = U.shape[1]
         self.R = np.empty((0, 0))
         self.F = np.empty(0, dtype=np.intp)
@@ -216,11 +220,11 @@ class _SupportFactor:
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
         M = self.cache.block(idx, idx)
-        M[np.diag_indices_from(M)] += self.lam
+        M[np.diag_indices_from(M)] += self.lam[idx]
         try:
             self.R = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
         except LinAlgError:
-            raise _not_psd(self.cache.block(idx, idx), self.lam) from None
+            raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
         self.refactorisations += 1
         self._Z = None
@@ -229,14 +233,15 @@ class _SupportFactor:
         m, k = self.F.shape[0], new.shape[0]
         R12 = solve_triangular(self.R, self.cache.block(self.F, new), trans="T", lower=False, check_finite=False)
         S = self.cache.block(new, new)
-        S[np.diag_indices_from(S)] += self.lam
+        S[np.diag_indices_from(S)] += self.lam[new]
         S -= R12.T @ R12
         try:
             R22 = cholesky(S, lower=False, overwrite_a=True, check_finite=False)
         except LinAlgError:
             allp = np.concatenate([self.F, new])
-            raise _not_psd(self.cache.block(allp, allp), self.lam) from None
-        R = np.zeros((m + k, m + k))
+            raise _not_psd(self.cache.block(allp, allp), float(self.lam[allp].min())) from None
+        # Fortran order, as LAPACK's: solve_triangular would copy a C-ordered factor on every call
+        R = np.zeros((m + k, m + k), order="F")
         R[:m, :m] = self.R
         R[:m, m:] = R12
         R[m:, m:] = R22
