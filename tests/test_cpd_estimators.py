@@ -194,3 +194,67 @@ def test_polynomially_separable_subset_separator_certifies(monkeypatch):
     assert cpd.polynomially_separable(P, y) is True
     assert len(sizes) == 1 and sizes[0] < 320
     assert lp(P, y) is not None
+
+
+def test_beta_free_fit_on_least_squares_separable_data_is_the_exact_zero_minimum():
+    # 𝒫 separates by its least-squares fit: eq. (14)'s minimum is 0, attained by α = 0 and that
+    # (scaled) polynomial; the Newton route and CVXPY reach the same optimum value 0
+    Xs, ys = make_blobs(60, centers=[[-3, 0], [3, 0]], cluster_std=0.5, random_state=0)
+    clf = ThinPlateSVC(C=5.0, beta_zero=False).fit(Xs, ys)
+    y_pm = np.where(ys == clf.classes_[1], 1.0, -1.0)
+    assert clf.beta_zero_ is False and clf.status_ == "optimal" and clf.objective_ == 0.0
+    assert np.all(clf.alpha_ == 0) and np.all(y_pm * clf.decision_function(Xs) >= 1.0 - 1e-9)
+    newton = ThinPlateSVC(C=5.0, beta_zero=False, solver="native").fit(Xs, ys)
+    cvx = ThinPlateSVC(C=5.0, beta_zero=False, solver="cvxpy").fit(Xs, ys)
+    assert newton.objective_ <= 1e-8 and cvx.objective_ <= 1e-6
+    assert np.all(y_pm * newton.decision_function(Xs) >= 1.0 - 1e-6)
+
+
+@pytest.mark.parametrize("solver", ["dual", "reduced"])
+def test_beta_zero_auto_inseparable_proven_by_the_fit_without_lp(monkeypatch, solver):
+    # clearly inseparable data: the fit's slacks are Farkas' certificate (Pᵀ(y∘ξ) = 0, ξ ≥ 0,
+    # ξ ≠ 0), so no LP runs; the model is the LP route's
+    import sdpkern.estimators.cpd as cpd
+
+    Xm, ym = make_moons(120, noise=0.2, random_state=1)
+    ref = ThinPlateSVC(C=5.0, beta_zero=False, solver=solver).fit(Xm, ym)
+    calls: list[int] = []
+    lp = cpd._separating_lp
+    monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: calls.append(1) or lp(P, y))
+    clf = ThinPlateSVC(C=5.0, solver=solver).fit(Xm, ym)
+    assert clf.beta_zero_ is False and not calls
+    assert abs(clf.objective_ - ref.objective_) <= 1e-12 * ref.objective_
+    # and the certificate really is one: the LP agrees
+    assert cpd.polynomially_separable(clf.factor_.P, np.where(ym == 1, 1.0, -1.0)) is False
+
+
+def test_farkas_certificate_refuses_an_inaccurate_or_zero_slack():
+    from sdpkern.estimators.cpd import _farkas_inseparable
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    Xm, ym = make_moons(80, noise=0.2, random_state=1)
+    y = np.where(ym == 1, 1.0, -1.0)
+    Q = polynomial_factor(Xm, ThinPlate(2)).Q
+    assert not _farkas_inseparable(Q, y, 2.0 * y)  # every margin ≥ 1: no slack, no certificate
+    # f = 0 (not an optimum): slack 1 everywhere, and Qᵀ(y∘ξ) = Qᵀy is far from 0
+    assert np.linalg.norm(Q.T @ y) > 1e-3 and not _farkas_inseparable(Q, y, np.zeros(80))
+
+
+def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monkeypatch):
+    # wdbc, 400 points: linearly separable, but the least-squares fit misclassifies 3.8 % of
+    # them (under 10 %): the LP decides first and the β = 0 variant is fitted, no β-free fit
+    import sdpkern.estimators.cpd as cpd
+    from sdpkern.datasets import load_keel
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    ds = load_keel("wdbc")
+    idx = np.random.default_rng(0).permutation(ds.y.shape[0])[:400]
+    X = StandardScaler().fit_transform(ds.X[idx])
+    y = np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
+    Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
+    assert cpd._least_squares_separator(Q, y) is None and not cpd._likely_inseparable(Q, y)
+    solved: list[bool] = []
+    solve = cpd._CPDBase._solve
+    monkeypatch.setattr(cpd._CPDBase, "_solve", lambda self, *a: solved.append(a[3]) or solve(self, *a))
+    clf = ThinPlateSVC(C=1.0).fit(X, y)
+    assert clf.beta_zero_ is True and solved == [True]
