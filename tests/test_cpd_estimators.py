@@ -258,3 +258,23 @@ def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monk
     monkeypatch.setattr(cpd._CPDBase, "_solve", lambda self, *a: solved.append(a[3]) or solve(self, *a))
     clf = ThinPlateSVC(C=1.0).fit(X, y)
     assert clf.beta_zero_ is True and solved == [True]
+
+
+def test_beta_free_fit_on_lp_separable_data_is_the_lp_separator():
+    # wdbc, 400 points, beta_zero=False: separable but not by least squares; the LP's separator
+    # (α = 0) attains eq. (14)'s minimum 0; the reduced Newton route reaches the same value
+    from sdpkern.datasets import load_keel
+
+    ds = load_keel("wdbc")
+    idx = np.random.default_rng(0).permutation(ds.y.shape[0])[:400]
+    X = StandardScaler().fit_transform(ds.X[idx])
+    y = np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
+    clf = ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
+    assert clf.status_ == "optimal" and np.all(clf.alpha_ == 0) and clf.objective_ <= 1e-12
+    assert np.all(y * clf.decision_function(X) >= 1.0 - 1e-9)
+    from sdpkern.kernels.cpd import polynomial_factor
+    from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
+
+    kern = ThinPlate(2, formula_dimension=2)
+    ref = cpd_primal_svm_reduced(kern, X, polynomial_factor(X, kern).Q, y, 0.5)
+    assert ref.objective <= 1e-8

@@ -30,7 +30,7 @@ from ..native.cpd_reduced import cpd_primal_svm_reduced
 from ..native.dual_svm import _one_blas_thread, cpd_dual_svm
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, squared_hinge_stationarity
 
-__all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable"]
+__all__ = ["CPDSVC", "ThinPlateSVC", "polynomially_separable", "polynomial_separator"]
 
 Array = NDArray[np.float64]
 
@@ -41,29 +41,44 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     For the thin-plate kernel of order 2 this is linear separability, the test 000 §7 uses to
     choose the β = 0 variant. An empty polynomial space separates nothing.
     """
+    return polynomial_separator(P, y) is not None
+
+
+def polynomial_separator(P: Array, y: Array) -> Array | None:
+    """A β with y_i (Pβ)_i ≥ 1 for all i (scaled so that the smallest margin is 1), or None.
+
+    The decision of :func:`polynomially_separable`; the separator serves the β-free fit on
+    separable data (000 §6.2: α = 0 and any separating p minimise eq. 14).
+    """
     n, k = P.shape
     if k == 0:
-        return False
+        return None
     # certificates cheaper than the LP (which costs 180 ms on twonorm's 7400 points, 17 ms on 3000
     # banana points, 8-19 ms on 400 german or wdbc points): the least-squares fit p = P P⁺y when
     # it separates (p/min y∘p then satisfies the LP) proves separability; a subset 𝒫 cannot
     # separate (LP on ~200 points, 2-4 ms) proves the contrary, and its separator, when it
     # separates every point, proves separability. The LP on every point decides the rest.
-    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    beta = np.asarray(np.linalg.lstsq(P, y, rcond=None)[0], dtype=np.float64)
+    margin = y * (P @ beta)
     if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
-        return True
+        return beta / float(margin.min())
     m = max(100, 5 * k)
     if n > 2 * m:
         # the points the least-squares fit gets most wrong, where a separating p is hardest to
         # find, and as many at random (a fixed seed: fits repeat)
         S = np.union1d(np.argsort(margin)[:m], np.random.default_rng(0).choice(n, m, replace=False))
-        beta = _separating_lp(P[S], y[S])
-        if beta is None:
-            return False
-        margin = y * (P @ beta)  # the subset's separator may separate every point: then proven
+        sub = _separating_lp(P[S], y[S])
+        if sub is None:
+            return None
+        margin = y * (P @ sub)  # the subset's separator may separate every point: then proven
         if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
-            return True
-    return _separating_lp(P, y) is not None
+            return sub / float(margin.min())
+    full = _separating_lp(P, y)
+    if full is None:
+        return None
+    low = float((y * (P @ full)).min())
+    # HiGHS holds the constraints to its feasibility tolerance: margins 1 − 1e-7 are possible
+    return full / low if low > 0.0 else full
 
 
 def _least_squares_separator(Q: Array, y: Array) -> Array | None:
@@ -79,6 +94,19 @@ def _least_squares_separator(Q: Array, y: Array) -> Array | None:
     if not low > 1e-9 * float(np.abs(margin).max()):
         return None
     return np.asarray(bbar / low, dtype=np.float64)
+
+
+def _zero_loss_separator(factor: PolynomialFactor, y: Array) -> tuple[Array, Array] | None:
+    """(β, f = Pβ) of a polynomial separating the classes with margin ≥ 1, or None: the
+    least-squares one, else — when the data look separable (:func:`_likely_inseparable` false)
+    — the LP's (:func:`polynomial_separator`)."""
+    bbar = _least_squares_separator(factor.Q, y)
+    if bbar is not None:
+        return factor.beta_from_bar(bbar), factor.Q @ bbar
+    if factor.Q.shape[1] == 0 or _likely_inseparable(factor.Q, y):
+        return None
+    beta = polynomial_separator(factor.P, y)
+    return None if beta is None else (beta, factor.P @ beta)
 
 
 def _likely_inseparable(Q: Array, y: Array) -> bool:
@@ -208,10 +236,11 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             # 𝒫 separates by its least-squares fit: α = 0 and that p attain the minimum 0 of
             # eq. (14) exactly (the Newton and SMO routes would iterate to another separator,
             # slowly: the dual's feasible set is then {0})
-            bbar = _least_squares_separator(factor.Q, ypm)
-            if bbar is not None:
-                f = factor.Q @ bbar
-                return _Binary(np.zeros(X.shape[0]), factor.beta_from_bar(bbar), bz, 0.0, 0, "optimal", f)
+            sep = _zero_loss_separator(factor, ypm)
+            if sep is not None:
+                beta, f = sep
+                xi = np.maximum(0.0, 1.0 - ypm * f)  # 0 but for round-off
+                return _Binary(np.zeros(X.shape[0]), beta, bz, float(xi @ xi), 0, "optimal", f)
         if (self.solver == "dual" or (self.solver == "auto" and k <= _DUAL_MAX_POLY)) and not bz:
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
             # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
