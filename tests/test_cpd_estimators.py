@@ -189,6 +189,7 @@ def test_polynomially_separable_subset_separator_certifies(monkeypatch):
     y = ds.y[idx]
     P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
     sizes: list[int] = []
+    cpd._SEPARATORS.clear()  # answers are remembered per (P, y)
     lp = cpd._separating_lp
     monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: sizes.append(P.shape[0]) or lp(P, y))
     assert cpd.polynomially_separable(P, y) is True
@@ -278,3 +279,24 @@ def test_beta_free_fit_on_lp_separable_data_is_the_lp_separator():
     kern = ThinPlate(2, formula_dimension=2)
     ref = cpd_primal_svm_reduced(kern, X, polynomial_factor(X, kern).Q, y, 0.5)
     assert ref.objective <= 1e-8
+
+
+def test_separator_memory_is_keyed_by_the_data(monkeypatch):
+    import sdpkern.estimators.cpd as cpd
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    Xm, ym = make_moons(300, noise=0.1, random_state=2)
+    P = polynomial_factor(Xm, ThinPlate(2)).P
+    y = np.where(ym == 1, 1.0, -1.0)
+    ys = np.where(Xm[:, 0] > 0.5, 1.0, -1.0)  # separable by x_0 = 0.5
+    cpd._SEPARATORS.clear()
+    calls: list[int] = []
+    lp = cpd._separating_lp
+    monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: calls.append(1) or lp(P, y))
+    assert cpd.polynomial_separator(P, y) is None
+    n_lp = len(calls)
+    assert n_lp >= 1 and cpd.polynomial_separator(P, y) is None and len(calls) == n_lp  # remembered
+    beta = cpd.polynomial_separator(P, ys)  # other labels: computed afresh
+    assert beta is not None and np.all(ys * (P @ beta) >= 1.0 - 1e-9)
+    beta[:] = 0.0  # the caller's copy: the memory is not changed
+    assert np.all(ys * (P @ cpd.polynomial_separator(P, ys)) >= 1.0 - 1e-9)

@@ -9,6 +9,7 @@ classifier of 000 §7 with a single hyper-parameter, C = 1/(2λ) (docs/conventio
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -44,12 +45,35 @@ def polynomially_separable(P: Array, y: Array) -> bool:
     return polynomial_separator(P, y) is not None
 
 
+#: The last few (P, y) -> separator answers: a grid search over C fits the same fold once per C
+#: value, and the LP is a deterministic function of (P, y) (twonorm folds: 57 LPs per 40 fits,
+#: a third of the grid's time, before).
+_SEPARATORS: dict[bytes, Array | None] = {}
+
+
 def polynomial_separator(P: Array, y: Array) -> Array | None:
     """A β with y_i (Pβ)_i ≥ 1 for all i (scaled so that the smallest margin is 1), or None.
 
     The decision of :func:`polynomially_separable`; the separator serves the β-free fit on
-    separable data (000 §6.2: α = 0 and any separating p minimise eq. 14).
+    separable data (000 §6.2: α = 0 and any separating p minimise eq. 14). Answers for the last
+    16 distinct (P, y) are kept (keyed by a hash of their bytes).
     """
+    Pa, ya = np.ascontiguousarray(P, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64)
+    h = hashlib.blake2b(digest_size=20)
+    h.update(np.asarray(Pa.shape, dtype=np.int64).tobytes())
+    h.update(Pa.tobytes())
+    h.update(ya.tobytes())
+    key = h.digest()
+    if key not in _SEPARATORS:
+        if len(_SEPARATORS) >= 16:
+            del _SEPARATORS[next(iter(_SEPARATORS))]
+        _SEPARATORS[key] = _find_separator(Pa, ya)
+    out = _SEPARATORS[key]
+    return None if out is None else out.copy()
+
+
+def _find_separator(P: Array, y: Array) -> Array | None:
+    """:func:`polynomial_separator` without the memory."""
     n, k = P.shape
     if k == 0:
         return None
