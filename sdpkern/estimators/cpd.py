@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data
+from ..errors import ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
 from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
@@ -105,32 +106,59 @@ def _find_separator(P: Array, y: Array) -> Array | None:
     return full / low if low > 0.0 else full
 
 
-def _least_squares_separator(Q: Array, y: Array) -> Array | None:
-    """β̄ with y∘(Qβ̄) ≥ 1 from the least-squares fit Q Qᵀy, scaled; None when it does not separate.
+def _least_squares_separator(Q: Array, y: Array, w: Array | None = None) -> Array | None:
+    """β̄ with y∘(Qβ̄) ≥ 1 (on the points of positive weight) from the least-squares fit of y,
+    weighted by w when given, scaled; None when it does not separate.
 
-    ``Q`` is an orthonormal basis of range P. When it separates, (α = 0, p = Qβ̄) attains eq.
-    (14)'s minimum 0 (000 §6.2: then every separating p ∈ 𝒫 is a minimiser)."""
+    ``Q`` is an orthonormal basis of range P (unweighted: the fit is Q Qᵀy). When it separates,
+    (α = 0, p = Qβ̄) attains eq. (14)'s minimum 0 (000 §6.2: then every separating p ∈ 𝒫 is a
+    minimiser; the weighted fit makes the choice the same for a weight-2 point and a repeated
+    one)."""
     if Q.shape[1] == 0:
         return None
-    bbar = Q.T @ y
+    if w is None:
+        bbar = Q.T @ y
+    else:
+        root = np.sqrt(w)
+        bbar = np.asarray(np.linalg.lstsq(Q * root[:, None], root * y, rcond=None)[0], dtype=np.float64)
     margin = y * (Q @ bbar)
+    if w is not None:
+        margin = margin[w > 0]
     low = float(margin.min())
     if not low > 1e-9 * float(np.abs(margin).max()):
         return None
     return np.asarray(bbar / low, dtype=np.float64)
 
 
-def _zero_loss_separator(factor: PolynomialFactor, y: Array) -> tuple[Array, Array] | None:
-    """(β, f = Pβ) of a polynomial separating the classes with margin ≥ 1, or None: the
-    least-squares one, else — when the data look separable (:func:`_likely_inseparable` false)
-    — the LP's (:func:`polynomial_separator`)."""
-    bbar = _least_squares_separator(factor.Q, y)
+def _zero_loss_separator(factor: PolynomialFactor, y: Array, w: Array | None) -> tuple[Array, Array] | None:
+    """(β, f = Pβ) of a polynomial separating the classes with margin ≥ 1 (on the points of
+    positive weight ``w``), or None: the least-squares one, else — when the data look separable
+    (:func:`_likely_inseparable` false) — the LP's (:func:`polynomial_separator`)."""
+    bbar = _least_squares_separator(factor.Q, y, w)
     if bbar is not None:
         return factor.beta_from_bar(bbar), factor.Q @ bbar
-    if factor.Q.shape[1] == 0 or _likely_inseparable(factor.Q, y):
+    m = None if w is None or np.all(w > 0) else w > 0  # points of weight 0 do not count
+    Q, P, ym = (factor.Q, factor.P, y) if m is None else (factor.Q[m], factor.P[m], y[m])
+    if Q.shape[1] == 0 or _likely_inseparable(Q, ym):
         return None
-    beta = polynomial_separator(factor.P, y)
+    beta = polynomial_separator(P, ym)
     return None if beta is None else (beta, factor.P @ beta)
+
+
+def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None) -> bool:
+    """Whether 𝒫 interpolates every distinct point of positive weight (rank P = their number):
+    then 𝒫⊥ holds only differences of repeated points, whose Φα is 0, and the β = 0 model would
+    be f ≡ 0 (000 §6.2 needs 𝒫⊥ ≠ {0}). The distinct points are counted only when the
+    least-squares fit reproduces y (necessary for interpolation)."""
+    m = None if w is None or np.all(w > 0) else w > 0
+    n = X.shape[0] if m is None else int(np.count_nonzero(m))
+    if factor.rank >= n:
+        return True
+    Q, ym = (factor.Q, y) if m is None else (factor.Q[m], y[m])
+    if float(np.linalg.norm(ym - Q @ np.linalg.lstsq(Q, ym, rcond=None)[0])) > 1e-9 * np.sqrt(n):
+        return False
+    Xm = X if m is None else X[m]
+    return factor.rank >= np.unique(Xm, axis=0).shape[0]
 
 
 def _likely_inseparable(Q: Array, y: Array) -> bool:
@@ -140,14 +168,18 @@ def _likely_inseparable(Q: Array, y: Array) -> bool:
     return bool(np.mean(y * (Q @ (Q.T @ y)) <= 0.0) >= 0.1)
 
 
-def _farkas_inseparable(Q: Array, y: Array, f: Array) -> bool:
+def _farkas_inseparable(Q: Array, y: Array, f: Array, w: Array | None = None) -> bool:
     """Whether the slacks ξ = max(0, 1 − y∘f) of a β-free fit prove that 𝒫 cannot separate.
 
     At eq. (14)'s optimum the gradient in β vanishes, Pᵀ(y∘ξ) = 0; with ξ ≥ 0 and ξ ≠ 0 that
     is Farkas' certificate that y_i p(x_i) ≥ 1 for all i has no solution p ∈ 𝒫 (Σ ξ_i y_i p(x_i)
     would be both 0 and ≥ Σ ξ_i > 0). Accepted when Qᵀ(y∘ξ) vanishes to 1e-9 of ‖ξ‖₁ (a fit
-    solved to round-off; an SMO solution at tol 1e-3 does not pass, and the LP decides)."""
+    solved to round-off; an SMO solution at tol 1e-3 does not pass, and the LP decides). With
+    per-point weights the certificate is w∘ξ (the gradient is Pᵀ(y∘w∘ξ)), over the points of
+    positive weight."""
     xi = np.maximum(0.0, 1.0 - y * f)
+    if w is not None:
+        xi = w * xi
     total = float(xi.sum())
     if not total > 0.0:
         return False
@@ -228,6 +260,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
     backend: str = "clarabel"
     max_iter: int = 100
     tol: float = 1e-3
+    class_weight: Any = None
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "C": [_POSITIVE],
@@ -238,6 +271,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         "backend": [str],
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [_POSITIVE],
+        "class_weight": [dict, Options({"balanced"}), None],
     }
     converged_ = deprecated_attribute("status_", "converged_", convert=lambda s: s == "optimal")
 
@@ -253,71 +287,98 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         kernel = self._kernel()
         return _Operators(KernelGram(kernel, X), polynomial_factor(X, kernel))
 
-    def _solve(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float) -> _Binary:
+    def _solve(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float, w: Array | None = None) -> _Binary:
         lam, factor = 1.0 / (2.0 * C), ops.factor
         k = factor.Q.shape[1]
         if not bz and self.solver != "cvxpy":
             # 𝒫 separates by its least-squares fit: α = 0 and that p attain the minimum 0 of
             # eq. (14) exactly (the Newton and SMO routes would iterate to another separator,
             # slowly: the dual's feasible set is then {0})
-            sep = _zero_loss_separator(factor, ypm)
+            sep = _zero_loss_separator(factor, ypm, w)
             if sep is not None:
                 beta, f = sep
                 xi = np.maximum(0.0, 1.0 - ypm * f)  # 0 but for round-off
-                return _Binary(np.zeros(X.shape[0]), beta, bz, float(xi @ xi), 0, "optimal", f)
+                loss = float(xi @ xi) if w is None else float((w * xi) @ xi)
+                return _Binary(np.zeros(X.shape[0]), beta, bz, loss, 0, "optimal", f)
         if (self.solver == "dual" or (self.solver == "auto" and k <= _DUAL_MAX_POLY)) and not bz:
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
             # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
             # that is cheap
             dres = cpd_dual_svm(
-                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto"
-            )
+                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto",
+                sample_weight=w,
+            )  # fmt: skip
             beta = factor.beta_from_bar(dres.beta_bar)
             return _Binary(dres.alpha, beta, bz, dres.objective, dres.dual.n_iter, dres.status, dres.f)
         if self.solver in ("auto", "reduced") and not bz:
             res = cpd_primal_svm_reduced(
-                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter
-            )
+                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter,
+                sample_weight=w,
+            )  # fmt: skip
             status = "optimal" if res.converged else "iteration_limit"
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
+            if w is not None and not bz:
+                raise ParameterError(
+                    f"{type(self).__name__}: sample_weight and class_weight need solver='auto', 'dual', 'reduced' "
+                    "or 'cvxpy' (000 Algorithm 1 as printed, solver='native', has no per-point weights)"
+                )
             res = cpd_primal_svm(
-                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter  # type: ignore[arg-type]
-            )
+                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter,  # type: ignore[arg-type]
+                sample_weight=w,
+            )  # fmt: skip
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         from ..builders.cpd_svm import squared_hinge, squared_hinge_beta_zero
 
         build = squared_hinge_beta_zero if bz else squared_hinge
-        sol = build(X, ypm, self._kernel(), C=C).solve(backend=self.backend)
+        sol = build(X, ypm, self._kernel(), C=C, sample_weight=w).solve(backend=self.backend)
         model = sol.model
         assert model.alpha is not None and model.beta is not None
         f = np.asarray(model.extras["train_decision"], dtype=np.float64)
         return _Binary(model.alpha, model.beta, bz, float(model.extras["objective_eq14"]), 0, sol.status, f)
 
+    def _solve_points(self, ops: _Operators, X: Array, ypm: Array, bz: bool, C: float, w: Array | None) -> _Binary:
+        """:meth:`_solve`, with the β = 0 variant on the points of positive weight only: its
+        function class {Σ α_j φ(·, x_j): Pᵀα = 0} depends on the points, and a point of weight 0
+        must be a removed point (scikit-learn's convention); α is 0 on the others."""
+        if not (bz and w is not None and not np.all(w > 0)):
+            return self._solve(ops, X, ypm, bz, C, w)
+        m = np.flatnonzero(w > 0)
+        sub = self._solve(self._shared_state(X[m]), X[m], ypm[m], bz, C, w[m])
+        alpha = np.zeros(X.shape[0])
+        alpha[m] = sub.alpha
+        f = cpd_decision(self._kernel(), X[m], sub.alpha, ops.factor, np.zeros(ops.factor.space.dim), X)
+        return _Binary(alpha, sub.beta, bz, sub.objective, sub.n_iter, sub.status, f)
+
     def _fit_binary(self, X: Array, ypm: Array, weights: Array | None, shared: _Operators) -> None:
         C = self._C()
         fit = None
         if self.beta_zero == "auto":
-            # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every point
-            # (rank P = n: then 𝒫⊥ = {0} and the β = 0 model would be f ≡ 0)
+            # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every distinct
+            # point (then the β = 0 model would be f ≡ 0: _interpolates)
             factor = shared.factor
             bz = False
-            if factor.rank < X.shape[0]:
-                bz = _least_squares_separator(factor.Q, ypm) is not None
+            if _interpolates(factor, X, ypm, weights):
+                bz = False
+            elif weights is not None and not np.all(weights > 0):
+                m = weights > 0  # separability of the points that count
+                bz = polynomially_separable(factor.P[m], ypm[m])
+            else:
+                bz = _least_squares_separator(factor.Q, ypm, weights) is not None
                 if not bz and self.solver != "cvxpy" and _likely_inseparable(factor.Q, ypm):
                     # fit first: its slacks usually prove inseparability (Farkas), sparing the LP
-                    fit = self._solve(shared, X, ypm, False, C)
-                    if not (fit.status == "optimal" and _farkas_inseparable(factor.Q, ypm, fit.outputs)):
+                    fit = self._solve(shared, X, ypm, False, C, weights)
+                    if not (fit.status == "optimal" and _farkas_inseparable(factor.Q, ypm, fit.outputs, weights)):
                         bz = polynomially_separable(factor.P, ypm)
                 elif not bz:
                     bz = polynomially_separable(factor.P, ypm)
         else:
             bz = bool(self.beta_zero)
         if fit is None or fit.beta_zero != bz:
-            fit = self._solve(shared, X, ypm, bz, C)
+            fit = self._solve_points(shared, X, ypm, bz, C, weights)
         self.factor_ = shared.factor
         self.alpha_, self.beta_ = fit.alpha, fit.beta
         self.beta_zero_: Any = fit.beta_zero  # one bool; one-vs-rest: an array of them
@@ -331,8 +392,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         if bz:
             self.certificate_ = {"measure": "Newton active set settled (β = 0)", "value": fit.status == "optimal"}
         else:
+            Cw = C if weights is None else C * weights
             self.certificate_ = {"measure": "stationarity",
-                                 "value": squared_hinge_stationarity(fit.alpha, fit.outputs, ypm, C)}  # fmt: skip
+                                 "value": squared_hinge_stationarity(fit.alpha, fit.outputs, ypm, Cw)}  # fmt: skip
         if self.solver == "cvxpy" and fit.status != "optimal":
             warnings.warn(
                 f"{type(self).__name__}: {self.backend} returned status {fit.status!r}",
@@ -353,13 +415,18 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             self.support_vectors_[np.searchsorted(self.support_, m.support_)] = m.support_vectors_
 
     # ------------------------------------------------------------------ API
-    def fit(self, X: ArrayLike, y: ArrayLike) -> _CPDBase:
-        """Fit on X (n_samples, n_features) and labels y (one-vs-rest for more than two classes)."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> _CPDBase:
+        """Fit on X (n_samples, n_features) and labels y (one-vs-rest for more than two classes).
+
+        ``sample_weight`` (n_samples,) weights each point's loss: point i's C is
+        C · sample_weight_i · class_weight[y_i] (docs/conventions.md), i.e. eq. (14)'s loss term
+        Σ w_i max(0, 1 − y_i f(x_i))²; a weight-2 point is a repeated point.
+        """
         # the native routes call BLAS only on small blocks (QR of P, a few hundred rows of Cholesky,
         # matrix-vector products): threads there cost more in wake-ups than they save (measured
         # at n = 400 by examples/bench_thin_plate.py: about half of a fit's time with 2 threads)
         with nullcontext() if self.solver == "cvxpy" else _one_blas_thread():
-            return self._fit_classifier(X, y)  # type: ignore[no-any-return]
+            return self._fit_classifier(X, y, sample_weight)  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
         """Σ_i c_i φ(x_i, x) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b)."""
@@ -439,6 +506,11 @@ class CPDSVC(_CPDBase):
     tol : float, default=1e-3
         The dual solver's KKT tolerance, libsvm's meaning (the maximal violating pair, margin
         units), as scikit-learn's ``SVC(tol=1e-3)``.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each class's C, as scikit-learn's ``SVC`` (``fit`` also takes
+        ``sample_weight``): point i's loss is C · sample_weight_i · class_weight[y_i] ·
+        max(0, 1 − y_i f(x_i))². Every solver but ``"native"`` takes weights (its β = 0 branch
+        does too); the β = 0 choice of ``beta_zero="auto"`` looks at the points of positive weight.
 
     Attributes
     ----------
@@ -514,8 +586,8 @@ class ThinPlateSVC(_CPDBase):
     ----------
     order : int, default=2
     formula_dimension : int or None, default=2
-    C, lam, solver, beta_zero, update, backend, max_iter, tol
-        As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)).
+    C, lam, solver, beta_zero, update, backend, max_iter, tol, class_weight
+        As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)); ``fit`` takes ``sample_weight``.
 
     Examples
     --------

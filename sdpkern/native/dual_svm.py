@@ -473,7 +473,8 @@ def _polish(
         e = K.matvec(u_new) + ya * Dd * a_new + cons.V @ c_V
         f = e - ya * Dd * a_new + (c[0] if cons.pair else 0.0)
         m = ya * f  # margins: < 1 at α = 0 or > 1 at the upper bound violate the KKT conditions
-        enter = ((a_new <= 0) & (m < 1.0 - 1e-9)) | ((a_new >= upper) & (m > 1.0 + 1e-9))
+        # (points of weight 0, upper = 0, are pinned at α = 0 and never enter)
+        enter = (((a_new <= 0) & (m < 1.0 - 1e-9)) | ((a_new >= upper) & (m > 1.0 + 1e-9))) & (upper > 0)
         if not np.any(enter):
             return a_new, e, c_V, _kkt_violation(ya, a_new, e, upper, cons.pair)
         free = ((a_new > 0) & (a_new < upper)) | enter
