@@ -186,9 +186,9 @@ def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
     assert _separable_lp(P, y) is separable
 
 
-def test_polynomially_separable_subset_separator_certifies(monkeypatch):
-    # twonorm, 320 points: the least-squares fit misclassifies a few points, the subset LP's
-    # separator separates them all (one LP on ~180 points instead of 320); same answer as the LP
+def test_polynomially_separable_least_distance_separator_certifies(monkeypatch):
+    # twonorm, 320 points: the least-squares fit misclassifies a few points, the least-distance
+    # separator (one NNLS) separates them all, so no LP runs; same answer as the LP
     import sdpkern.estimators.cpd as cpd
     from sdpkern.datasets import load_keel
     from sdpkern.kernels.cpd import polynomial_factor
@@ -203,7 +203,7 @@ def test_polynomially_separable_subset_separator_certifies(monkeypatch):
     lp = cpd._separating_lp
     monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: sizes.append(P.shape[0]) or lp(P, y))
     assert cpd.polynomially_separable(P, y) is True
-    assert len(sizes) == 1 and sizes[0] < 320
+    assert sizes == []
     assert lp(P, y) is not None
 
 
@@ -370,3 +370,30 @@ def test_class_weight_is_sample_weight_by_class_and_native_refuses_weights():
         ThinPlateSVC(C=10.0, beta_zero=False, solver="native").fit(X, y, sample_weight=by_hand)
     with pytest.raises(ParameterError, match="class_weight"):
         ThinPlateSVC(class_weight="nope").fit(X, y)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_min_norm_separator_matches_the_qp(weighted):
+    # the least-distance separator (NNLS) against the QP min Σ w (Qb)² s.t. y∘(Qb) ≥ 1 by Clarabel
+    import cvxpy as cp
+
+    from sdpkern.estimators.cpd import _min_norm_separator
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(150, 4))
+    y = np.where(X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.3 > 0, 1.0, -1.0)
+    Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
+    w = rng.uniform(0.2, 3.0, 150) if weighted else None
+    b = _min_norm_separator(Q, y, w)
+    assert b is not None and np.all(y * (Q @ b) >= 1.0 - 1e-9)
+    bv = cp.Variable(Q.shape[1])
+    ww = np.ones(150) if w is None else w
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(cp.multiply(np.sqrt(ww), Q @ bv))), [cp.multiply(y, Q @ bv) >= 1])
+    prob.solve(solver="CLARABEL")
+    ours = float(ww @ (Q @ b) ** 2)
+    assert abs(ours - prob.value) <= 1e-6 * prob.value
+    # inseparable: none found
+    y2 = y.copy()
+    y2[:10] = -y2[:10]
+    assert _min_norm_separator(Q, y2, w) is None

@@ -312,10 +312,24 @@ class _BetaZeroSolver:
         self.jitter = 0.0
         self.n_refactor = 0
         self.n_updates = 0
+        self._gram_set: NDArray[np.int64] | None = None
+        self._gram = np.zeros((0, 0))
 
     def _refactor(self, S: NDArray[np.int64]) -> None:
-        Gs = self.Gw[S]
-        H = self.lam * self.A + Gs.T @ Gs
+        # the Gram part G_sᵀG_s updated by the rows that entered and left s when fewer changed
+        # than stayed (|Δs|·(n−k)² flops instead of |s|·(n−k)²: wdbc, 400 points, spent 3/4 of
+        # its β = 0 fit forming it afresh at each of its 8 steps)
+        prev = self._gram_set
+        if prev is not None:
+            added, removed = np.setdiff1d(S, prev), np.setdiff1d(prev, S)
+        if prev is not None and added.size + removed.size < S.size:
+            Ga, Gr = self.Gw[added], self.Gw[removed]
+            self._gram += Ga.T @ Ga - Gr.T @ Gr
+        else:
+            Gs = self.Gw[S]
+            self._gram = Gs.T @ Gs
+        self._gram_set = np.array(S)
+        H = self.lam * self.A + self._gram
         self.R, jit = _cholesky_jitter(H)
         self.jitter = max(self.jitter, jit)
         self.S = S
