@@ -181,9 +181,10 @@ cdef inline double _ipow(double x, int p) noexcept nogil:
     return r
 
 
-cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bint correct=True) noexcept nogil:
-    """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j); without the correction
-    −left·right[j] when ``correct`` is false (the caller then applies it to many columns at once)."""
+cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) noexcept nogil:
+    """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j). Every column is computed
+    by this one loop (a batch through BLAS rounded differently, and the primal Newton solver,
+    mixing both kinds of columns, then failed to settle on a german fold)."""
     cdef Py_ssize_t n = s.n, d = s.d, i, k
     cdef const double *xj
     cdef const double *xi
@@ -250,7 +251,7 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bi
                     if s.uselog:
                         p *= 0.5 * buf[i]
                     out[i] = s.scale * p
-    if s.t > 0 and correct:
+    if s.t > 0:
         # the correction −left·right[j] by rows of leftᵀ (vectorised over i)
         rj = s.right + j * s.t
         for k in range(s.t):
@@ -416,13 +417,7 @@ cdef class ColumnCache:
                 sv[nnew] = self.free[self.nfree]
                 nnew += 1
         t0 = _now()
-        if self.has_spec and nnew >= 8 and self.spec.t > 0:
-            # many columns: the correction as one matrix product (BLAS), right[new]·leftᵀ — at
-            # t = 42 (german's reduced kernel) the per-column loops spent 3/4 of their time on it
-            for a in range(nnew):
-                _eval_column(&self.spec, nv[a], &self.store[sv[a], 0], &self.buf[0], False)
-            self.store_array[slots] -= self.spec_refs[3][new] @ self.spec_refs[5]
-        elif self.has_spec:
+        if self.has_spec:
             for a in range(nnew):
                 _eval_column(&self.spec, nv[a], &self.store[sv[a], 0], &self.buf[0])
         else:

@@ -397,3 +397,22 @@ def test_min_norm_separator_matches_the_qp(weighted):
     y2 = y.copy()
     y2[:10] = -y2[:10]
     assert _min_norm_separator(Q, y2, w) is None
+
+
+def test_reduced_newton_settles_on_the_german_fold_with_mixed_column_roundings():
+    # a grid-search fold of german (320 points, d = 20, dim 𝒫 = 21, C = 50) where the reduced
+    # Newton route stopped at max_iter when some kernel columns came from a BLAS batch and others
+    # from the column loop (rounded differently); every column now comes from the one loop
+    from sklearn.model_selection import StratifiedKFold
+
+    from sdpkern.datasets import load_keel
+
+    ds = load_keel("german")
+    idx = np.random.default_rng(103).permutation(ds.y.shape[0])[:400]
+    X = StandardScaler().fit_transform(ds.X[idx])
+    y = ds.y[idx]
+    a = list(StratifiedKFold(5, shuffle=True, random_state=3).split(X, y))[1][0]
+    red = ThinPlateSVC(C=50.0, beta_zero=False, solver="reduced").fit(X[a], y[a])
+    dual = ThinPlateSVC(C=50.0, beta_zero=False, solver="dual").fit(X[a], y[a])
+    assert red.status_ == "optimal" and dual.status_ == "optimal"
+    assert abs(red.objective_ - dual.objective_) <= 1e-6 * dual.objective_
