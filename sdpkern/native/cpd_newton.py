@@ -118,7 +118,8 @@ def _cholesky_jitter(A: Array) -> tuple[Array, float]:
     jitter = 0.0
     for _ in range(12):
         try:
-            return cholesky(A + jitter * np.eye(A.shape[0]), lower=False, check_finite=False), jitter
+            shifted = A if jitter == 0.0 else A + jitter * np.eye(A.shape[0])  # no n² copy when unneeded
+            return cholesky(shifted, lower=False, check_finite=False), jitter
         except np.linalg.LinAlgError:
             jitter = scale * (1e-12 if jitter == 0.0 else 10.0 * jitter / scale)
     raise NotPSDError(
