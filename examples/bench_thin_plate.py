@@ -304,6 +304,14 @@ def section_dual_speed(quick: bool) -> None:
               f"{s.score(X, y):.3f}")
 
 
+def cold(make):  # type: ignore[no-untyped-def]
+    """``make()`` after forgetting the remembered separability answers (a fresh process's fit)."""
+    from sdpkern.estimators import cpd
+
+    cpd._SEPARATORS.clear()
+    return make()
+
+
 def section_small_n(quick: bool) -> None:
     print("\n== 7. small n: per-fit time vs SVC(C=1, gamma='scale') (target <= 3x), mean of repeated fits ==")
     reps = 3 if quick else 10
@@ -316,7 +324,9 @@ def section_small_n(quick: bool) -> None:
                             ("ThinPlateSVC(C=1, beta_zero=False)", lambda: ThinPlateSVC(C=1.0, beta_zero=False)),
                             ("PrimalSVC(C=1)", lambda: PrimalSVC(C=1.0)),
                             ("PrimalSVC(C=1, solver='exact')", lambda: PrimalSVC(C=1.0, solver="exact"))):
-            t, models = best_of(lambda make=make, X=X, y=y: [make().fit(X, y) for _ in range(reps)])
+            # each fit cold: the separability LP's answer, remembered per (P, y) for grid searches
+            # (sdpkern.estimators.cpd.polynomial_separator), is forgotten before every fit
+            t, models = best_of(lambda make=make, X=X, y=y: [cold(make).fit(X, y) for _ in range(reps)])
             m = models[0]  # type: ignore[index]
             extra = f", beta_zero_={m.beta_zero_}" if hasattr(m, "beta_zero_") else ""
             row.append(f"{label} {t / t_sv:.1f}x{extra}")

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
 
-from .._validation import DEPRECATED, as_matrix, binary_labels, check_positive, take_deprecated
+from .._validation import DEPRECATED, as_matrix, as_sample_weight, binary_labels, check_positive, take_deprecated
 from ..errors import NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor, squared_hinge_objective
@@ -143,7 +143,10 @@ def _data(D: CPDData) -> dict[str, Any]:
     return {"cpd": D, "parameter_checks": checks, "derived_parameters": {"C": _lam_of_C}}
 
 
-def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: float, **extras: Any) -> Model:
+def _model(
+    data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: float, sample_weight: Array | None = None,
+    **extras: Any,
+) -> Model:
     beta = np.zeros(data.factor.space.dim) if beta_zero else data.factor.beta_from_bar(beta_bar)
     kernel, X, factor = data.kernel, data.X, data.factor
 
@@ -151,7 +154,7 @@ def _model(data: CPDData, alpha: Array, beta_bar: Array, beta_zero: bool, lam: f
         return cpd_decision(kernel, X, alpha, factor, beta, Xnew)
 
     f = data.Phi @ alpha + (data.Q @ beta_bar if beta_bar.size else 0.0)
-    extras.setdefault("objective_eq14", squared_hinge_objective(data.Phi, alpha, f, data.y, lam))
+    extras.setdefault("objective_eq14", squared_hinge_objective(data.Phi, alpha, f, data.y, lam, sample_weight))
     return Model(
         alpha=alpha,
         offset=None,
@@ -191,12 +194,14 @@ def _problem(
 
 
 def _primal(
-    D: CPDData, lam_p: cp.Parameter, *, squared: bool, beta_zero: bool, formulation: str, source: str
+    D: CPDData, lam_p: cp.Parameter, *, squared: bool, beta_zero: bool, formulation: str, source: str,
+    sample_weight: Array | None = None,
 ) -> KernelProblem:
-    """min λ‖Fᵀγ‖² + Σ loss(1 − y∘(ΦP⊥γ + Qβ̄)) over γ (and β̄ unless ``beta_zero``), α = P⊥γ.
+    """min λ‖Fᵀγ‖² + Σ w_i loss(1 − y∘(ΦP⊥γ + Qβ̄))_i over γ (and β̄ unless ``beta_zero``), α = P⊥γ.
 
     The loss is the squared hinge (000 eq. 14) when ``squared`` and the hinge otherwise; with
-    ``beta_zero`` the polynomial part is fixed at β = 0 (000 §6.2).
+    ``beta_zero`` the polynomial part is fixed at β = 0 (000 §6.2); w = ``sample_weight`` (all
+    ones by default).
     """
     k = D.Q.shape[1]
     gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
@@ -205,7 +210,12 @@ def _primal(
     if beta_bar is not None:
         f = f + D.Q @ beta_bar
     margin = cp.pos(1 - cp.multiply(D.y, f))
-    loss = cp.sum_squares(margin) if squared else cp.sum(margin)
+    if sample_weight is None:
+        loss = cp.sum_squares(margin) if squared else cp.sum(margin)
+    elif squared:  # Σ w ξ² = ‖√w ∘ ξ‖²
+        loss = cp.sum_squares(cp.multiply(np.sqrt(sample_weight), margin))
+    else:
+        loss = sample_weight @ margin
     reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
     prob = cp.Problem(cp.Minimize(lam_p * reg + loss))
 
@@ -214,7 +224,7 @@ def _primal(
         bb = np.asarray(beta_bar.value, dtype=np.float64) if beta_bar is not None else np.zeros(k)
         # the hinge primal reports its optimum under the name the dual's recovery uses
         extras = {} if squared else {"primal_objective": float(kp.cvxpy.value)}
-        return _model(D, D.Pperp @ g, bb, beta_zero, _value(lam_p), gamma=g, **extras)
+        return _model(D, D.Pperp @ g, bb, beta_zero, _value(lam_p), sample_weight, gamma=g, **extras)
 
     variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
     return _problem(D, prob, lam_p, variables, {}, recover, formulation, source)
@@ -223,7 +233,7 @@ def _primal(
 # ----------------------------------------------------------------------------- squared hinge
 def squared_hinge(
     X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
-    data: CPDData | None = None,
+    data: CPDData | None = None, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The squared-hinge c.p.d. SVM over F_φ ⊕ 𝒫 (000 eq. 14) as a CVXPY problem.
 
@@ -245,11 +255,15 @@ def squared_hinge(
         ``cvxpy.Parameter`` named ``"lam"`` (``problem.set(C=...)`` works). The default is λ = 1.
     lam : float, deprecated
         λ itself (FutureWarning; use ``C = 1/(2λ)``).
+    sample_weight : (n,) array, optional
+        Per-point weights w_i ≥ 0 of the loss, Σ w_i max(0, 1 − y_i f_i)² (point i's C is C·w_i,
+        docs/conventions.md; a weight-2 point is a repeated point).
 
     Returns
     -------
     KernelProblem
-        Variables ``gamma`` and ``beta_bar``; the recovery gives α, β and a decision function.
+        Variables ``gamma`` and ``beta_bar``; the recovery gives α, β and a decision function
+        (its ``objective_eq14`` includes the weights).
 
     Examples
     --------
@@ -262,26 +276,33 @@ def squared_hinge(
     D, lam_p = _setup(X, y, kernel, lam, C, data)
     return _primal(
         D, lam_p, squared=True, beta_zero=False, formulation="c.p.d. squared-hinge SVM over F_phi + P",
-        source="000 eq. (14), (15); §6.1",
+        source="000 eq. (14), (15); §6.1", sample_weight=_weights(sample_weight, D),
     )
 
 
 
 def squared_hinge_beta_zero(
     X: ArrayLike, y: ArrayLike, kernel: Kernel | None = None, lam: Any = DEPRECATED, *, C: float = 0.5,
-    data: CPDData | None = None,
+    data: CPDData | None = None, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """The β = 0 variant (000 §6.2): eq. (14) over {Σ_j α_j φ(·, x_j): α ∈ 𝒫⊥(x_1..x_n)}.
 
-    minimise  λ ‖Fᵀγ‖² + ‖max(0, 1 − y∘(ΦP⊥γ))‖²   over γ, with α = P⊥γ.
+    minimise  λ ‖Fᵀγ‖² + ‖max(0, 1 − y∘(ΦP⊥γ))‖²   over γ, with α = P⊥γ
 
+    (with ``sample_weight``, as in :func:`squared_hinge`, the loss Σ w_i max(0, 1 − y_i f_i)²).
     Its optimum equals the native solver's with ``beta_zero=True`` (step 000 eq. 18).
     """
     D, lam_p = _setup(X, y, kernel, lam, C, data)
     return _primal(
         D, lam_p, squared=True, beta_zero=True, formulation="c.p.d. squared-hinge SVM with beta = 0",
-        source="000 §6.2 (eq. 14 over P-perp)",
+        source="000 §6.2 (eq. 14 over P-perp)", sample_weight=_weights(sample_weight, D),
     )
+
+
+def _weights(sample_weight: ArrayLike | None, D: CPDData) -> Array | None:
+    """The checked per-point weights (``None``: all ones)."""
+    w = as_sample_weight(sample_weight, D.y.shape[0])
+    return None if w is None else np.asarray(w, dtype=np.float64)
 
 
 

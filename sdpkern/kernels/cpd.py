@@ -397,12 +397,14 @@ def polynomial_factor(X: Array, kernel: Kernel) -> PolynomialFactor:
     return PolynomialFactor(space, center, scale, P, np.ascontiguousarray(Qf[:, :k]), Rk)
 
 
-def squared_hinge_objective(Phi: Array, alpha: Array, f: Array, y: Array, lam: float) -> float:
-    """λ αᵀΦα + Σ max(0, 1 − y_i f_i)² (000 eq. 14 with eq. 15)."""
+def squared_hinge_objective(
+    Phi: Array, alpha: Array, f: Array, y: Array, lam: float, sample_weight: Array | None = None
+) -> float:
+    """λ αᵀΦα + Σ w_i max(0, 1 − y_i f_i)² (000 eq. 14 with eq. 15; w_i = 1 unless weighted)."""
     nz = np.flatnonzero(alpha)
     quad = float(alpha[nz] @ (Phi[np.ix_(nz, nz)] @ alpha[nz])) if nz.size else 0.0
     hinge = np.maximum(0.0, 1.0 - y * f)
-    return lam * quad + float(hinge @ hinge)
+    return lam * quad + float((hinge if sample_weight is None else sample_weight * hinge) @ hinge)
 
 
 def cpd_decision(

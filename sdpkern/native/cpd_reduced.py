@@ -73,6 +73,7 @@ def cpd_primal_svm_reduced(
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
+    sample_weight: ArrayLike | None = None,
 ) -> NewtonResult:
     """000 eq. (14) solved as the p.d. problem on K_Ξ with the polynomial block unpenalised.
 
@@ -96,6 +97,9 @@ def cpd_primal_svm_reduced(
         (one-vs-rest) then share its column cache and compute each kernel column once.
     max_iter, warm_start_size, random_state
         As in :func:`~sdpkern.native.primal_svm.primal_svm_kernel`.
+    sample_weight : (n,) array, optional
+        Per-point weights of the loss: Σ w_i max(0, 1 − y_i f_i)² in eq. (14) (a weight-2 point
+        is a repeated point).
 
     Returns
     -------
@@ -119,6 +123,7 @@ def cpd_primal_svm_reduced(
         max_iter=max_iter,
         warm_start_size=warm_start_size,
         random_state=random_state,
+        sample_weight=sample_weight,
     )
     assert res.outputs is not None and res.unpenalized_coef is not None
     alpha, beta_bar = rk.to_cpd(res.coef, res.unpenalized_coef)

@@ -205,8 +205,12 @@ class _SupportFactor:
     more than a refactorisation, so they are not used here.)
     """
 
-    def __init__(self, cache: GramOperator, y: NDArray[np.float64], lam: float, U: NDArray[np.float64]) -> None:
-        self.cache, self.y, self.lam, self.U = cache, y, lam, U
+    def __init__(
+        self, cache: GramOperator, y: NDArray[np.float64], lam: float | NDArray[np.float64], U: NDArray[np.float64]
+    ) -> None:
+        # λ per point (an array: the dual's D_i = 1/(2C w_i) with sample weights) or one for all
+        self.cache, self.y, self.U = cache, y, U
+        self.lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), y.shape)
         self.k = U.shape[1]
         self.R = np.empty((0, 0))
         self.F = np.empty(0, dtype=np.intp)
@@ -216,11 +220,11 @@ class _SupportFactor:
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
         M = self.cache.block(idx, idx)
-        M[np.diag_indices_from(M)] += self.lam
+        M[np.diag_indices_from(M)] += self.lam[idx]
         try:
             self.R = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
         except LinAlgError:
-            raise _not_psd(self.cache.block(idx, idx), self.lam) from None
+            raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
         self.refactorisations += 1
         self._Z = None
@@ -229,14 +233,15 @@ class _SupportFactor:
         m, k = self.F.shape[0], new.shape[0]
         R12 = solve_triangular(self.R, self.cache.block(self.F, new), trans="T", lower=False, check_finite=False)
         S = self.cache.block(new, new)
-        S[np.diag_indices_from(S)] += self.lam
+        S[np.diag_indices_from(S)] += self.lam[new]
         S -= R12.T @ R12
         try:
             R22 = cholesky(S, lower=False, overwrite_a=True, check_finite=False)
         except LinAlgError:
             allp = np.concatenate([self.F, new])
-            raise _not_psd(self.cache.block(allp, allp), self.lam) from None
-        R = np.zeros((m + k, m + k))
+            raise _not_psd(self.cache.block(allp, allp), float(self.lam[allp].min())) from None
+        # Fortran order, as LAPACK's: solve_triangular would copy a C-ordered factor on every call
+        R = np.zeros((m + k, m + k), order="F")
         R[:m, :m] = self.R
         R[:m, m:] = R12
         R[m:, m:] = R22
@@ -317,18 +322,25 @@ class _KernelState:
 
 def _solve_kernel(
     cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, P: NDArray[np.intp],
-    beta: NDArray[np.float64], b: NDArray[np.float64], max_iter: int
+    beta: NDArray[np.float64], b: NDArray[np.float64], max_iter: int, sw: NDArray[np.float64] | None = None,
 ) -> _KernelState:
-    """Finite Newton method on the points ``P`` from ``(β, c)`` (``β`` over all points, zero off ``P``)."""
-    lam = 1.0 / (2.0 * C)
+    """Finite Newton method on the points ``P`` from ``(β, c)`` (``β`` over all points, zero off
+    ``P``); ``sw`` the per-point weights (point i's C is C·w_i: λ_i = 1/(2C w_i) on the diagonal,
+    points of weight 0 never in the set)."""
     yP, UP = y[P], U[P]
-    factor = _SupportFactor(cache, y, lam, U)
+    if sw is None:
+        factor = _SupportFactor(cache, y, 1.0 / (2.0 * C), U)
+        root_w, weighted = None, np.ones(P.shape[0], dtype=bool)
+    else:
+        with np.errstate(divide="ignore"):
+            factor = _SupportFactor(cache, y, np.where(sw > 0, 0.5 / (C * np.where(sw > 0, sw, 1.0)), np.inf), U)
+        root_w, weighted = np.sqrt(sw[P]), sw[P] > 0
     Kbeta = cache.matvec(beta, P)
     beta_P = beta[P]
     out = Kbeta + UP @ b
-    sv_mask = yP * out < 1
+    sv_mask = (yP * out < 1) & weighted
     if not sv_mask.any():
-        sv_mask[:] = True
+        sv_mask[:] = weighted
     for it in range(1, max_iter + 1):
         sv = P[sv_mask]
         beta_sv, b_new = factor.newton_point(sv)
@@ -338,15 +350,20 @@ def _solve_kernel(
         beta_new_P = beta_new[P]
         out_new = Kbeta_new + UP @ b_new
         slack_new = 1 - yP * out_new
-        if _settled(np.nonzero(sv_mask)[0], np.nonzero(slack_new > 0)[0], slack_new):
+        if _settled(np.nonzero(sv_mask)[0], np.nonzero((slack_new > 0) & weighted)[0], slack_new):
             # The Newton point's violators are the set it was solved on: it is the minimiser.
-            return _KernelState(beta_new, b_new, Kbeta_new, P[slack_new > 0], it, True, factor.refactorisations)
+            return _KernelState(
+                beta_new, b_new, Kbeta_new, P[(slack_new > 0) & weighted], it, True, factor.refactorisations
+            )
         d_beta, d_Kbeta, d_b = beta_new_P - beta_P, Kbeta_new - Kbeta, b_new - b
         d_out = d_Kbeta + UP @ d_b
-        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), 1 - yP * out, yP * d_out, C)
+        e, g = 1 - yP * out, yP * d_out
+        if root_w is not None:  # C Σ w_i max(0, e_i − t g_i)² = C Σ max(0, √w_i e_i − t √w_i g_i)²
+            e, g = root_w * e, root_w * g
+        t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), e, g, C)
         beta_P, b, Kbeta = beta_P + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
         out = Kbeta + UP @ b
-        mask_new = yP * out < 1
+        mask_new = (yP * out < 1) & weighted
         logger.debug("primal newton step %d: t=%.3g, %d support vectors", it, t, int(mask_new.sum()))
         if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
             sv_mask = mask_new
@@ -362,18 +379,19 @@ def _solve_kernel(
 
 def _solve_recursive(
     cache: GramOperator, y: NDArray[np.float64], U: NDArray[np.float64], C: float, order: NDArray[np.intp], p: int,
-    max_iter: int, warm_start_size: int,
+    max_iter: int, warm_start_size: int, sw: NDArray[np.float64] | None = None,
 ) -> _KernelState:
     """Solve on the points ``order[:p]``, warm-started by ``order[:p // 2]`` (``order`` a shuffle)."""
     beta, b = np.zeros(y.shape[0]), np.zeros(U.shape[1])
     half = p // 2
     done = 0
-    if p > max(warm_start_size, 2) and np.unique(y[order[:half]]).shape[0] == 2:
+    first = order[:half] if sw is None else order[:half][sw[order[:half]] > 0]
+    if p > max(warm_start_size, 2) and np.unique(y[first]).shape[0] == 2:
         # C scaled with the data (C p / half): the half problem then estimates the same function,
         # so its support vectors are close to the final set
-        sub = _solve_recursive(cache, y, U, C * p / half, order, half, max_iter, warm_start_size)
+        sub = _solve_recursive(cache, y, U, C * p / half, order, half, max_iter, warm_start_size, sw)
         beta, b, done = sub.beta, sub.b, sub.factorisations
-    st = _solve_kernel(cache, y, U, C, np.sort(order[:p]), beta, b, max_iter)
+    st = _solve_kernel(cache, y, U, C, np.sort(order[:p]), beta, b, max_iter, sw)
     st.factorisations += done
     return st
 
@@ -387,6 +405,7 @@ def primal_svm_kernel(
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
+    sample_weight: ArrayLike | None = None,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).
 
@@ -414,6 +433,10 @@ def primal_svm_kernel(
         Above this many points, first solve on a random half (recursively) and start from it.
     random_state : int or None
         Seed of the warm-start halving.
+    sample_weight : array of shape (n,), optional
+        Per-point weights w_i ≥ 0 of the loss (point i's C is C·w_i, a weight-2 point is a
+        repeated point; the Newton system's diagonal is 1/(2C w_i)); points of weight 0 never
+        enter the support-vector set.
 
     Returns
     -------
@@ -438,11 +461,16 @@ def primal_svm_kernel(
     ya = _check_inputs(y, C, n)
     _check_max_iter(max_iter)
     U = _unpenalized_block(unpenalized, n)
+    sw = as_sample_weight(sample_weight, n)
+    if sw is not None:
+        sw = np.asarray(sw, dtype=np.float64)
+        if not (np.any(sw[ya > 0] > 0) and np.any(sw[ya < 0] > 0)):
+            raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
     # one shuffle: the nested warm-start halves are its prefixes
     order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
-    st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size)
+    st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size, sw)
     out = st.Kbeta + U @ st.b
-    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya, float(C))
+    obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya, float(C), sw)
     beta, outputs = st.beta, out
     return PrimalSVMResult(
         coef=beta,
