@@ -11,6 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from sdpkern.datasets import load_keel
 from sdpkern.errors import DataError, LabelError, NotPSDError, ParameterError
+from sdpkern.estimators import PrimalSVC
 from sdpkern.kernels import Gaussian, SquaredEuclidean
 from sdpkern.kernels.gram import KernelGram, PrecomputedGram
 from sdpkern.native.primal_svm import (
@@ -115,6 +116,39 @@ def test_weighted_linear_newton_is_the_hand_weighted_problem() -> None:
     np.testing.assert_allclose(
         K[:, lr.pivots] @ lr.coef + lr.intercept, K[:, keep] @ exact.coef + exact.intercept, atol=1e-5
     )
+
+
+def test_weighted_kernel_newton_is_the_hand_weighted_problem() -> None:
+    """sample_weight on the kernel Newton solver (point i's C is C·w_i): against
+    min ½βᵀKβ + C Σ w_i ξ_i², ξ = max(0, 1 − y∘(Kβ + b)) written in CVXPY on a factor of K (fractional
+    weights, some zero; objective to 1e-6 relative), against repeated points (integer weights, 1e-8,
+    through the recursive warm start too), and ``PrimalSVC(solver="exact")`` carries the weights."""
+    X, y = _data(n=90, seed=6)
+    K = Gaussian(gamma=0.2)(X)
+    rng = np.random.default_rng(1)
+    sw = rng.uniform(0.0, 3.0, y.shape[0]) * (rng.random(y.shape[0]) > 0.2)
+    C = 0.8
+    res = primal_svm_kernel(K, y, C, sample_weight=sw)
+    assert res.converged and np.all(res.coef[sw == 0] == 0)
+    evals, evecs = np.linalg.eigh(K)
+    G = evecs * np.sqrt(np.clip(evals, 0.0, None))  # K = G Gᵀ: ½βᵀKβ = ½‖Gᵀβ‖²
+    beta, b = cp.Variable(y.shape[0]), cp.Variable()
+    xi = cp.pos(1 - cp.multiply(y, K @ beta + b))
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(G.T @ beta) + C * cp.sum(cp.multiply(sw, cp.square(xi)))))
+    prob.solve(solver="CLARABEL")
+    assert abs(res.objective - prob.value) <= 1e-6 * prob.value
+    np.testing.assert_allclose(K @ res.coef + res.intercept, K @ beta.value + b.value, atol=1e-4)
+    counts = rng.integers(0, 4, y.shape[0])
+    keep = np.repeat(np.arange(y.shape[0]), counts)
+    repeated = primal_svm_kernel(K[np.ix_(keep, keep)], y[keep], C)
+    for size in (1000, 30):  # cold, and through the recursive half-data warm start
+        weighted = primal_svm_kernel(K, y, C, sample_weight=counts, warm_start_size=size)
+        assert weighted.objective == pytest.approx(repeated.objective, rel=1e-8)
+        np.testing.assert_allclose(
+            K @ weighted.coef + weighted.intercept, K[:, keep] @ repeated.coef + repeated.intercept, atol=1e-8
+        )
+    clf = PrimalSVC(kernel="rbf", gamma=0.2, C=C, solver="exact").fit(X, y, sample_weight=sw)
+    assert clf.status_ == "optimal" and clf.objective_ == pytest.approx(res.objective, rel=1e-9)
 
 
 def test_warm_start_gives_the_same_optimum() -> None:

@@ -230,8 +230,8 @@ class PrimalSVC(_NativeClassifier):
     class_weight : dict, "balanced" or None, default=None
         Multiplies each class's C, as scikit-learn's ``SVC`` (``fit`` also takes ``sample_weight``):
         point i's loss is C · sample_weight_i · class_weight[y_i] · max(0, 1 − y_i f(x_i))².
-        Every solver takes the weights except ``"exact"`` with a non-linear kernel (its
-        factorisation holds one ``λ = 1/(2C)`` for all points), which raises a ParameterError.
+        Every solver takes the weights (the kernel Newton system's diagonal becomes
+        ``1/(2C w_i)``; points of weight 0 never become support vectors).
 
     Attributes
     ----------
@@ -330,21 +330,21 @@ class PrimalSVC(_NativeClassifier):
                 "SMO",
             )
         elif solver == "exact":
-            if weights is not None:
-                raise ParameterError(
-                    "PrimalSVC: sample_weight and class_weight need solver='dual', 'lowrank' or 'auto' with a "
-                    "non-linear kernel (the exact Newton solver holds one C for every point)"
-                )
             self._kernel_ = kern
             # kernel blocks on demand: only the columns of support vectors, never n × n
             op = _gram_operator(kern, Xa)
-            res = primal_svm_kernel(op, y_pm, C, max_iter=max_iter, random_state=self.random_state)
+            res = primal_svm_kernel(
+                op, y_pm, C, max_iter=max_iter, random_state=self.random_state, sample_weight=weights
+            )
             nz = np.nonzero(res.coef)[0]
             self.support_ = nz
             self.dual_coef_ = res.coef[nz]
             self.intercept_ = res.intercept
             self.objective_, self.n_iter_ = res.objective, res.iterations
-            self._set_status(res.converged, squared_hinge_stationarity(res.coef, res.outputs, y_pm, C))
+            self._set_status(
+                res.converged,
+                squared_hinge_stationarity(res.coef, res.outputs, y_pm, C if weights is None else C * weights),
+            )
         else:
             if kern is None:
                 raise ParameterError("solver='lowrank' needs a kernel function, not kernel='precomputed'")
