@@ -19,7 +19,7 @@ from ..._validation import as_matrix, binary_labels, check_open_interval, check_
 from ...errors import DataError, ParameterError
 from ...kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis, hyperkernel_basis
-from ...problem import KernelProblem, Model
+from ...problem import Generate, KernelProblem, Model
 
 __all__ = ["Form", "make_basis", "ExpansionDecision"]
 
@@ -158,6 +158,27 @@ def _problem(
 ) -> KernelProblem:
     """The builders' :class:`KernelProblem`, its fields in order (``name`` is the formulation)."""
     return KernelProblem(prob, name, source, form, variables, parameters, constraints, recover, data)
+
+
+def _socp_problem(
+    write: Callable[[], tuple[cp.Problem, dict[str, Any], dict[str, Any]]], name: str, source: str,
+    parameters: dict[str, cp.Parameter], recover: Callable[[KernelProblem], Model], data: dict[str, Any],
+    terms: ArrayLike | None, route: Generate,
+) -> KernelProblem:
+    """An SOCP form's :class:`KernelProblem`, its parameters in step with the scaled ones.
+
+    Restricted to ``terms`` (a problem of cone generation), the model is written now. The full
+    SOCP is written on first use (:meth:`KernelProblem.deferred`) and solved by default through
+    ``route``, its cone generation (:class:`~sdpkern.builders.hyperkernel.GenerationRoute`):
+    writing and compiling all p cones costs far more than the few restricted problems do.
+    """
+    if terms is not None:
+        prob, variables, constraints = write()
+        problem = KernelProblem(prob, name, source, "socp", variables, parameters, constraints, recover, data)
+    else:
+        problem = KernelProblem.deferred(write, name, source, "socp", parameters, recover, data, route)
+    problem._rescale()
+    return problem
 
 
 def _model(B: HyperkernelBasis, beta: Array, alpha: Array, coef: Array, offset: float, **extras: Any) -> Model:

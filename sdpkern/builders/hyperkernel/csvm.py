@@ -61,10 +61,10 @@ from numpy.typing import ArrayLike
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
-from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
+from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _socp_problem, _validate_xy
 from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
-from .generation import ActiveSetTrace, cone_generation
+from .generation import ActiveSetTrace, GenerationRoute, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_kernels
 
 __all__ = ["csvm", "csvm_active_set"]
@@ -129,28 +129,32 @@ def csvm(
         recover = _recover_csvm_sdp
     else:
         # the scaled SOCP of the module docstring: a = α/s, t = τ/s², objective and cones / s²
-        alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
         scaled = {
             "inv_s": cp.Parameter(nonneg=True, name="inv_s"),  # 1/s
             "box": cp.Parameter(nonneg=True, name="box"),  # C/s
             "mu": cp.Parameter(nonneg=True, name="mu"),  # (λ_Q/2)/s²
         }
-        cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
-        )
-        cons = {
-            "box": alpha <= scaled["box"],  # α ≤ C'/m = C
-            "balance": y_pm @ alpha == 0,
-            "ball": cp.norm(u, 2) <= 1,
-            "kernel_cones": cones,
-        }
-        prob = cp.Problem(
-            cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
-            [cons["box"], cons["balance"], cons["ball"], *cones],
-        )
-        variables = {"alpha": alpha, "u": u, "tau": tau}
+
+        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+            alpha = cp.Variable(m, nonneg=True, name="alpha")
+            u = cp.Variable(B.L.shape[1], name="u")
+            tau = cp.Variable(name="tau")
+            cones = socp_cones(
+                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
+                data=data,
+            )  # fmt: skip
+            cons = {
+                "box": alpha <= scaled["box"],  # α ≤ C'/m = C
+                "balance": y_pm @ alpha == 0,
+                "ball": cp.norm(u, 2) <= 1,
+                "kernel_cones": cones,
+            }
+            prob = cp.Problem(
+                cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
+                [cons["box"], cons["balance"], cons["ball"], *cones],
+            )
+            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
         recover = _recover_csvm_socp
         trials = trial_kernels(kernels)
 
@@ -160,6 +164,10 @@ def csvm(
             return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
         data["rescale"] = Rescale(scaled, compute)
+        route = GenerationRoute(csvm, (Xa, y_pm), {"factor_tol": factor_tol})
+        return _socp_problem(
+            write, "hyperkernel C-SVM", "002 eq. (3.8)", {"C": C_par, "lambda_Q": lq_par}, recover, data, terms, route
+        )
     problem = KernelProblem(
         cvxpy=prob,
         formulation="hyperkernel C-SVM",

@@ -11,9 +11,22 @@ from numpy.typing import ArrayLike
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._common import (
+    Form,
+    _arr,
+    _check_C,
+    _check_ridge,
+    _model,
+    _num,
+    _problem,
+    _setup,
+    _shared_doc,
+    _socp_problem,
+    _validate_xy,
+)
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .generation import GenerationRoute
 from .scaling import Rescale, l2svm_optimum, scale_of, trial_kernels
 
 __all__ = ["l2svm"]
@@ -98,21 +111,29 @@ def l2svm(
         data["rescale"] = Rescale(scaled_sdp, compute)
     else:
         # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
-        alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
         scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
-        cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
-        )
-        cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
-        obj = (
-            scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha) + tau
-        )
-        prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
-        variables = {"alpha": alpha, "u": u, "tau": tau}
-        recover = _recover_l2svm_socp
+
+        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+            alpha = cp.Variable(m, nonneg=True, name="alpha")
+            u = cp.Variable(B.L.shape[1], name="u")
+            tau = cp.Variable(name="tau")
+            cones = socp_cones(
+                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
+                data=data,
+            )  # fmt: skip
+            cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+            obj = (
+                scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha)
+                + tau
+            )  # fmt: skip
+            prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
+            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
         data["rescale"] = Rescale(scaled, compute)
+        route = GenerationRoute(l2svm, (Xa, y_pm), {"factor_tol": factor_tol})
+        params = {"ridge": ridge, "lambda_Q": lq_par}
+        name, recover = "hyperkernel L2-SVM", _recover_l2svm_socp
+        return _socp_problem(write, name, "002 eq. (3.10)", params, recover, data, terms, route)
     problem = _problem(
         prob,
         "hyperkernel L2-SVM",
