@@ -143,6 +143,6 @@ def test_C_is_vapnik_style_and_maps_to_eq_3_8(data):
     clf = HyperkernelSVC(C=2.0, max_terms=30).fit(X, y)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
     hk = HarmonicARD(0.6, "auto", "ladder").fitted(X, random_state=0)  # the estimators' default
-    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve()
+    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve(method="direct")
     assert clf.objective_ == pytest.approx(direct.objective, rel=1e-6)
     assert clf.alpha_.max() <= 2.0 + 1e-6 and clf.alpha_.max() > 2.0 / 40  # the box is C, not C/m

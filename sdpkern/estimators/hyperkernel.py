@@ -164,7 +164,9 @@ class _HyperkernelBase(SdpkernEstimator):
         return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
 
     def _solve(self, problem: KernelProblem) -> Solution:
-        return self._run(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
+        # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
+        solve_all = {"allow_inaccurate": True, "method": "direct"}
+        return self._run(lambda backend, opts: problem.solve(backend=backend, **solve_all, **opts))
 
     def _run(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
