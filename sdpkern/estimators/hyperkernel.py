@@ -165,8 +165,9 @@ class _HyperkernelBase(SdpkernEstimator):
 
     def _solve(self, problem: KernelProblem) -> Solution:
         # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
-        solve_all = {"allow_inaccurate": True, "method": "direct"}
-        return self._run(lambda backend, opts: problem.solve(backend=backend, **solve_all, **opts))
+        return self._run(
+            lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, method="direct", **opts)
+        )
 
     def _run(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
