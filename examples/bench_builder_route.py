@@ -1,5 +1,5 @@
-"""The builder's default solve against the estimator: same route, same time, same optimum
-====================================================================================
+"""The builder's default solve against the estimator: same route, same time
+========================================================================
 
 ``csvm(X, y).solve()`` solves the hyperkernel C-SVM's SOCP (002 eq. 3.8) by cone generation
 (``method="auto"``: restricted problems over a growing set of basis terms, certified for the
