@@ -16,10 +16,20 @@ from sdpkern.estimators._base import STATUSES
 from sdpkern.kernels.hyperkernels import HarmonicHyperkernel
 
 
-@parametrize_with_checks([HyperkernelSVC()])
+@parametrize_with_checks(
+    [HyperkernelSVC()],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the basis terms are chosen on the rows of X (pivoted Cholesky over their pairs, the "
+            "widths from a sample of them), so removing or repeating rows changes the kernels "
+            "the model learns from; tests/test_hyperkernel_weights.py checks weights against "
+            "repeated points on the same basis terms"
+        )
+    },
+)
 def test_sklearn_contract(estimator, check):
-    # no expected failures: every applicable check passes; scikit-learn itself skips the
-    # array-API check (SCIPY_ARRAY_API unset) and the pandas ones (pandas not installed)
+    # one expected failure (above); scikit-learn itself skips the array-API check
+    # (SCIPY_ARRAY_API unset) and the pandas ones (pandas not installed)
     check(estimator)
 
 

@@ -351,7 +351,8 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         t0 = time.perf_counter()
         build = type(self)._builder
-        problem, solution = self._build_and_solve(build, X, y_pm, shared, **self._builder_params())
+        params = self._builder_params() | ({} if weights is None else {"sample_weight": weights})
+        problem, solution = self._build_and_solve(build, X, y_pm, shared, **params)
         self._store(problem, solution, time.perf_counter() - t0)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
@@ -388,6 +389,10 @@ class HyperkernelSVC(_HyperkernelClassifier):
         its options, the width rule's seed.
     active_set : bool, default=True
         Solve the SOCP by constraint generation over its cones (same optimum, certified).
+    class_weight : dict, "balanced" or None, default=None
+        Per-class loss weights, as scikit-learn's ``SVC``: with ``fit``'s ``sample_weight``,
+        point i's C is C · sample_weight_i · class_weight[y_i] (the box 0 ≤ α_i ≤ C·w_i, on the
+        conic and the native route alike).
 
     Attributes
     ----------
@@ -426,6 +431,7 @@ class HyperkernelSVC(_HyperkernelClassifier):
 
     C: float = 100.0
     width_scales: Any = "ladder"
+    class_weight: Any = None
 
     _builder = hk_builders.csvm
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
@@ -433,7 +439,13 @@ class HyperkernelSVC(_HyperkernelClassifier):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_GeneratedHyperkernel._parameter_constraints,
         "C": [_POSITIVE],
+        "class_weight": [dict, Options({"balanced"}), None],
     }
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
+        """Learn the kernel and the classifier (one-vs-rest for more than two classes); point i's
+        C is C · sample_weight_i · class_weight[y_i]."""
+        return self._fit_classifier(X, y, sample_weight)
 
     _native = True
 
@@ -453,7 +465,9 @@ class HyperkernelSVC(_HyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
-        r = hyperkernel_csvm_native(shared, y_pm, **self._builder_params(), progress=show, **opts)
+        r = hyperkernel_csvm_native(
+            shared, y_pm, **self._builder_params(), sample_weight=weights, progress=show, **opts
+        )
         if r.status != "optimal":
             warnings.warn(
                 f"HyperkernelSVC's native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "

@@ -85,13 +85,14 @@ def scale_of(optimum: float) -> float:
     return float(np.sqrt(value))
 
 
-def svc_optimum(K: Array, y: Array, C: float) -> float:
-    """max 1ᵀα − ½(y∘α)ᵀK(y∘α) over 0 ≤ α ≤ C, yᵀα = 0 (the C-SVM dual, 002 eq. 3.8 at fixed β)."""
+def svc_optimum(K: Array, y: Array, C: float, sample_weight: Array | None = None) -> float:
+    """max 1ᵀα − ½(y∘α)ᵀK(y∘α) over 0 ≤ α ≤ C (C·``sample_weight``), yᵀα = 0 (the C-SVM dual,
+    002 eq. 3.8 at fixed β)."""
     svc = SVC(kernel="precomputed", C=C, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
     with warnings.catch_warnings():
         # a capped libsvm run is a scale estimate, not an answer reported to the user
         warnings.simplefilter("ignore", ConvergenceWarning)
-        svc.fit(K, y)
+        svc.fit(K, y, sample_weight=sample_weight)
     c = np.zeros(y.shape[0])
     c[svc.support_] = svc.dual_coef_.ravel()  # y_i α_i
     return float(np.abs(c).sum() - 0.5 * c @ K @ c)
