@@ -1,14 +1,17 @@
-"""Per-point loss weights on the hyperkernel C-SVM (002 eq. 3.8): point i's C is C·w_i.
+"""Per-point loss weights on the hyperkernel C-SVM (002 eq. 3.8) and L2-SVM (3.10): point i's C
+is C·w_i.
 
 Checked against (1) the weighted SDP of eq. (3.8) written by hand in CVXPY (loss C Σ w_i ξ_i),
 optima to 1e-6 relative; (2) repeated points: integer weights equal the unweighted problem on
 the points repeated w_i times, on the same basis terms (the pair features do not depend on
 which rows of X hold the points), optima to 1e-6 relative and decision values to 1e-4;
-(3) the estimator, conic and native routes, and ``class_weight``.
+(3) the estimator, conic and native routes, and ``class_weight``. The L2-SVM likewise against
+its min-max problem written by hand (without the builder's shared factor and scaling).
 """
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import cvxpy as cp
@@ -16,9 +19,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, make_moons
 
-from sdpkern.builders.hyperkernel import csvm, make_basis
-from sdpkern.errors import DataError
-from sdpkern.estimators import HyperkernelSVC
+from sdpkern.builders.hyperkernel import csvm, l2svm, make_basis
+from sdpkern.errors import DataError, ParameterError
+from sdpkern.estimators import HyperkernelL2SVC, HyperkernelNuSVC, HyperkernelSVC
 from sdpkern.kernels.hyperkernels import HarmonicARD
 from sdpkern.kernels.lowrank import HyperkernelBasis
 from sdpkern.native import hyperkernel_csvm_native
@@ -130,3 +133,67 @@ def test_bad_weights():
         csvm(X, y, sample_weight=np.zeros(20))
     with pytest.raises(DataError, match="sample_weight"):
         HyperkernelSVC(width_scales=1.0).fit(X, y, sample_weight=np.ones(19))
+
+
+# ----------------------------------------------------------------------------- the L2-SVM (002 eq. 3.10)
+def _hand_l2svm(B, y, C, lambda_Q, w):
+    """The min-max form of (3.10) with the loss C Σ w_i ξ_i², written out without the builder's
+    shared factor or scaling: max 1ᵀα − ½(yᵀα)² − (1/(4C)) Σ α_i²/w_i + τ over α ≥ 0, ‖u‖ ≤ 1,
+    ½(y∘α)ᵀK_l(y∘α) ≤ (λ_Q/2)(Lu)_l − τ (α_i = 0 where w_i = 0)."""
+    y_pm = np.where(y == y.max(), 1.0, -1.0)
+    K = B.kernels()
+    m = y.shape[0]
+    alpha, u, tau = cp.Variable(m, nonneg=True), cp.Variable(B.L.shape[1]), cp.Variable()
+    pos = w > 0
+    v = cp.multiply(y_pm, alpha)
+    cones = [0.5 * cp.quad_form(v, cp.psd_wrap(K[l])) <= lambda_Q / 2 * (B.L[l] @ u) - tau for l in range(B.size)]
+    ridge = cp.sum_squares(cp.multiply(1.0 / np.sqrt(w[pos]), alpha[pos]))
+    obj = cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / (4 * C) + tau
+    cons = [cp.norm(u, 2) <= 1, *cones] + ([alpha[~pos] == 0] if not pos.all() else [])
+    prob = cp.Problem(cp.Maximize(obj), cons)
+    prob.solve(solver="CLARABEL")
+    assert prob.status == "optimal"
+    return prob.value
+
+
+@pytest.mark.parametrize(("seed", "zeros"), [(6, False), (7, True)])
+def test_weighted_l2svm_is_the_hand_weighted_problem(seed, zeros):
+    X, y = _cancer(20, seed)
+    B = _basis(X, 12)
+    w = np.random.default_rng(seed).uniform(0.2, 3.0, y.shape[0])
+    if zeros:
+        w[:3] = 0.0
+    by_hand = _hand_l2svm(B, y, 2.0, 1.0, w)
+    problem = l2svm(X, y, B.hyperkernel, C=2.0, basis=B, sample_weight=w)
+    solutions = [problem.solve(), problem.solve(method="direct")]
+    if not zeros:
+        solutions.append(l2svm(X, y, B.hyperkernel, C=2.0, basis=B, form="sdp", sample_weight=w).solve())
+    else:
+        with pytest.raises(ParameterError, match="sample_weight"):
+            l2svm(X, y, B.hyperkernel, basis=B, form="sdp", sample_weight=w)
+    for sol in solutions:
+        assert sol.status == "optimal"
+        assert abs(sol.objective - by_hand) <= 1e-6 * abs(by_hand)
+    if zeros:
+        assert np.all(np.abs(solutions[0].alpha[:3]) <= 1e-7)
+    assert abs(l2svm(X, y, B.hyperkernel, C=2.0, basis=B).solve().objective - by_hand) > 1e-3 * abs(by_hand)
+
+
+def test_l2svm_integer_weights_are_repeated_points_and_the_estimator_passes_them():
+    X, y = _cancer(30, 8)
+    B = _basis(X)
+    w = np.random.default_rng(8).integers(0, 4, y.shape[0])
+    keep = np.repeat(np.arange(y.shape[0]), w)
+    weighted = l2svm(X, y, B.hyperkernel, C=0.5, basis=B, sample_weight=w).solve()
+    repeated = l2svm(X[keep], y[keep], B.hyperkernel, C=0.5, basis=_repeated_basis(B, X[keep])).solve()
+    assert abs(weighted.objective - repeated.objective) <= 1e-6 * abs(repeated.objective)
+    X_new = X + 0.1
+    np.testing.assert_allclose(weighted.decision_function(X_new), repeated.decision_function(X_new), atol=1e-4)
+    clf = HyperkernelL2SVC(C=0.5, max_terms=20).fit(X, y, sample_weight=w)
+    again = l2svm(X, y, clf.basis_.hyperkernel, C=0.5, basis=clf.basis_, sample_weight=w).solve()
+    assert clf.objective_ == pytest.approx(again.objective, rel=1e-6)
+
+
+def test_nu_forms_take_no_weights():
+    assert "sample_weight" not in inspect.signature(HyperkernelNuSVC.fit).parameters
+    assert "class_weight" not in HyperkernelNuSVC().get_params()

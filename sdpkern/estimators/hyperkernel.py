@@ -363,7 +363,30 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class HyperkernelSVC(_HyperkernelClassifier):
+class _WeightedHyperkernelClassifier(_HyperkernelClassifier):
+    """The C-forms, whose loss weights are a per-point C (docs/conventions.md): ``class_weight``
+    and ``fit(sample_weight=)``, passed to the builder as ``sample_weight``.
+
+    The ν-forms (:class:`HyperkernelNuSVC`) take none: their box is 1/m per point and ν bounds
+    the fraction of margin errors and support vectors, a count of points that weights would
+    turn into a weighted fraction the formulation (002 eq. 3.9) does not state.
+    """
+
+    class_weight: Any = None
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "class_weight": [dict, Options({"balanced"}), None],
+    }
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
+        """Learn the kernel and the classifier (one-vs-rest for more than two classes); point i's
+        C is C · sample_weight_i · class_weight[y_i]."""
+        return self._fit_classifier(X, y, sample_weight)
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class HyperkernelSVC(_WeightedHyperkernelClassifier):
     """C-SVM that learns its kernel with a hyperkernel (002 eq. 3.8).
 
     Solves min over kernels k in the hyper-RKHS and classifiers f of
@@ -431,21 +454,14 @@ class HyperkernelSVC(_HyperkernelClassifier):
 
     C: float = 100.0
     width_scales: Any = "ladder"
-    class_weight: Any = None
 
     _builder = hk_builders.csvm
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
     _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_GeneratedHyperkernel._parameter_constraints,
+        **_WeightedHyperkernelClassifier._parameter_constraints,
         "C": [_POSITIVE],
-        "class_weight": [dict, Options({"balanced"}), None],
     }
-
-    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
-        """Learn the kernel and the classifier (one-vs-rest for more than two classes); point i's
-        C is C · sample_weight_i · class_weight[y_i]."""
-        return self._fit_classifier(X, y, sample_weight)
 
     _native = True
 
@@ -539,7 +555,7 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class HyperkernelL2SVC(_HyperkernelClassifier):
+class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
     """Lagrangian (L2 soft margin) SVM that learns its kernel with a hyperkernel (002 eq. 3.10).
 
     Solves min ½(‖f‖² + b²) + C Σξ_i² + (λ_Q/2)‖k‖_hyper with y_i f(x_i) ≥ 1 − ξ_i, by default
@@ -555,6 +571,9 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     lambda_Q, lambda_h, widths, width_scales, hyperkernel, form, active_set, eta, max_terms, backend, solver_options,
     random_state
         As for :class:`HyperkernelSVC`.
+    class_weight : dict, "balanced" or None, default=None
+        Per-class loss weights: with ``fit``'s ``sample_weight``, the loss is
+        C Σ sample_weight_i · class_weight[y_i] · ξ_i² (:func:`~sdpkern.builders.hyperkernel.l2svm`).
 
     Attributes
     ----------
@@ -575,7 +594,7 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     _builder = hk_builders.l2svm
     _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_GeneratedHyperkernel._parameter_constraints,
+        **_WeightedHyperkernelClassifier._parameter_constraints,
         "C": [_POSITIVE],
     }
 

@@ -8,6 +8,8 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._validation import as_sample_weight
+from ...errors import ParameterError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
@@ -36,7 +38,7 @@ __all__ = ["l2svm"]
 def l2svm(
     X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
     form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
-    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel Lagrangian (L2 soft margin) SVM of Mangasarian-Musicant (002 eq. 3.10; A.18).
 
@@ -68,6 +70,11 @@ def l2svm(
         thesis' C' = 100 is C = 50). The ``cvxpy.Parameter`` is ``ridge`` = λm = 1/(2C) (CVXPY
         cannot divide by a parameter); ``problem.set(C=...)`` sets it.
     {options}
+    sample_weight : array (m,) of floats ≥ 0, optional
+        Per-point loss weights w (docs/conventions.md): the loss C Σ w_i ξ_i². In the dual,
+        α_i = C'w_i ξ_i and the ridge λm‖α‖² becomes λm Σ α_i²/w_i; a zero weight leaves ξ_i
+        free, hence α_i = 0 (SOCP form only: the SDP's H(β) would need an infinite diagonal
+        entry, and ``form="sdp"`` refuses zero weights with a ParameterError).
 
     Examples
     --------
@@ -78,16 +85,27 @@ def l2svm(
     'optimal'
     """
     Xa, y_pm = _validate_xy(X, y)
+    w = as_sample_weight(sample_weight, Xa.shape[0])
+    if w is not None and form == "sdp" and np.any(w == 0):
+        raise ParameterError(
+            "l2svm(form='sdp') needs positive sample_weight (a zero weight is α_i = 0); use form='socp'"
+        )
+    # the ridge λm Σ α_i²/w_i: per-point factors 1/w_i (0 where w_i = 0, α_i = 0 then)
+    inv_w = None if w is None else np.divide(1.0, w, out=np.zeros_like(w), where=w > 0)
+    pos = np.ones(Xa.shape[0], dtype=bool) if w is None else w > 0
     ridge = cp.Parameter(nonneg=True, name="ridge", value=1.0 / (2.0 * _check_C(C)))  # λm = 1/C' = 1/(2C)
     m = Xa.shape[0]
     checks = {"ridge": _check_ridge}
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
     data["derived_parameters"] = {"C": _ridge_of_C}
+    data["ridge_weights"] = inv_w
     # both forms are solved scaled (module docstring): s² the optimum at the trial kernels
     trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-        s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in trials))
+        # the optimum at fixed kernels over the points of positive weight (the others have α_i = 0)
+        ridges = values["ridge"] * (1.0 if inv_w is None else inv_w[pos])
+        s = scale_of(min(l2svm_optimum(G[np.ix_(pos, pos)], y_pm[pos], ridges) for G in trials))
         data["alpha_scale"] = s
         return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
@@ -96,7 +114,7 @@ def l2svm(
         eta_v = cp.Variable(m, nonneg=True, name="eta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         # H(β) = Σβ_l Y K_l Y + y yᵀ + λm I: the 1 1ᵀ term of (3.10) is outside the sum because 1ᵀβ = 1
-        H = _combination(kernels * np.outer(y_pm, y_pm), beta) + np.outer(y_pm, y_pm) + ridge * np.eye(m)
+        H = _combination(kernels * np.outer(y_pm, y_pm), beta) + np.outer(y_pm, y_pm) + ridge * _ridge_matrix(inv_w, m)
         # scaled as the SOCP: η/s, t₁/s² (the LMI by the congruence diag(I, 1/s)), objective / s²;
         # unscaled, SCS took 167 300 iterations on a status-sweep instance (m = 23), scaled 7 000
         scaled_sdp = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
@@ -121,16 +139,20 @@ def l2svm(
                 cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
                 data=data,
             )  # fmt: skip
-            cons = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+            cons: dict[str, Any] = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+            weighted = alpha if inv_w is None else cp.multiply(np.sqrt(inv_w), alpha)
             obj = (
-                scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(alpha)
+                scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(weighted)
                 + tau
             )  # fmt: skip
-            prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones])
+            fixed = [] if pos.all() else [alpha[np.flatnonzero(~pos)] == 0]  # zero weights: α_i = 0
+            if fixed:
+                cons["zero_weight"] = fixed[0]
+            prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones, *fixed])
             return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
 
         data["rescale"] = Rescale(scaled, compute)
-        route = GenerationRoute(l2svm, (Xa, y_pm), {"factor_tol": factor_tol})
+        route = GenerationRoute(l2svm, (Xa, y_pm), {"factor_tol": factor_tol, "sample_weight": w})
         params = {"ridge": ridge, "lambda_Q": lq_par}
         name, recover = "hyperkernel L2-SVM", _recover_l2svm_socp
         return _socp_problem(write, name, "002 eq. (3.10)", params, recover, data, terms, route)
@@ -154,11 +176,17 @@ def _ridge_of_C(C: Any) -> dict[str, float]:
     return {"ridge": 1.0 / (2.0 * _check_C(C))}
 
 
+def _ridge_matrix(inv_w: Any, m: int) -> Any:
+    """I, or diag(1/w_i) for weighted points (the ridge of the weighted loss, see :func:`l2svm`)."""
+    return np.eye(m) if inv_w is None else np.diag(inv_w)
+
+
 def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
     beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
     m = y.shape[0]
-    H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + _num(problem.parameters["ridge"].value) * np.eye(m)
+    ridge = _num(problem.parameters["ridge"].value) * _ridge_matrix(problem.data["ridge_weights"], m)
+    H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + ridge
     s = float(problem.data["alpha_scale"])  # solved in η/s (see l2svm): α = H†(η + 1) = s·H†(η/s + 1/s)
     alpha = s * _inner_argmax(problem.constraints["lmi"], H, _arr(problem.variables["eta"].value) + 1.0 / s)
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))  # f = K(α∘y) + yᵀα

@@ -109,14 +109,16 @@ def nusvr_optimum(K: Array, y: Array, C: float, nu: float) -> float:
     return float(abs(y @ d) - 0.5 * d @ K @ d)
 
 
-def l2svm_optimum(G: Array, y: Array, ridge: float) -> float:
-    """max 1ᵀα − ½αᵀHα over α ≥ 0, H = G + yyᵀ + ridge·I (002 eq. 3.10 at fixed β), by NNLS.
+def l2svm_optimum(G: Array, y: Array, ridge: float | Array) -> float:
+    """max 1ᵀα − ½αᵀHα over α ≥ 0, H = G + yyᵀ + diag(ridge) (002 eq. 3.10 at fixed β), by NNLS.
+
+    ``ridge`` is λm, or per point λm/w_i for weighted points.
 
     With H = UᵀU (Cholesky) the problem is min ½‖Uα − U⁻ᵀ1‖² over α ≥ 0, and the optimum is
     ½‖U⁻ᵀ1‖² − ½‖Uα − U⁻ᵀ1‖².
     """
     m = y.shape[0]
-    H = G + np.outer(y, y) + ridge * np.eye(m)
+    H = G + np.outer(y, y) + np.diag(np.broadcast_to(np.asarray(ridge, dtype=float), (m,)))
     lam = np.linalg.eigvalsh(H)
     # a relative jitter keeps the factorisation defined when ridge is below rounding of H
     U = np.linalg.cholesky(H + max(0.0, 1e-12 * lam[-1] - lam[0]) * np.eye(m)).T
