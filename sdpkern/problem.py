@@ -485,16 +485,36 @@ class KernelProblem:
             recovery_time = check_positive(recovery_time, "recovery_time")
         if method not in ("auto", "direct", "cone_generation"):
             raise ParameterError(f"method must be 'auto', 'direct' or 'cone_generation', got {method!r}")
+        args = {
+            "backend": backend, "tol": tol, "max_iter": max_iter, "time_limit": time_limit, "verbose": verbose,
+            "warm_start": warm_start, "allow_inaccurate": allow_inaccurate, "recovery": recovery,
+            "recovery_time": recovery_time, **options,
+        }  # fmt: skip
         fallback = None
         if method != "direct":
-            args = {
-                "backend": backend, "tol": tol, "max_iter": max_iter, "time_limit": time_limit, "verbose": verbose,
-                "warm_start": warm_start, "allow_inaccurate": allow_inaccurate, "recovery": recovery,
-                "recovery_time": recovery_time, **options,
-            }  # fmt: skip
             generated, fallback = self._solve_generated(method, args)
             if generated is not None:
                 return generated
+        return self._solve_direct(fallback=fallback, **args)
+
+    def _solve_direct(
+        self,
+        backend: str,
+        *,
+        tol: float | None,
+        max_iter: int | None,
+        time_limit: float | None,
+        verbose: bool,
+        warm_start: bool,
+        allow_inaccurate: bool,
+        recovery: bool,
+        recovery_time: float | None,
+        fallback: str | None,
+        **options: Any,
+    ) -> Solution:
+        """:meth:`solve` with ``method="direct"`` on checked arguments: the whole problem, the
+        recovery policy, the certificate and the model (``fallback``: why the generation route
+        gave way, for ``Solution.recovery``)."""
         check_backend_for(backend, self.cvxpy, self.formulation)  # e.g. ECOS has no PSD cone
         b = get_backend(backend)
         t0 = time.perf_counter()

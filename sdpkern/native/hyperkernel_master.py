@@ -296,8 +296,7 @@ def hyperkernel_csvm_native(
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     time_limit: float | None = None,
     progress: bool = False,
-    n_jobs: int = 1,
-    sample_weight: Array | None = None,
+    n_jobs: int = 1, sample_weight: Array | None = None,
 ) -> NativeMasterResult:
     """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
 
@@ -312,8 +311,8 @@ def hyperkernel_csvm_native(
         The expansion terms (e.g. :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`).
     y : array (m,)
         Labels ±1.
-    C : float
-        scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m).
+    C, sample_weight : float, array (m,) of floats ≥ 0 or None
+        scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m); 0 ≤ α_i ≤ C·w_i with weights w.
     lambda_Q : float
         λ_Q of 002 eq. (3.8).
     tol : float
@@ -336,9 +335,6 @@ def hyperkernel_csvm_native(
     n_jobs : int
         Threads for ½uᵀK_l u over all basis terms (the certificate's dominant cost, p·s²·d per
         round for s support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`).
-    sample_weight : array (m,) of floats ≥ 0, optional
-        Per-point loss weights: point i's box is 0 ≤ α_i ≤ C·w_i (docs/conventions.md), as in
-        :func:`~sdpkern.builders.hyperkernel.csvm`.
 
     Returns
     -------
@@ -351,9 +347,7 @@ def hyperkernel_csvm_native(
     )  # fmt: skip
     ya = _check_labels(y, basis.X.shape[0])
     t0 = time.perf_counter()
-    w = as_sample_weight(sample_weight, basis.X.shape[0])
-    box: float | Array = float(C) if w is None else float(C) * w
-    mu, p = 0.5 * float(lambda_Q), basis.size
+    box, mu, p = _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), basis.size
     terms = np.arange(min(n["initial_terms"], p))
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     master = _Master(basis, ya, box, mu, opts)
@@ -406,6 +400,13 @@ def hyperkernel_csvm_native(
         rounds=rounds, steps=steps, smo_iterations=master.smo_iterations, total_time=time.perf_counter() - t0,
         history=history,
     )  # fmt: skip
+
+
+def _box(C: float, sample_weight: Array | None, m: int) -> float | Array:
+    """The dual box: C, or C·w_i per point with sample weights (docs/conventions.md, as
+    :func:`~sdpkern.builders.hyperkernel.csvm`)."""
+    w = as_sample_weight(sample_weight, m)
+    return float(C) if w is None else float(C) * w
 
 
 @dataclass

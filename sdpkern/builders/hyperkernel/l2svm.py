@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cvxpy as cp
@@ -85,14 +86,7 @@ def l2svm(
     'optimal'
     """
     Xa, y_pm = _validate_xy(X, y)
-    w = as_sample_weight(sample_weight, Xa.shape[0])
-    if w is not None and form == "sdp" and np.any(w == 0):
-        raise ParameterError(
-            "l2svm(form='sdp') needs positive sample_weight (a zero weight is α_i = 0); use form='socp'"
-        )
-    # the ridge λm Σ α_i²/w_i: per-point factors 1/w_i (0 where w_i = 0, α_i = 0 then)
-    inv_w = None if w is None else np.divide(1.0, w, out=np.zeros_like(w), where=w > 0)
-    pos = np.ones(Xa.shape[0], dtype=bool) if w is None else w > 0
+    w, inv_w, pos = _weights(sample_weight, Xa.shape[0], form)
     ridge = cp.Parameter(nonneg=True, name="ridge", value=1.0 / (2.0 * _check_C(C)))  # λm = 1/C' = 1/(2C)
     m = Xa.shape[0]
     checks = {"ridge": _check_ridge}
@@ -131,26 +125,7 @@ def l2svm(
         # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
 
-        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
-            alpha = cp.Variable(m, nonneg=True, name="alpha")
-            u = cp.Variable(B.L.shape[1], name="u")
-            tau = cp.Variable(name="tau")
-            cones = socp_cones(
-                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
-                data=data,
-            )  # fmt: skip
-            cons: dict[str, Any] = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
-            weighted = alpha if inv_w is None else cp.multiply(np.sqrt(inv_w), alpha)
-            obj = (
-                scaled["inv_s"] * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(weighted)
-                + tau
-            )  # fmt: skip
-            fixed = [] if pos.all() else [alpha[np.flatnonzero(~pos)] == 0]  # zero weights: α_i = 0
-            if fixed:
-                cons["zero_weight"] = fixed[0]
-            prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones, *fixed])
-            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
-
+        write = _socp_writer(B, kernels, y_pm, (ridge, scaled["inv_s"], scaled["mu"]), inv_w, terms, factor_tol, data)
         data["rescale"] = Rescale(scaled, compute)
         route = GenerationRoute(l2svm, (Xa, y_pm), {"factor_tol": factor_tol, "sample_weight": w})
         params = {"ridge": ridge, "lambda_Q": lq_par}
@@ -169,6 +144,47 @@ def l2svm(
     )
     problem._rescale()
     return problem
+
+
+def _weights(sample_weight: Any, m: int, form: Any) -> tuple[Any, Any, Any]:
+    """``(w, 1/w, w > 0)`` of :func:`l2svm`'s ``sample_weight`` (``(None, None, all True)``
+    without): the ridge λm Σ α_i²/w_i has per-point factors 1/w_i, 0 where w_i = 0 (α_i = 0)."""
+    w = as_sample_weight(sample_weight, m)
+    if w is None:
+        return None, None, np.ones(m, dtype=bool)
+    if form == "sdp" and np.any(w == 0):
+        raise ParameterError(
+            "l2svm(form='sdp') needs positive sample_weight (a zero weight is α_i = 0); use form='socp'"
+        )
+    return w, np.divide(1.0, w, out=np.zeros_like(w), where=w > 0), w > 0
+
+
+def _socp_writer(
+    B: HyperkernelBasis, kernels: Any, y_pm: Any, params: tuple[cp.Parameter, ...], inv_w: Any, terms: Any,
+    factor_tol: float, data: dict[str, Any],
+) -> Callable[[], tuple[cp.Problem, dict[str, Any], dict[str, Any]]]:
+    """The function writing :func:`l2svm`'s scaled SOCP (its docstring) on the parameters
+    ``(ridge, 1/s, μ/s²)``; with weights the ridge is λm Σ α_i²/w_i, α_i = 0 at w_i = 0."""
+    ridge, inv_s, mu = params
+    m = y_pm.shape[0]
+
+    def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+        alpha = cp.Variable(m, nonneg=True, name="alpha")
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, mu, tau, u, terms=terms, factor_tol=factor_tol, data=data
+        )
+        cons: dict[str, Any] = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+        weighted = alpha if inv_w is None else cp.multiply(np.sqrt(inv_w), alpha)
+        obj = inv_s * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(weighted) + tau
+        fixed = [] if inv_w is None or np.all(inv_w > 0) else [alpha[np.flatnonzero(inv_w == 0)] == 0]
+        if fixed:  # zero weights: α_i = 0
+            cons["zero_weight"] = fixed[0]
+        prob = cp.Problem(cp.Maximize(obj), [cons["ball"], *cones, *fixed])
+        return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
+    return write
 
 
 def _ridge_of_C(C: Any) -> dict[str, float]:
