@@ -13,7 +13,7 @@ import os
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "Model",
     "Certificate",
     "Attempt",
+    "ProblemData",
     "RECOVERY_BACKEND",
     "RECOVERY_TIME_FACTOR",
     "RECOVERY_MIN_TIME",
@@ -225,6 +226,68 @@ class Solution:
 
 
 Recover = Callable[["KernelProblem"], Model]
+
+
+@dataclass
+class ProblemData(MutableMapping[str, Any]):
+    """A family's inverse data (what its recovery step reads), typed: a dataclass per family
+    (e.g. :class:`sdpkern.builders.hyperkernel.HyperkernelData`) on these framework fields.
+
+    Dict-style access (``data["basis"]``, ``data.get("terms", default)``, ``"terms" in data``)
+    stays for one release, as the builders still use it: a field holding ``None`` reads as
+    absent, and keys no field declares live in ``extras``.
+
+    Attributes
+    ----------
+    parameter_checks : dict
+        name → check applied by :meth:`KernelProblem.set`.
+    derived_parameters : dict
+        user-facing name → function(value) → {parameter: value} (e.g. the L2-SVM's C as ridge).
+    rescale : callable or None
+        ``rescale(problem)``: recomputes a scaled formulation's internal parameters
+        (:meth:`KernelProblem._rescale`).
+    objective_scale : float
+        Factor from the solved objective to the formulation's (``Solution.objective``).
+    extras : dict
+        Values under keys no field declares.
+    """
+
+    parameter_checks: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
+    derived_parameters: dict[str, Callable[[Any], dict[str, float]]] = field(default_factory=dict)
+    rescale: Callable[[Any], None] | None = None
+    objective_scale: float = 1.0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def _fields(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self) if f.name != "extras")
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._fields():
+            value = getattr(self, key)
+            if value is None:
+                raise KeyError(key)
+            return value
+        return self.extras[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key in self._fields():
+            setattr(self, key, value)
+        else:
+            self.extras[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if key in self._fields():
+            self[key]  # KeyError when absent, as a dict
+            setattr(self, key, None)
+        else:
+            del self.extras[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (name for name in self._fields() if getattr(self, name) is not None)
+        yield from self.extras
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 #: ``generate(problem, **solve_arguments) -> Solution``: a faster exact route to the same
 #: optimum (:meth:`KernelProblem.solve`, ``method="cone_generation"``).
 Generate = Callable[..., Solution]
@@ -250,8 +313,9 @@ class KernelProblem:
         Named handles into the model.
     recover : callable
         ``recover(problem) -> Model`` reads the solved variables and duals.
-    data : dict
-        Whatever the recovery step needs (training inputs, labels, basis, ...).
+    data : ProblemData or dict
+        Whatever the recovery step needs (training inputs, labels, basis, ...): a family's
+        typed :class:`ProblemData` (the hyperkernel builders'), or a plain dict.
     generate : callable or None
         A route to the same optimum through smaller problems (the hyperkernel SOCPs' cone
         generation, :func:`sdpkern.builders.hyperkernel.cone_generation`); ``solve()`` takes it by
@@ -270,7 +334,7 @@ class KernelProblem:
     parameters: dict[str, cp.Parameter]
     constraints: dict[str, Any]
     recover: Recover
-    data: dict[str, Any] = field(default_factory=dict)
+    data: MutableMapping[str, Any] = field(default_factory=dict)
     generate: Generate | None = None
 
     @classmethod
@@ -282,7 +346,7 @@ class KernelProblem:
         form: str,
         parameters: dict[str, cp.Parameter],
         recover: Recover,
-        data: dict[str, Any],
+        data: MutableMapping[str, Any],
         generate: Generate | None = None,
     ) -> KernelProblem:
         """A problem whose CVXPY model is written by ``write()`` on first use.

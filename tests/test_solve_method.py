@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine, make_moons
 
-from sdpkern.builders.hyperkernel import csvm, l2svm, make_basis, nu_regression, nusvm, one_class
+from sdpkern.builders.hyperkernel import HyperkernelData, csvm, l2svm, make_basis, nu_regression, nusvm, one_class
 from sdpkern.errors import ParameterError, SolverError
 from sdpkern.kernels.hyperkernels import HarmonicARD
+from sdpkern.problem import ProblemData
 
 
 def _standardised(X):
@@ -141,3 +142,20 @@ def test_export_and_summary_write_the_whole_socp(tmp_path):
     assert "soc" in problem.summary()
     exported = problem.export(tmp_path / "csvm.cbf")
     assert exported is not None and (tmp_path / "csvm.cbf").stat().st_size > 0
+
+
+def test_typed_inverse_data_keeps_dict_access():
+    problem, X = _problem("csvm", "cancer", 20, 24, {})
+    data = problem.data
+    assert isinstance(data, HyperkernelData) and isinstance(data, ProblemData)
+    assert data.basis is data["basis"] and data.X is data["X"] and np.array_equal(data.X, X)
+    assert "terms" not in data and data.get("terms", "unset") == "unset"  # written with the SOCP
+    problem.summary()
+    assert np.array_equal(data.terms, np.arange(data.basis.size)) and data["factor_rank"] == data.factor_rank
+    data["not_a_field"] = 1  # keys no field declares: kept, as a dict would
+    assert data.extras == {"not_a_field": 1} and data["not_a_field"] == 1 and "not_a_field" in list(data)
+    del data["not_a_field"]
+    with pytest.raises(KeyError):
+        data["not_a_field"]
+    one = one_class(X, HarmonicARD(0.6, "auto").fitted(X, random_state=0))
+    assert one.data.y is None and "y" not in one.data

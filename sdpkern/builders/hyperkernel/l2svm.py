@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import cvxpy as cp
@@ -161,7 +161,7 @@ def _weights(sample_weight: Any, m: int, form: Any) -> tuple[Any, Any, Any]:
 
 def _socp_writer(
     B: HyperkernelBasis, kernels: Any, y_pm: Any, params: tuple[cp.Parameter, ...], inv_w: Any, terms: Any,
-    factor_tol: float, data: dict[str, Any],
+    factor_tol: float, data: MutableMapping[str, Any],
 ) -> Callable[[], tuple[cp.Problem, dict[str, Any], dict[str, Any]]]:
     """The function writing :func:`l2svm`'s scaled SOCP (its docstring) on the parameters
     ``(ridge, 1/s, μ/s²)``; with weights the ridge is λm Σ α_i²/w_i, α_i = 0 at w_i = 0."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import cvxpy as cp
@@ -132,7 +132,9 @@ _Params = tuple[cp.Parameter, cp.Parameter, cp.Parameter]  # C, ν, λ_Q
 _Form = tuple[cp.Problem, dict[str, Any], dict[str, Any]]  # the problem, its variables, its constraints
 
 
-def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any]) -> _Form:
+def _sdp(
+    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: MutableMapping[str, Any]
+) -> _Form:
     """The SDP form of the docstring of :func:`nu_regression` (the (m+1)-LMI on z_bot)."""
     C_par, nu_par, lq_par = params
     m = y_arr.shape[0]
@@ -185,7 +187,7 @@ def _fit(trials: list[Any], y_arr: Any, values: dict[str, float]) -> float:
 
 
 def _socp(
-    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any],
+    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: MutableMapping[str, Any],
     terms: Any, factor_tol: float,
 ) -> Callable[[], _Form]:  # fmt: skip
     """The scaled SOCP form of the docstring of :func:`nu_regression` (targets y/c, d = s·d̂): its
