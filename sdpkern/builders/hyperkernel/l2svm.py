@@ -201,7 +201,7 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
     beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
     m = y.shape[0]
-    ridge = _num(problem.parameters["ridge"].value) * _ridge_matrix(problem.data["ridge_weights"], m)
+    ridge = _num(problem.parameters["ridge"].value) * _ridge_matrix(problem.data.get("ridge_weights"), m)
     H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + ridge
     s = float(problem.data["alpha_scale"])  # solved in η/s (see l2svm): α = H†(η + 1) = s·H†(η/s + 1/s)
     alpha = s * _inner_argmax(problem.constraints["lmi"], H, _arr(problem.variables["eta"].value) + 1.0 / s)
