@@ -745,7 +745,7 @@ class KernelProblem:
             warnings.warn(
                 f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw}){tried}",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of solve(): _raise_for_status ← _solve_direct ← solve
             )
             return
         hint = {
