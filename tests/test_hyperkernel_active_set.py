@@ -57,7 +57,7 @@ def test_active_set_reaches_the_full_socp_optimum(cancer, m, seed, C, lambda_Q):
     B = make_basis(X, hk, None, 1e-6, 60)
     C = C / m  # the instances were chosen with eq. (3.8)'s C' = C·m
     _, sol, trace = csvm_active_set(X, y, hk, C=C, lambda_Q=lambda_Q, basis=B, initial_terms=1, add_per_round=1)
-    full = csvm(X, y, hk, C=C, lambda_Q=lambda_Q, basis=B).solve()
+    full = csvm(X, y, hk, C=C, lambda_Q=lambda_Q, basis=B).solve(method="direct")
     assert abs(sol.objective - full.objective) <= 1e-6 * abs(full.objective)
     assert np.abs(sol.beta - full.beta).sum() <= 1e-4
     assert trace.terms.size < B.size and trace.max_violation <= 1e-6 * max(1.0, abs(sol.objective))
@@ -74,7 +74,7 @@ def test_several_rounds_when_several_terms_carry_weight(cancer):
     _, sol, trace = csvm_active_set(X, y, hk, C=C, lambda_Q=0.1, basis=B, initial_terms=1, add_per_round=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        full = csvm(X, y, hk, C=C, lambda_Q=0.1, basis=B).solve(allow_inaccurate=True)
+        full = csvm(X, y, hk, C=C, lambda_Q=0.1, basis=B).solve(allow_inaccurate=True, method="direct")
     assert trace.rounds >= 2
     assert abs(sol.objective - full.objective) <= 1e-6 * abs(full.objective)
     with pytest.raises(SolverError, match="max_rounds") as info:
@@ -142,7 +142,7 @@ def test_cone_generation_reaches_each_full_socp_optimum(cancer, name, m, seed):
     full_problem = build(*args, hk, basis=B)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        full = full_problem.solve(allow_inaccurate=True)
+        full = full_problem.solve(allow_inaccurate=True, method="direct")
     assert abs(sol.objective - full.objective) <= 1e-6 * max(1.0, abs(full.objective))
     assert trace.max_violation <= 1e-6 * max(1.0, abs(sol.objective))
     # the certificate, recomputed: no cone of the full problem is violated at the returned point

@@ -86,9 +86,9 @@ def test_dpp_resolve_reuses_compilation_and_is_correct():
     X, y = instance(25, 7)
     prob = csvm(X, y, form="socp", eta=1e-5)
     assert prob.cvxpy.is_dcp(dpp=True)
-    prob.solve()
+    prob.solve(method="direct")
     prob.set(C=10.0, lambda_Q=0.5)
-    second = prob.solve(**TIGHT)
+    second = prob.solve(**TIGHT, method="direct")
     fresh = csvm(X, y, form="socp", eta=1e-5, C=10.0, lambda_Q=0.5).solve(**TIGHT)
     assert rel(second.objective, fresh.objective) < 1e-6
     with pytest.raises(ParameterError, match="C"):
@@ -155,7 +155,7 @@ def test_truncated_shared_factor_at_m_100_stays_within_1e_5_of_the_exact_socp():
     B = make_basis(X, hk, None, 1e-4, None)
     assert shared_factor(B.kernels(), 1e-6).Z.shape[1] < 100
     # C = 1: the thesis' C' = C·m = 100 at m = 100 (002 §3.2), the instance this test was measured on
-    exact = csvm(X, y, hk, basis=B, C=1.0).solve(tol=1e-9, allow_inaccurate=True)
-    truncated = csvm(X, y, hk, basis=B, C=1.0, factor_tol=1e-6).solve(tol=1e-9, allow_inaccurate=True)
+    exact = csvm(X, y, hk, basis=B, C=1.0).solve(tol=1e-9, allow_inaccurate=True, method="direct")
+    truncated = csvm(X, y, hk, basis=B, C=1.0, factor_tol=1e-6).solve(tol=1e-9, allow_inaccurate=True, method="direct")
     assert exact.status.startswith("optimal") and truncated.status.startswith("optimal")
     assert abs(truncated.objective - exact.objective) <= 1e-5 * abs(exact.objective)

@@ -30,7 +30,20 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+@parametrize_with_checks(
+    ESTIMATORS,
+    expected_failed_checks=lambda est: (
+        {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "the basis terms are chosen on the rows of X, so removing or repeating rows changes the "
+                "kernels the model learns from; tests/test_hyperkernel_weights.py checks weights against "
+                "repeated points on the same basis terms"
+            )
+        }
+        if isinstance(est, HyperkernelL2SVC)
+        else {}
+    ),
+)
 def test_sklearn_contract(estimator, check):
     check(estimator)
 

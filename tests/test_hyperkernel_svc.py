@@ -16,10 +16,20 @@ from sdpkern.estimators._base import STATUSES
 from sdpkern.kernels.hyperkernels import HarmonicHyperkernel
 
 
-@parametrize_with_checks([HyperkernelSVC()])
+@parametrize_with_checks(
+    [HyperkernelSVC()],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the basis terms are chosen on the rows of X (pivoted Cholesky over their pairs, the "
+            "widths from a sample of them), so removing or repeating rows changes the kernels "
+            "the model learns from; tests/test_hyperkernel_weights.py checks weights against "
+            "repeated points on the same basis terms"
+        )
+    },
+)
 def test_sklearn_contract(estimator, check):
-    # no expected failures: every applicable check passes; scikit-learn itself skips the
-    # array-API check (SCIPY_ARRAY_API unset) and the pandas ones (pandas not installed)
+    # one expected failure (above); scikit-learn itself skips the array-API check
+    # (SCIPY_ARRAY_API unset) and the pandas ones (pandas not installed)
     check(estimator)
 
 
@@ -143,6 +153,6 @@ def test_C_is_vapnik_style_and_maps_to_eq_3_8(data):
     clf = HyperkernelSVC(C=2.0, max_terms=30).fit(X, y)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
     hk = HarmonicARD(0.6, "auto", "ladder").fitted(X, random_state=0)  # the estimators' default
-    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve()
+    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve(method="direct")
     assert clf.objective_ == pytest.approx(direct.objective, rel=1e-6)
     assert clf.alpha_.max() <= 2.0 + 1e-6 and clf.alpha_.max() > 2.0 / 40  # the box is C, not C/m

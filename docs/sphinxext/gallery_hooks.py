@@ -24,6 +24,7 @@ OUTPUT_ROOT = Path(__file__).resolve().parent.parent / "_build" / "gallery-outpu
 #: full run does.
 QUICK_ARGS: dict[str, list[str]] = {
     "bench_export.py": ["--quick", "--repeat", "1"],
+    "bench_builder_route.py": ["--quick"],
     "bench_external.py": ["hk_csvm_sdp_m10", "sdpm_deg2_sdp"],
     "bench_hyperkernel.py": ["--m", "30"],
     "bench_hyperkernel_scale.py": ["--quick"],

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import cvxpy as cp
@@ -70,11 +71,11 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, UnboundedError
 from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
-from ..problem import KernelProblem, Model
+from ..problem import KernelProblem, Model, ProblemData
 from ..trajectories import check_trajectories, evaluate_trajectories
 
 __all__ = [
-    "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
+    "SDPMData", "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
     "trajectory_margins",
 ]  # fmt: skip
 
@@ -410,20 +411,61 @@ def sdpm(
     )
 
 
+@dataclass
+class SDPMData(ProblemData):
+    """The SDPM builders' inverse data (``KernelProblem.data``), typed; dict-style access stays for
+    one release (:class:`~sdpkern.problem.ProblemData`; ``None`` reads as absent).
+
+    Attributes
+    ----------
+    trajectories : array
+        The training trajectories' coefficients (003 eq. 4).
+    y, classes
+        Labels ±1 and the original class labels.
+    degree, r : int
+        The polynomial degree of the trajectories in θ and the dual blocks' size parameter.
+    segment : float or None
+        τ of θ ∈ [−τ, τ] (003 Corollary 1), None for θ ∈ ℝ.
+    support_tol : float
+        Relative threshold of α for the support.
+    hard_margin : bool
+        No C given.
+    kind : tuple or None
+        The primal form's dual-block description (:func:`sdpm`).
+    kernel, gram, gram_blocks, equality, mu
+        :func:`kernel_sdpm`: the kernel, its Gram matrices, the offset's constraint and the variable μ.
+    """
+
+    trajectories: Array | None = None
+    y: Array | None = None
+    classes: NDArray[Any] | None = None
+    degree: int = 0
+    r: int = 0
+    segment: float | None = None
+    support_tol: float = 0.0
+    hard_margin: bool = False
+    kind: tuple[Any, ...] | None = None
+    kernel: Kernel | None = None
+    gram: Array | None = None
+    gram_blocks: Array | None = None
+    equality: Any = None
+    mu: Any = None
+
+
 def _data(
     Xt: Array, y_pm: Array, classes: NDArray[Any], degree: int, r: int, tau: float | None, support_tol: float,
     checks: dict[str, Callable[[Any], Any]], C: float | None, **extra: Any,
-) -> dict[str, Any]:
+) -> SDPMData:
     """What both builders' recoveries read (and ``SDPMProblem``'s hard-margin report), plus ``extra``."""
-    return {"trajectories": Xt, "y": y_pm, "classes": classes, "degree": degree, "r": r, "segment": tau,
-            "support_tol": support_tol, "parameter_checks": checks, "hard_margin": C is None, **extra}  # fmt: skip
+    return SDPMData(trajectories=Xt, y=y_pm, classes=classes, degree=degree, r=r, segment=tau,
+                    support_tol=support_tol, parameter_checks=checks, hard_margin=C is None, **extra)  # fmt: skip
 
 
 def _coefficient_duals(problem: KernelProblem) -> tuple[Array, list[Array]]:
     """μ (m × (r+1)) on the trajectory coefficients and the dual blocks M_i."""
     d = problem.data
     h, Ms = _block_duals(d["kind"], d["degree"])
-    if d["segment"] is not None:
+    if d.get("segment") is not None:
         r = d["r"]
         taus = np.asarray(problem.parameters["tau"].value, dtype=np.float64)
         mu = (h @ segment_map(r)) * taus[None, :]
@@ -721,7 +763,7 @@ def _recover_kernel_sdpm(problem: KernelProblem) -> Model:
     h = np.asarray(problem.variables["h"].value, dtype=np.float64)
     size = d["degree"] // 2 + 1
     Ms = [np.array([[hi[a + b_] for b_ in range(size)] for a in range(size)]) for hi in h]
-    eq = d["equality"]
+    eq = d.get("equality")
     b = float(np.asarray(eq.dual_value)) if eq is not None else 0.0
     coef = y[:, None] * mu  # (m, r+1): expansion coefficients of the Taylor features
     train = np.einsum("iujv,iu->jv", Kb, coef)  # wᵀΦ_jv

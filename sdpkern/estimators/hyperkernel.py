@@ -164,7 +164,10 @@ class _HyperkernelBase(SdpkernEstimator):
         return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
 
     def _solve(self, problem: KernelProblem) -> Solution:
-        return self._run(lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, **opts))
+        # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
+        return self._run(
+            lambda backend, opts: problem.solve(backend=backend, allow_inaccurate=True, method="direct", **opts)
+        )
 
     def _run(self, run: Callable[[str, dict[str, Any]], _T]) -> _T:
         # scikit-learn's convention: an answer the solver does not vouch for is kept with a
@@ -348,7 +351,8 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         t0 = time.perf_counter()
         build = type(self)._builder
-        problem, solution = self._build_and_solve(build, X, y_pm, shared, **self._builder_params())
+        params = self._builder_params() | ({} if weights is None else {"sample_weight": weights})
+        problem, solution = self._build_and_solve(build, X, y_pm, shared, **params)
         self._store(problem, solution, time.perf_counter() - t0)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
@@ -359,7 +363,30 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class HyperkernelSVC(_HyperkernelClassifier):
+class _WeightedHyperkernelClassifier(_HyperkernelClassifier):
+    """The C-forms, whose loss weights are a per-point C (docs/conventions.md): ``class_weight``
+    and ``fit(sample_weight=)``, passed to the builder as ``sample_weight``.
+
+    The ν-forms (:class:`HyperkernelNuSVC`) take none: their box is 1/m per point and ν bounds
+    the fraction of margin errors and support vectors, a count of points that weights would
+    turn into a weighted fraction the formulation (002 eq. 3.9) does not state.
+    """
+
+    class_weight: Any = None
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **_GeneratedHyperkernel._parameter_constraints,
+        "class_weight": [dict, Options({"balanced"}), None],
+    }
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
+        """Learn the kernel and the classifier (one-vs-rest for more than two classes); point i's
+        C is C · sample_weight_i · class_weight[y_i]."""
+        return self._fit_classifier(X, y, sample_weight)
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
+class HyperkernelSVC(_WeightedHyperkernelClassifier):
     """C-SVM that learns its kernel with a hyperkernel (002 eq. 3.8).
 
     Solves min over kernels k in the hyper-RKHS and classifiers f of
@@ -385,6 +412,10 @@ class HyperkernelSVC(_HyperkernelClassifier):
         its options, the width rule's seed.
     active_set : bool, default=True
         Solve the SOCP by constraint generation over its cones (same optimum, certified).
+    class_weight : dict, "balanced" or None, default=None
+        Per-class loss weights, as scikit-learn's ``SVC``: with ``fit``'s ``sample_weight``,
+        point i's C is C · sample_weight_i · class_weight[y_i] (the box 0 ≤ α_i ≤ C·w_i, on the
+        conic and the native route alike).
 
     Attributes
     ----------
@@ -428,7 +459,7 @@ class HyperkernelSVC(_HyperkernelClassifier):
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
     _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_GeneratedHyperkernel._parameter_constraints,
+        **_WeightedHyperkernelClassifier._parameter_constraints,
         "C": [_POSITIVE],
     }
 
@@ -450,7 +481,9 @@ class HyperkernelSVC(_HyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
-        r = hyperkernel_csvm_native(shared, y_pm, **self._builder_params(), progress=show, **opts)
+        r = hyperkernel_csvm_native(
+            shared, y_pm, **self._builder_params(), sample_weight=weights, progress=show, **opts
+        )
         if r.status != "optimal":
             warnings.warn(
                 f"HyperkernelSVC's native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "
@@ -522,7 +555,7 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
-class HyperkernelL2SVC(_HyperkernelClassifier):
+class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
     """Lagrangian (L2 soft margin) SVM that learns its kernel with a hyperkernel (002 eq. 3.10).
 
     Solves min ½(‖f‖² + b²) + C Σξ_i² + (λ_Q/2)‖k‖_hyper with y_i f(x_i) ≥ 1 − ξ_i, by default
@@ -538,6 +571,9 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     lambda_Q, lambda_h, widths, width_scales, hyperkernel, form, active_set, eta, max_terms, backend, solver_options,
     random_state
         As for :class:`HyperkernelSVC`.
+    class_weight : dict, "balanced" or None, default=None
+        Per-class loss weights: with ``fit``'s ``sample_weight``, the loss is
+        C Σ sample_weight_i · class_weight[y_i] · ξ_i² (:func:`~sdpkern.builders.hyperkernel.l2svm`).
 
     Attributes
     ----------
@@ -558,7 +594,7 @@ class HyperkernelL2SVC(_HyperkernelClassifier):
     _builder = hk_builders.l2svm
     _builder_param_names = ("C", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_GeneratedHyperkernel._parameter_constraints,
+        **_WeightedHyperkernelClassifier._parameter_constraints,
         "C": [_POSITIVE],
     }
 

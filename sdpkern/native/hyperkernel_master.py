@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import as_matrix, check_integer, check_positive
+from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
 from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
@@ -111,9 +111,11 @@ class NativeMasterResult:
 
 
 def svm_dual_smo(
-    gram: SumGram, y: Array, box: float, alpha0: Array | None, tol: float, max_iter: int
+    gram: SumGram, y: Array, box: float | Array, alpha0: Array | None, tol: float, max_iter: int
 ) -> tuple[Array, Array, int, float]:
     """max 1ᵀα − ½ αᵀYKYα over 0 ≤ α ≤ box, yᵀα = 0 by the compiled SMO on ``gram``'s columns.
+
+    ``box`` is C, or the per-point boxes C·w_i of weighted points.
 
     Warm-started from ``alpha0`` (its outputs Ku from the cached columns of its non-zeros).
     Returns (α, Ku with u = y∘α, SMO iterations, final KKT violation in margin units).
@@ -123,7 +125,7 @@ def svm_dual_smo(
     m = y.shape[0]
     alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
     e = gram.matvec(y * alpha) if np.any(alpha) else np.zeros(m)
-    upper = np.full(m, float(box))
+    upper = np.array(np.broadcast_to(np.asarray(box, dtype=np.float64), (m,)))  # a copy: SMO may write
     zeros = np.zeros(m)
     diag = np.ascontiguousarray(gram.diagonal())
     # every point active and no shrinking: ``e`` stays current on all of them (the caller's Ku)
@@ -135,8 +137,11 @@ def svm_dual_smo(
     return alpha, e, int(it), float(viol)
 
 
-def _offset(alpha: Array, e: Array, y: Array, box: float) -> float:
-    """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds)."""
+def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
+    """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds).
+
+    With per-point boxes, a point of box 0 (weight 0) is neither free nor bounding: it does not
+    constrain γ."""
     g = e - y  # γ candidate per point: (Ku)_i − y_i
     # at a bound within rounding (the bundle's convex combinations leave α = C(1 − 2e-16)): the
     # same tolerance for "free" and for the bounds, or a point counts as both
@@ -156,7 +161,9 @@ def _offset(alpha: Array, e: Array, y: Array, box: float) -> float:
 class _Master:
     """The native restricted master (module docstring); one instance per fit."""
 
-    def __init__(self, basis: HyperkernelBasis, y: Array, box: float, mu: float, opts: dict[str, Any]) -> None:
+    def __init__(
+        self, basis: HyperkernelBasis, y: Array, box: float | Array, mu: float, opts: dict[str, Any]
+    ) -> None:
         self.B, self.y, self.box, self.mu = basis, y, box, mu
         self.opts = opts
         self.p = basis.size
@@ -289,7 +296,7 @@ def hyperkernel_csvm_native(
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     time_limit: float | None = None,
     progress: bool = False,
-    n_jobs: int = 1,
+    n_jobs: int = 1, sample_weight: Array | None = None,
 ) -> NativeMasterResult:
     """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
 
@@ -304,8 +311,8 @@ def hyperkernel_csvm_native(
         The expansion terms (e.g. :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`).
     y : array (m,)
         Labels ±1.
-    C : float
-        scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m).
+    C, sample_weight : float, array (m,) of floats ≥ 0 or None
+        scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m); 0 ≤ α_i ≤ C·w_i with weights w.
     lambda_Q : float
         λ_Q of 002 eq. (3.8).
     tol : float
@@ -340,7 +347,7 @@ def hyperkernel_csvm_native(
     )  # fmt: skip
     ya = _check_labels(y, basis.X.shape[0])
     t0 = time.perf_counter()
-    box, mu, p = float(C), 0.5 * float(lambda_Q), basis.size
+    box, mu, p = _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), basis.size
     terms = np.arange(min(n["initial_terms"], p))
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     master = _Master(basis, ya, box, mu, opts)
@@ -393,6 +400,13 @@ def hyperkernel_csvm_native(
         rounds=rounds, steps=steps, smo_iterations=master.smo_iterations, total_time=time.perf_counter() - t0,
         history=history,
     )  # fmt: skip
+
+
+def _box(C: float, sample_weight: Array | None, m: int) -> float | Array:
+    """The dual box: C, or C·w_i per point with sample weights (docs/conventions.md, as
+    :func:`~sdpkern.builders.hyperkernel.csvm`)."""
+    w = as_sample_weight(sample_weight, m)
+    return float(C) if w is None else float(C) * w
 
 
 @dataclass

@@ -29,11 +29,11 @@ as each docstring says) or the dual variables are rescaled. Every builder here i
 from __future__ import annotations
 
 from ...errors import SingularKernelError
-from ._common import ExpansionDecision, Form, make_basis
+from ._common import ExpansionDecision, Form, HyperkernelData, make_basis
 from .alignment import alignment
 from .cones import ConeCheck, SharedFactor, cone_beta, shared_factor, socp_cones, term_index
 from .csvm import csvm, csvm_active_set
-from .generation import ActiveSetTrace, cone_generation, cone_violations
+from .generation import ActiveSetTrace, GenerationRoute, cone_generation, cone_violations
 from .l2svm import l2svm
 from .nu_regression import nu_regression
 from .nusvm import nusvm
@@ -52,6 +52,8 @@ __all__ = [
     "cone_beta",
     "ConeCheck",
     "ActiveSetTrace",
+    "GenerationRoute",
+    "HyperkernelData",
     "make_basis",
     "SharedFactor",
     "shared_factor",

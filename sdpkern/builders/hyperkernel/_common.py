@@ -6,7 +6,7 @@ forms' LMI pieces are in ``_sdp``, the SOCP forms' cones in :mod:`.cones`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,15 +19,54 @@ from ..._validation import as_matrix, binary_labels, check_open_interval, check_
 from ...errors import DataError, ParameterError
 from ...kernels.hyperkernels import HarmonicARD, Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis, hyperkernel_basis
-from ...problem import KernelProblem, Model
+from ...problem import Generate, KernelProblem, Model, ProblemData
 
-__all__ = ["Form", "make_basis", "ExpansionDecision"]
+__all__ = ["Form", "make_basis", "ExpansionDecision", "HyperkernelData"]
 
 Array = NDArray[np.float64]
 Form = Literal["sdp", "socp"]
 
 
 # ----------------------------------------------------------------------------- shared pieces
+@dataclass
+class HyperkernelData(ProblemData):
+    """The hyperkernel builders' inverse data (``KernelProblem.data``), typed; dict-style
+    access stays for one release (:class:`~sdpkern.problem.ProblemData`). ``None`` is unset.
+
+    Attributes
+    ----------
+    X : array (m, d)
+        The training inputs.
+    y : array (m,) or None
+        Labels ±1 (classifiers) or targets (ν-regression); None for the one-class SVM.
+    basis : HyperkernelBasis
+        The expansion terms.
+    scale : float
+        1ᵀβ (1, or stddev(y) for the ν-regression).
+    terms, factor_rank, cone_check
+        SOCP forms, once written: the basis terms whose cones the problem holds, the rank of
+        their shared factor, and what :func:`~sdpkern.builders.hyperkernel.cone_violations` reads.
+    alpha_scale, sigma
+        The scaled SOCPs' s (α = s·a) and the ν-regression's objective scale σ (:mod:`.scaling`).
+    ridge_weights : array (m,) or None
+        The weighted L2-SVM's 1/w_i (0 at zero weight).
+    target : array (m,) or None
+        The alignment's target yyᵀ's vector.
+    """
+
+    X: Array | None = None
+    y: Array | None = None
+    basis: HyperkernelBasis | None = None
+    scale: float = 1.0
+    terms: NDArray[np.intp] | None = None
+    factor_rank: int | None = None
+    cone_check: Any = None
+    alpha_scale: float | None = None
+    sigma: float | None = None
+    ridge_weights: Array | None = None
+    target: Array | None = None
+
+
 def make_basis(
     X: Array, hyperkernel: Hyperkernel, basis: HyperkernelBasis | str | None, eta: float, max_terms: int | None
 ) -> HyperkernelBasis:
@@ -127,7 +166,7 @@ def _setup(
     Xa: Array, y: Array | None, hyperkernel: Hyperkernel | None, form: Any, lambda_Q: Any,
     basis: HyperkernelBasis | str | None, eta: float, max_terms: int | None,
     checks: Mapping[str, Callable[[Any], float]], scale: float = 1.0,
-) -> tuple[HyperkernelBasis, Array, cp.Parameter, dict[str, Any]]:
+) -> tuple[HyperkernelBasis, Array, cp.Parameter, HyperkernelData]:
     """The steps every builder starts with, after checking its own parameters.
 
     Checks ``form`` and ``lambda_Q``, makes the basis (the expensive step, so after every check)
@@ -138,8 +177,7 @@ def _setup(
     _check_form(form)
     lq_par = cp.Parameter(nonneg=True, name="lambda_Q", value=_check_lambda_Q(lambda_Q))
     B = _basis(Xa, hyperkernel, basis, eta, max_terms)
-    data: dict[str, Any] = {"X": Xa} | ({} if y is None else {"y": y})
-    data |= {"basis": B, "scale": scale, "parameter_checks": {**checks, "lambda_Q": _check_lambda_Q}}
+    data = HyperkernelData(X=Xa, y=y, basis=B, scale=scale, parameter_checks={**checks, "lambda_Q": _check_lambda_Q})
     return B, B.kernels(), lq_par, data
 
 
@@ -154,10 +192,31 @@ def _arr(value: Any) -> Array:
 
 def _problem(
     prob: cp.Problem, name: str, source: str, form: str, variables: dict[str, Any], parameters: dict[str, cp.Parameter],
-    constraints: dict[str, Any], recover: Callable[[KernelProblem], Model], data: dict[str, Any],
+    constraints: dict[str, Any], recover: Callable[[KernelProblem], Model], data: MutableMapping[str, Any],
 ) -> KernelProblem:
     """The builders' :class:`KernelProblem`, its fields in order (``name`` is the formulation)."""
     return KernelProblem(prob, name, source, form, variables, parameters, constraints, recover, data)
+
+
+def _socp_problem(
+    write: Callable[[], tuple[cp.Problem, dict[str, Any], dict[str, Any]]], name: str, source: str,
+    parameters: dict[str, cp.Parameter], recover: Callable[[KernelProblem], Model], data: MutableMapping[str, Any],
+    terms: ArrayLike | None, route: Generate,
+) -> KernelProblem:
+    """An SOCP form's :class:`KernelProblem`, its parameters in step with the scaled ones.
+
+    Restricted to ``terms`` (a problem of cone generation), the model is written now. The full
+    SOCP is written on first use (:meth:`KernelProblem.deferred`) and solved by default through
+    ``route``, its cone generation (:class:`~sdpkern.builders.hyperkernel.GenerationRoute`):
+    writing and compiling all p cones costs far more than the few restricted problems do.
+    """
+    if terms is not None:
+        prob, variables, constraints = write()
+        problem = KernelProblem(prob, name, source, "socp", variables, parameters, constraints, recover, data)
+    else:
+        problem = KernelProblem.deferred(write, name, source, "socp", parameters, recover, data, route)
+    problem._rescale()
+    return problem
 
 
 def _model(B: HyperkernelBasis, beta: Array, alpha: Array, coef: Array, offset: float, **extras: Any) -> Model:

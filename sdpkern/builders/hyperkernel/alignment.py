@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import cvxpy as cp
@@ -93,7 +93,7 @@ def alignment(
         params["ridge"] = ridge_par
     else:
         target = _target_in_range(Q, y_pm, range_tol)
-    data |= {"target": target, "factor_rank": Q.shape[1]}
+    data.update(target=target, factor_rank=Q.shape[1])
     build = _alignment_sdp if form == "sdp" else _alignment_socp
     prob, variables, cons, recover = build(B, kernels, factor, Q, target, ridge_par, data)
     problem = _problem(prob, "hyperkernel alignment", "002 eq. (3.13)", form, variables, params, cons, recover, data)
@@ -103,7 +103,7 @@ def alignment(
 
 def _alignment_sdp(
     B: HyperkernelBasis, kernels: Array, factor: SharedFactor, Q: Array, target: Array,
-    ridge_par: cp.Parameter | None, data: dict[str, Any],
+    ridge_par: cp.Parameter | None, data: MutableMapping[str, Any],
 ) -> tuple[cp.Problem, dict[str, Any], dict[str, Any], Callable[[KernelProblem], Model]]:
     """The SDP form of :func:`alignment`, scaled as its SOCP (records its ``Rescale`` in ``data``)."""
     m = kernels.shape[1]
@@ -136,7 +136,7 @@ def _alignment_sdp(
 
 def _alignment_socp(
     B: HyperkernelBasis, kernels: Array, factor: SharedFactor, Q: Array, target: Array,
-    ridge_par: cp.Parameter | None, data: dict[str, Any],
+    ridge_par: cp.Parameter | None, data: MutableMapping[str, Any],
 ) -> tuple[cp.Problem, dict[str, Any], dict[str, Any], Callable[[KernelProblem], Model]]:
     """The scaled SOCP form of :func:`alignment` (records its ``Rescale`` in ``data``)."""
     m = kernels.shape[1]

@@ -7,6 +7,7 @@ Z of K_Σ = Σ_l K_l shared by all terms; β comes back as the cones' multiplier
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,7 +132,7 @@ def socp_cones(
     *,
     terms: ArrayLike | None,
     factor_tol: float,
-    data: dict[str, Any],
+    data: MutableMapping[str, Any],
     scale: cp.Expression | None = None,
 ) -> list[cp.Constraint]:
     """The kernel cones of an SOCP form over the basis terms ``terms`` (all if None).

@@ -58,13 +58,14 @@ import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._validation import as_sample_weight
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
-from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
+from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _socp_problem, _validate_xy
 from ._sdp import _combination, _lmi_of
 from .cones import cone_beta, socp_cones
-from .generation import ActiveSetTrace, cone_generation
+from .generation import ActiveSetTrace, GenerationRoute, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_kernels
 
 __all__ = ["csvm", "csvm_active_set"]
@@ -79,7 +80,7 @@ def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -
 def csvm(
     X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
     form: Form = "socp", basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
-    factor_tol: float = 1e-10, terms: ArrayLike | None = None,
+    factor_tol: float = 1e-10, terms: ArrayLike | None = None, sample_weight: ArrayLike | None = None,
 ) -> KernelProblem:
     """Hyperkernel C-SVM: learn the kernel and the classifier together (002 eq. 3.8).
 
@@ -94,6 +95,10 @@ def csvm(
         as (C'/m)·1ᵀξ with C' = 1/λ; here C' = C·m (converted inside). The thesis' experiments
         fix 1/(λm) = 100 (§3.2), i.e. C = 100. A ``cvxpy.Parameter`` (``problem.set(C=...)``).
     {options}
+    sample_weight : array (m,) of floats ≥ 0, optional
+        Per-point loss weights w (docs/conventions.md): point i's C is C·w_i, i.e. the loss
+        C Σ w_i ξ_i and the box 0 ≤ α_i ≤ C·w_i, as scikit-learn's ``SVC``. A weight k is the
+        point repeated k times (with the same basis); a zero weight fixes α_i = 0.
 
     Returns
     -------
@@ -110,6 +115,7 @@ def csvm(
     ('optimal', 1.0)
     """
     Xa, y_pm = _validate_xy(X, y)
+    w = as_sample_weight(sample_weight, Xa.shape[0])
     C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"C": _check_C})
     m, p = Xa.shape[0], B.size
@@ -123,43 +129,52 @@ def csvm(
         G_stack = kernels * np.outer(y_pm, y_pm)
         lmi = _lmi(G_stack, z, t1, beta)
         cons = {"lmi": lmi, "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2, "scale": cp.sum(beta) == 1}
-        obj = 0.5 * t1 + C_par * cp.sum(xi) + lq_par / 2 * t2  # (C'/m)·1ᵀξ with C' = C·m
+        loss = cp.sum(xi) if w is None else w @ xi
+        obj = 0.5 * t1 + C_par * loss + lq_par / 2 * t2  # (C'/m)·1ᵀξ with C' = C·m
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp
     else:
         # the scaled SOCP of the module docstring: a = α/s, t = τ/s², objective and cones / s²
-        alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
         scaled = {
             "inv_s": cp.Parameter(nonneg=True, name="inv_s"),  # 1/s
             "box": cp.Parameter(nonneg=True, name="box"),  # C/s
             "mu": cp.Parameter(nonneg=True, name="mu"),  # (λ_Q/2)/s²
         }
-        cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data
-        )
-        cons = {
-            "box": alpha <= scaled["box"],  # α ≤ C'/m = C
-            "balance": y_pm @ alpha == 0,
-            "ball": cp.norm(u, 2) <= 1,
-            "kernel_cones": cones,
-        }
-        prob = cp.Problem(
-            cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
-            [cons["box"], cons["balance"], cons["ball"], *cones],
-        )
-        variables = {"alpha": alpha, "u": u, "tau": tau}
+
+        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+            alpha = cp.Variable(m, nonneg=True, name="alpha")
+            u = cp.Variable(B.L.shape[1], name="u")
+            tau = cp.Variable(name="tau")
+            cones = socp_cones(
+                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
+                data=data,
+            )  # fmt: skip
+            cons = {
+                "box": alpha <= (scaled["box"] if w is None else scaled["box"] * w),  # α ≤ C'/m = C (C·w)
+                "balance": y_pm @ alpha == 0,
+                "ball": cp.norm(u, 2) <= 1,
+                "kernel_cones": cones,
+            }
+            prob = cp.Problem(
+                cp.Maximize(scaled["inv_s"] * cp.sum(alpha) + tau),
+                [cons["box"], cons["balance"], cons["ball"], *cones],
+            )
+            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
         recover = _recover_csvm_socp
         trials = trial_kernels(kernels)
 
         def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(min(svc_optimum(K, y_pm, values["C"]) for K in trials))
+            s = scale_of(min(svc_optimum(K, y_pm, values["C"], w) for K in trials))
             data["alpha_scale"] = s
             return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
         data["rescale"] = Rescale(scaled, compute)
+        route = GenerationRoute(csvm, (Xa, y_pm), {"factor_tol": factor_tol, "sample_weight": w})
+        return _socp_problem(
+            write, "hyperkernel C-SVM", "002 eq. (3.8)", {"C": C_par, "lambda_Q": lq_par}, recover, data, terms, route
+        )
     problem = KernelProblem(
         cvxpy=prob,
         formulation="hyperkernel C-SVM",
@@ -211,7 +226,7 @@ def csvm_active_set(
     X: ArrayLike, y: ArrayLike, hyperkernel: Hyperkernel | None = None, *, C: float = 100.0, lambda_Q: float = 1.0,
     basis: HyperkernelBasis | str | None = None, eta: float = 1e-4, max_terms: int | None = 150,
     factor_tol: float = 1e-10, initial_terms: int = 3, add_per_round: int = 3, max_rounds: int = 50, tol: float = 1e-6,
-    backend: str = "clarabel", allow_inaccurate: bool = False, **options: Any,
+    backend: str = "clarabel", allow_inaccurate: bool = False, sample_weight: ArrayLike | None = None, **options: Any,
 ) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
     """The hyperkernel C-SVM's SOCP (002 eq. 3.8) solved by :func:`cone_generation`.
 
@@ -223,4 +238,5 @@ def csvm_active_set(
         initial_terms=initial_terms, add_per_round=add_per_round, max_rounds=max_rounds, tol=tol,
         backend=backend, allow_inaccurate=allow_inaccurate, solve_options=options,
         C=C, lambda_Q=lambda_Q, basis=basis, eta=eta, max_terms=max_terms, factor_tol=factor_tol,
+        sample_weight=sample_weight,
     )  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._validation import check_positive
+from ...backends import get_backend
 from ...errors import ParameterError, SolverError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
@@ -18,7 +21,7 @@ from ...problem import KernelProblem, Solution
 from ._common import Array, _check_count
 from .cones import ConeCheck
 
-__all__ = ["ActiveSetTrace", "cone_violations", "cone_generation"]
+__all__ = ["ActiveSetTrace", "GenerationRoute", "cone_violations", "cone_generation"]
 
 
 @dataclass(frozen=True)
@@ -125,25 +128,101 @@ def cone_generation(
     t0 = time.perf_counter()
     args = (X,) if y is None else (X, y)
     # The first build validates the data and fixes the basis; later rounds reuse it.
-    problem = build(*args, hyperkernel, form="socp", terms=[0], **build_options)
-    B: HyperkernelBasis = problem.data["basis"]
+    first = build(*args, hyperkernel, form="socp", terms=[0], **build_options)
+    B: HyperkernelBasis = first.data["basis"]
     build_options = {**build_options, "basis": B}
+
+    def restricted(terms: NDArray[np.intp]) -> KernelProblem:
+        if terms.size == 1 and terms[0] == 0:
+            return first
+        return build(*args, B.hyperkernel, form="socp", terms=terms, **build_options)
+
+    def solve(problem: KernelProblem) -> Solution:
+        return problem.solve(backend=backend, allow_inaccurate=allow_inaccurate, **(solve_options or {}))
+
+    return _generate(restricted, solve, B, n_initial, n_add, n_rounds, tol_val, t0)
+
+
+def _generate(
+    restricted: Callable[[NDArray[np.intp]], KernelProblem], solve: Callable[[KernelProblem], Solution],
+    B: HyperkernelBasis, n_initial: int, n_add: int, n_rounds: int, tol: float, t0: float,
+) -> tuple[KernelProblem, Solution, ActiveSetTrace]:
+    """The loop of :func:`cone_generation`: ``restricted(terms)`` builds the SOCP on ``terms``,
+    ``solve`` solves it; started at ``t0`` (``time.perf_counter``)."""
     kernels = B.kernels()
     terms = np.arange(min(n_initial, B.size))
+    problem = restricted(terms)
     for rounds in range(1, n_rounds + 1):
-        if rounds > 1 or terms.size > 1:
-            problem = build(*args, B.hyperkernel, form="socp", terms=terms, **build_options)
-        solution = problem.solve(backend=backend, allow_inaccurate=allow_inaccurate, **(solve_options or {}))
+        if rounds > 1:
+            problem = restricted(terms)
+        solution = solve(problem)
         violation = cone_violations(problem, kernels)
         violation[terms] = -np.inf  # included cones are the solver's business
         worst = float(violation.max()) if violation.size else -np.inf
-        threshold = tol_val * max(1.0, abs(solution.objective))
+        threshold = tol * max(1.0, abs(solution.objective))
         if worst <= threshold:
             return problem, solution, ActiveSetTrace(terms, rounds, max(worst, 0.0), time.perf_counter() - t0)
         candidates = np.argsort(violation)[::-1][:n_add]
         terms = np.union1d(terms, candidates[violation[candidates] > threshold])
     raise SolverError(
-        f"{problem.formulation} constraint generation did not settle in max_rounds={max_rounds} rounds "
+        f"{problem.formulation} constraint generation did not settle in max_rounds={n_rounds} rounds "
         f"({terms.size} of {B.size} terms); raise max_rounds or solve the full SOCP (form='socp') directly",
         status="iteration_limit",
     )
+
+
+@dataclass(frozen=True)
+class GenerationRoute:
+    """``KernelProblem.generate`` of a hyperkernel SOCP form: :meth:`KernelProblem.solve`'s
+    default route (``method="auto"``), the cone generation of :func:`cone_generation` on the
+    problem's own basis and current parameter values.
+
+    The answer is certified for the whole SOCP: each restricted problem is solved to ``tol``
+    (by :meth:`KernelProblem.solve`, recovery policy included) and the largest omitted-cone
+    violation is at most ``tol``·max(1, abs(objective)) (``tol`` the backend's ``default_tol``
+    when not given; :func:`cone_violations`).
+
+    Attributes
+    ----------
+    build : callable
+        The builder (:func:`csvm`, :func:`nusvm`, :func:`l2svm`, :func:`one_class`, :func:`nu_regression`).
+    args : tuple
+        ``(X, y)``, or ``(X,)`` for :func:`one_class`.
+    options : dict
+        The builder's keyword arguments that are not parameters of the problem (``factor_tol``).
+    initial_terms, add_per_round, max_rounds
+        As in :func:`cone_generation`.
+    """
+
+    build: Callable[..., KernelProblem]
+    args: tuple[Any, ...]
+    options: dict[str, Any]
+    initial_terms: int = 3
+    add_per_round: int = 3
+    max_rounds: int = 50
+
+    def __call__(self, problem: KernelProblem, *, backend: str, tol: float | None, **solve_args: Any) -> Solution:
+        """Solve ``problem`` (built by ``build`` on the full basis) by cone generation."""
+        t0 = time.perf_counter()
+        B: HyperkernelBasis = problem.data["basis"]
+        values: dict[str, Any] = {name: p.value for name, p in problem.parameters.items()}
+        accepted = inspect.signature(self.build).parameters
+        own = {k: v for k, v in values.items() if k in accepted}  # C, nu, lambda_Q
+        rest = {k: v for k, v in values.items() if k not in accepted}  # e.g. the L2-SVM's ridge
+
+        def restricted(terms: NDArray[np.intp]) -> KernelProblem:
+            sub = self.build(*self.args, B.hyperkernel, form="socp", basis=B, terms=terms, **own, **self.options)
+            return sub.set(**rest) if rest else sub
+
+        def solve(sub: KernelProblem) -> Solution:
+            return sub.solve(backend=backend, tol=tol, method="direct", **solve_args)
+
+        default_tol = get_backend(backend).default_tol
+        threshold = tol if tol is not None else (default_tol if default_tol is not None else 1e-6)
+        _, sol, trace = _generate(
+            restricted, solve, B, self.initial_terms, self.add_per_round, self.max_rounds, threshold, t0
+        )
+        return dataclasses.replace(
+            sol, total_time=trace.total_time, method="cone_generation", max_violation=trace.max_violation,
+            active_terms=trace.terms,
+        )  # fmt: skip

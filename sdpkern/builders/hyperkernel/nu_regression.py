@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import cvxpy as cp
@@ -13,9 +14,10 @@ from ...errors import LabelError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
+from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .generation import GenerationRoute
 from .scaling import Rescale, nusvr_optimum, scale_of, trial_kernels
 
 __all__ = ["nu_regression"]
@@ -104,8 +106,11 @@ def nu_regression(
         prob, variables, cons = _sdp(B, kernels, y_arr, c, params, data)
         recover = _recover_regression_sdp
     else:
-        prob, variables, cons = _socp(B, kernels, y_arr, c, params, data, terms, factor_tol)
-        recover = _recover_regression_socp
+        write = _socp(B, kernels, y_arr, c, params, data, terms, factor_tol)
+        route = GenerationRoute(nu_regression, (Xa, y_arr), {"factor_tol": factor_tol})
+        names = {"C": C_par, "nu": nu_par, "lambda_Q": lq_par}
+        name, recover = "hyperkernel nu-regression", _recover_regression_socp
+        return _socp_problem(write, name, "002 eq. (3.12)", names, recover, data, terms, route)
     problem = _problem(
         prob,
         "hyperkernel nu-regression",
@@ -127,7 +132,9 @@ _Params = tuple[cp.Parameter, cp.Parameter, cp.Parameter]  # C, ν, λ_Q
 _Form = tuple[cp.Problem, dict[str, Any], dict[str, Any]]  # the problem, its variables, its constraints
 
 
-def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any]) -> _Form:
+def _sdp(
+    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: MutableMapping[str, Any]
+) -> _Form:
     """The SDP form of the docstring of :func:`nu_regression` (the (m+1)-LMI on z_bot)."""
     C_par, nu_par, lq_par = params
     m = y_arr.shape[0]
@@ -180,31 +187,36 @@ def _fit(trials: list[Any], y_arr: Any, values: dict[str, float]) -> float:
 
 
 def _socp(
-    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: dict[str, Any],
+    B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Params, data: MutableMapping[str, Any],
     terms: Any, factor_tol: float,
-) -> _Form:  # fmt: skip
-    """The scaled SOCP form of the docstring of :func:`nu_regression` (targets y/c, d = s·d̂)."""
+) -> Callable[[], _Form]:  # fmt: skip
+    """The scaled SOCP form of the docstring of :func:`nu_regression` (targets y/c, d = s·d̂): its
+    scaled parameters now, the function writing the problem (its cones are the costly part)."""
     m = y_arr.shape[0]
-    d = cp.Variable(m, name="d")  # (a* − a)/s
-    u = cp.Variable(B.L.shape[1], name="u")
-    tau = cp.Variable(name="tau")
     scaled = {
         name: cp.Parameter(nonneg=True, name=name) for name in ("lin", "box", "tube", "mu", "quad")
     }  # s/σ, 1/(ms), ν/s, (λ_Q/2)/σ, Cm·s²/σ
-    cones = socp_cones(
-        d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
-    )
-    cons = {
-        "box": cp.abs(d) <= scaled["box"],
-        "tube": cp.norm1(d) <= scaled["tube"],
-        "balance": cp.sum(d) == 0,
-        "ball": cp.norm(u, 2) <= 1,
-        "kernel_cones": cones,
-    }
-    prob = cp.Problem(
-        cp.Maximize(scaled["lin"] * ((y_arr / c) @ d) + tau),
-        [cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
-    )
+
+    def write() -> _Form:
+        d = cp.Variable(m, name="d")  # (a* − a)/s
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        cones = socp_cones(
+            d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
+        )
+        cons = {
+            "box": cp.abs(d) <= scaled["box"],
+            "tube": cp.norm1(d) <= scaled["tube"],
+            "balance": cp.sum(d) == 0,
+            "ball": cp.norm(u, 2) <= 1,
+            "kernel_cones": cones,
+        }
+        prob = cp.Problem(
+            cp.Maximize(scaled["lin"] * ((y_arr / c) @ d) + tau),
+            [cons["box"], cons["tube"], cons["balance"], cons["ball"], *cones],
+        )
+        return prob, {"d": d, "u": u, "tau": tau}, cons
+
     trials = trial_kernels(kernels, c)  # K(β) at fixed β on 1ᵀβ = c
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
@@ -217,8 +229,7 @@ def _socp(
         return scaled_values, c * sigma  # the objective was divided by c and by σ
 
     data["rescale"] = Rescale(scaled, compute)
-    variables = {"d": d, "u": u, "tau": tau}
-    return prob, variables, cons
+    return write
 
 
 def _recover_regression_sdp(problem: KernelProblem) -> Model:

@@ -12,9 +12,10 @@ from ...errors import ParameterError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _validate_xy
+from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .generation import GenerationRoute
 
 __all__ = ["nusvm"]
 
@@ -87,24 +88,30 @@ def nusvm(
         obj = 0.5 * t1 - nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
-        recover = _recover_nusvm_sdp
     else:
-        alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
-        cones = socp_cones(
-            cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data
-        )
-        cons = {
-            "box": alpha <= 1.0 / m,
-            "balance": y_pm @ alpha == 0,
-            "margin": cp.sum(alpha) >= nu_par,
-            "ball": cp.norm(u, 2) <= 1,
-            "kernel_cones": cones,
-        }
-        prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
-        variables = {"alpha": alpha, "u": u, "tau": tau}
-        recover = _recover_nusvm_socp
+
+        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+            alpha = cp.Variable(m, nonneg=True, name="alpha")
+            u = cp.Variable(B.L.shape[1], name="u")
+            tau = cp.Variable(name="tau")
+            cones = socp_cones(
+                cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol,
+                data=data,
+            )  # fmt: skip
+            cons = {
+                "box": alpha <= 1.0 / m,
+                "balance": y_pm @ alpha == 0,
+                "margin": cp.sum(alpha) >= nu_par,
+                "ball": cp.norm(u, 2) <= 1,
+                "kernel_cones": cones,
+            }
+            prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
+            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
+        route = GenerationRoute(nusvm, (Xa, y_pm), {"factor_tol": factor_tol})
+        params = {"nu": nu_par, "lambda_Q": lq_par}
+        name, recover = "hyperkernel nu-SVM", _recover_nusvm_socp
+        return _socp_problem(write, name, "002 eq. (3.9)", params, recover, data, terms, route)
     return _problem(
         prob,
         "hyperkernel nu-SVM",
@@ -113,7 +120,7 @@ def nusvm(
         variables,
         {"nu": nu_par, "lambda_Q": lq_par},
         cons,
-        recover,
+        _recover_nusvm_sdp,
         data,
     )
 

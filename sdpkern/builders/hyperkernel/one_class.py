@@ -13,9 +13,10 @@ from ...errors import DataError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc
+from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
+from .generation import GenerationRoute
 
 __all__ = ["one_class"]
 
@@ -78,23 +79,28 @@ def one_class(
         obj = nu_par * (0.5 * t1 - gamma) + cp.sum(xi) / m + lq_par / 2 * t2
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
-        recover = _recover_one_class_sdp
     else:
-        alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
-        tau = cp.Variable(name="tau")
-        cones = socp_cones(
-            alpha, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=nu_par
-        )
-        cons = {
-            "box": nu_par * alpha <= 1.0 / m,
-            "normalise": cp.sum(alpha) == 1,
-            "ball": cp.norm(u, 2) <= 1,
-            "kernel_cones": cones,
-        }
-        prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
-        variables = {"alpha": alpha, "u": u, "tau": tau}
-        recover = _recover_one_class_socp
+
+        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+            alpha = cp.Variable(m, nonneg=True, name="alpha")
+            u = cp.Variable(B.L.shape[1], name="u")
+            tau = cp.Variable(name="tau")
+            cones = socp_cones(
+                alpha, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=nu_par
+            )
+            cons = {
+                "box": nu_par * alpha <= 1.0 / m,
+                "normalise": cp.sum(alpha) == 1,
+                "ball": cp.norm(u, 2) <= 1,
+                "kernel_cones": cones,
+            }
+            prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
+            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
+        route = GenerationRoute(one_class, (Xa,), {"factor_tol": factor_tol})
+        params = {"nu": nu_par, "lambda_Q": lq_par}
+        name = "hyperkernel one-class SVM"
+        return _socp_problem(write, name, "002 eq. (3.11)", params, _recover_one_class_socp, data, terms, route)
     return _problem(
         prob,
         "hyperkernel one-class SVM",
@@ -103,7 +109,7 @@ def one_class(
         variables,
         {"nu": nu_par, "lambda_Q": lq_par},
         cons,
-        recover,
+        _recover_one_class_sdp,
         data,
     )
 

@@ -85,13 +85,14 @@ def scale_of(optimum: float) -> float:
     return float(np.sqrt(value))
 
 
-def svc_optimum(K: Array, y: Array, C: float) -> float:
-    """max 1ᵀα − ½(y∘α)ᵀK(y∘α) over 0 ≤ α ≤ C, yᵀα = 0 (the C-SVM dual, 002 eq. 3.8 at fixed β)."""
+def svc_optimum(K: Array, y: Array, C: float, sample_weight: Array | None = None) -> float:
+    """max 1ᵀα − ½(y∘α)ᵀK(y∘α) over 0 ≤ α ≤ C (C·``sample_weight``), yᵀα = 0 (the C-SVM dual,
+    002 eq. 3.8 at fixed β)."""
     svc = SVC(kernel="precomputed", C=C, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
     with warnings.catch_warnings():
         # a capped libsvm run is a scale estimate, not an answer reported to the user
         warnings.simplefilter("ignore", ConvergenceWarning)
-        svc.fit(K, y)
+        svc.fit(K, y, sample_weight=sample_weight)
     c = np.zeros(y.shape[0])
     c[svc.support_] = svc.dual_coef_.ravel()  # y_i α_i
     return float(np.abs(c).sum() - 0.5 * c @ K @ c)
@@ -108,14 +109,16 @@ def nusvr_optimum(K: Array, y: Array, C: float, nu: float) -> float:
     return float(abs(y @ d) - 0.5 * d @ K @ d)
 
 
-def l2svm_optimum(G: Array, y: Array, ridge: float) -> float:
-    """max 1ᵀα − ½αᵀHα over α ≥ 0, H = G + yyᵀ + ridge·I (002 eq. 3.10 at fixed β), by NNLS.
+def l2svm_optimum(G: Array, y: Array, ridge: float | Array) -> float:
+    """max 1ᵀα − ½αᵀHα over α ≥ 0, H = G + yyᵀ + diag(ridge) (002 eq. 3.10 at fixed β), by NNLS.
+
+    ``ridge`` is λm, or per point λm/w_i for weighted points.
 
     With H = UᵀU (Cholesky) the problem is min ½‖Uα − U⁻ᵀ1‖² over α ≥ 0, and the optimum is
     ½‖U⁻ᵀ1‖² − ½‖Uα − U⁻ᵀ1‖².
     """
     m = y.shape[0]
-    H = G + np.outer(y, y) + ridge * np.eye(m)
+    H = G + np.outer(y, y) + np.diag(np.broadcast_to(np.asarray(ridge, dtype=float), (m,)))
     lam = np.linalg.eigvalsh(H)
     # a relative jitter keeps the factorisation defined when ridge is below rounding of H
     U = np.linalg.cholesky(H + max(0.0, 1e-12 * lam[-1] - lam[0]) * np.eye(m)).T
