@@ -115,6 +115,11 @@ def test_compiled_ard_blocks_and_quadratics_match_combine(d, scales):
     G = hk.gram_features(X, X)
     K = np.stack([hk.combine(f, G) for f in feats])
     assert np.allclose(term_block(hk, feats, X[:9], X[4:31]), K[:, :9, 4:31], rtol=1e-12, atol=0)
+    # the single-term column loop (TermGram, _hkcore.ard_columns): whole columns and a block
+    op = TermGram(hk, feats[2], X)
+    assert np.allclose(op.columns(np.array([0, 17, 39])), K[2][:, [0, 17, 39]], rtol=1e-12, atol=0)
+    assert np.allclose(op.entries(np.arange(3, 30), np.array([1, 5])), K[2][3:30][:, [1, 5]], rtol=1e-12, atol=0)
+    assert np.allclose(op.entries(np.array([1, 5]), np.arange(3, 30)), K[2][[1, 5]][:, 3:30], rtol=1e-12, atol=0)
     u = rng.normal(size=40) * (np.arange(40) % 4 != 0)
     ref = 0.5 * np.einsum("lij,i,j->l", K, u, u)
     for n_jobs in (1, 3):

@@ -145,14 +145,40 @@ class TermGram(GramOperator):
         self.hyperkernel = hyperkernel
         self.feature = np.asarray(feature, dtype=np.float64).reshape(1, -1)
         self.X = X
+        self._XT: Array | None = None
+        self._args: tuple[Array, Array, float, Array, NDArray[np.int64]] | None = None
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
+        if isinstance(self.hyperkernel, HarmonicARD):
+            return self._ard_columns(rows, cols)
         Xr = self.X if rows is None else self.X[rows]
         Xc = self.X[cols]
         out = np.empty((Xr.shape[0], Xc.shape[0]))
         step = _row_chunk(Xc.shape[0], self.X.shape[1])
         for lo in range(0, Xr.shape[0], step):
             out[lo : lo + step] = term_block(self.hyperkernel, self.feature, Xr[lo : lo + step], Xc)[0]
+        return out
+
+    def _ard_columns(self, rows: Index | None, cols: Index) -> Array:
+        """K_l[rows, cols] of the harmonic ARD hyperkernel, one column at a time by the compiled
+        loop over points (:func:`sdpkern._hkcore.ard_columns`); by symmetry over the shorter
+        index list."""
+        from .. import _hkcore
+
+        if self._args is None:
+            assert isinstance(self.hyperkernel, HarmonicARD)
+            self._args = _ard_args(self.hyperkernel, self.feature)
+        if rows is not None and rows.size < cols.size:
+            return self._ard_columns(cols, rows).T
+        if rows is None:
+            if self._XT is None:
+                self._XT = np.ascontiguousarray(self.X.T)
+            XT = self._XT
+        else:
+            XT = np.ascontiguousarray(self.X[rows].T)
+        out = np.empty((XT.shape[1], cols.size))
+        for k, c in enumerate(cols):
+            out[:, k] = _hkcore.ard_columns(XT, np.ascontiguousarray(self.X[c]), *self._args)[0]
         return out
 
     def _diagonal(self) -> Array:
