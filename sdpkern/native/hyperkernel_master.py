@@ -187,7 +187,10 @@ class _Master:
         self.outputs = (alpha, e)
         u = self.y * alpha
         nz = np.flatnonzero(u)
-        q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
+        if terms.size == 1:  # K(β) = K_l (β = 1 on the simplex): q from the SMO's own outputs e = K_l u
+            q = np.array([0.5 * float(u @ e) / float(beta[0])])
+        else:
+            q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
         D = float(alpha.sum() - 0.5 * (u @ e))
         Lb = self.B.L[terms].T @ beta
         return alpha, e, q, D + self.mu * float(np.linalg.norm(Lb))
