@@ -23,3 +23,12 @@ def ard_quadratics(
     row_lo: int,
     row_hi: int,
 ) -> NDArray[np.float64]: ...
+def ard_columns(
+    XT: NDArray[np.float64],
+    xc: NDArray[np.float64],
+    inv_w: NDArray[np.float64],
+    A: NDArray[np.float64],
+    lam: float,
+    inv_c: NDArray[np.float64],
+    squarings: NDArray[np.int64],
+) -> NDArray[np.float64]: ...

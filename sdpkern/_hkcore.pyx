@@ -116,3 +116,64 @@ def ard_quadratics(
                 for l in range(p):
                     q[l] += w * work[2, l]
     return q_arr
+
+
+def ard_columns(
+    const double[:, ::1] XT, const double[::1] xc, const double[::1] inv_w, const double[:, :, ::1] A,
+    double lam, const double[::1] inv_c, const long[::1] squarings,
+):
+    """K_l[:, c] for a few terms l: one column, against every point of XT (d, n); returns (p, n).
+
+    The column caches of single terms (p = 1) ask for one column at a time. Here the loops run
+    over the points innermost, contiguous in XT, so that the products over d, the squarings
+    from one scale to the next and the divisions vectorise; :func:`ard_block` runs one point
+    pair at a time (a serial chain of d multiplications per scale). The same sums, the same
+    64-factor chunks; measured faster than the NumPy block by 1.5-2× at p = 1 on the ladder.
+    """
+    cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n = XT.shape[1], n_sc = inv_c.shape[0]
+    cdef Py_ssize_t sp = n_sc * p, j, d, s, l, k, r, cnt
+    cdef double a, v, coef, xd
+    cdef double c64 = pow(1.0 - lam, 64.0)
+    cdef double tail = pow(1.0 - lam, <double>(n_dim % 64))
+    den_arr = np.ones((sp, n))
+    prod_arr = np.ones((sp, n))
+    out_arr = np.zeros((p, n))
+    cdef double[:, ::1] den = den_arr
+    cdef double[:, ::1] prod = prod_arr
+    cdef double[:, ::1] out = out_arr
+    cdef double[::1] E = np.empty(n)
+    with nogil:
+        cnt = 0
+        for d in range(n_dim):
+            xd = xc[d]
+            for s in range(n_sc):
+                if s > 0 and squarings[s] > 0:
+                    for k in range(squarings[s]):
+                        for j in range(n):
+                            E[j] = E[j] * E[j]
+                else:
+                    coef = inv_w[d] * inv_c[s]
+                    for j in range(n):
+                        v = XT[d, j] - xd
+                        E[j] = exp(-v * v * coef)
+                for l in range(p):
+                    a = A[s, d, l]
+                    r = s * p + l
+                    for j in range(n):
+                        den[r, j] = den[r, j] * (1.0 - a * E[j])
+            cnt += 1
+            if cnt == 64:
+                for r in range(sp):
+                    for j in range(n):
+                        prod[r, j] = prod[r, j] * (c64 / den[r, j])
+                        den[r, j] = 1.0
+                cnt = 0
+        for s in range(n_sc):
+            for l in range(p):
+                r = s * p + l
+                for j in range(n):
+                    out[l, j] += prod[r, j] * (tail / den[r, j])
+        for l in range(p):
+            for j in range(n):
+                out[l, j] = out[l, j] / n_sc
+    return out_arr

@@ -19,9 +19,10 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import InaccurateSolutionError, InsufficientMemoryError, ParameterError
 from sdpkern.estimators import HyperkernelL2SVC, HyperkernelNuSVR, HyperkernelSVC
 from sdpkern.estimators import hyperkernel as hk_est
-from sdpkern.kernels.hyperkernel_terms import TermGram, sampled_basis, term_block, term_quadratics
+from sdpkern.kernels.hyperkernel_terms import TermGram, quadratic_bounds, sampled_basis, term_block, term_quadratics
 from sdpkern.kernels.hyperkernels import LADDER_SCALES, HarmonicARD, HarmonicHyperkernel
 from sdpkern.kernels.lowrank import hyperkernel_basis
+from sdpkern.native import hyperkernel_master as hm
 from sdpkern.native.hyperkernel_master import NativeDecision, hyperkernel_csvm_native
 
 _DATA: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -114,10 +115,47 @@ def test_compiled_ard_blocks_and_quadratics_match_combine(d, scales):
     G = hk.gram_features(X, X)
     K = np.stack([hk.combine(f, G) for f in feats])
     assert np.allclose(term_block(hk, feats, X[:9], X[4:31]), K[:, :9, 4:31], rtol=1e-12, atol=0)
+    # the single-term column loop (TermGram, _hkcore.ard_columns): whole columns and a block
+    op = TermGram(hk, feats[2], X)
+    assert np.allclose(op.columns(np.array([0, 17, 39])), K[2][:, [0, 17, 39]], rtol=1e-12, atol=0)
+    assert np.allclose(op.entries(np.arange(3, 30), np.array([1, 5])), K[2][3:30][:, [1, 5]], rtol=1e-12, atol=0)
+    assert np.allclose(op.entries(np.array([1, 5]), np.arange(3, 30)), K[2][[1, 5]][:, 3:30], rtol=1e-12, atol=0)
     u = rng.normal(size=40) * (np.arange(40) % 4 != 0)
     ref = 0.5 * np.einsum("lij,i,j->l", K, u, u)
     for n_jobs in (1, 3):
         assert np.allclose(term_quadratics(hk, feats, X, u, n_jobs=n_jobs), ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("d,scales", [(2, "ladder"), (6, (1.0,)), (6, (1.0, 0.3))])
+def test_quadratic_bounds_bound_every_term(d, scales):
+    # the log-convexity bound (quadratic_bounds): never below the exact quadratic, exact where
+    # the term is an anchor (φ = 0), and it proves something (well below q(0) on far terms)
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(60, d))
+    hk = HarmonicARD(0.6, "auto", scales).fitted(X)
+    feats = np.vstack([np.zeros(d), hk.pair_features(X[:39], X[20:59]) * 400.0])
+    for u in (rng.normal(size=60), np.where(np.arange(60) % 2 == 0, 1.0, -1.0) * rng.uniform(0, 1, 60)):
+        q = term_quadratics(hk, feats, X, u)
+        qb = quadratic_bounds(hk, feats, X, u)
+        assert qb is not None and np.all(qb >= q * (1 - 1e-12))
+        assert qb[0] <= q[0] * (1 + 1e-8) + 1e-9
+        assert np.median(qb[1:]) < 0.9 * q[0]
+    assert quadratic_bounds(hk, feats[:6], X, u) is None  # d + 1 anchors would not save work
+    assert quadratic_bounds(hk, feats, X, np.zeros(60)) is None
+
+
+def test_certificate_with_bounds_is_the_exact_one(monkeypatch):
+    # the same fit with the bounds and with every term's quadratic computed
+    X, y = _data("banana")
+    idx = np.random.default_rng(5).choice(len(y), 300, replace=False)
+    B = sampled_basis(HarmonicARD(0.6, "auto", "ladder").fitted(X[idx]), X[idx], max_terms=60)
+    r = hyperkernel_csvm_native(B, y[idx], C=10.0, lambda_Q=1.0)
+    monkeypatch.setattr(hm, "quadratic_bounds", lambda *a, **k: None)
+    r0 = hyperkernel_csvm_native(B, y[idx], C=10.0, lambda_Q=1.0)
+    assert r.status == r0.status == "optimal"
+    assert abs(r.objective - r0.objective) <= 1e-9 * abs(r0.objective)
+    assert abs(r.lower_bound - r0.lower_bound) <= 1e-6 * abs(r0.objective)
+    assert np.array_equal(r.terms, r0.terms)
 
 
 def test_term_quadratics_other_hyperkernel():

@@ -27,7 +27,7 @@ from .gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
 from .hyperkernels import HarmonicARD, Hyperkernel
 from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky
 
-__all__ = ["TermGram", "learned_gram", "term_quadratics", "term_block", "sampled_basis"]
+__all__ = ["TermGram", "learned_gram", "term_quadratics", "quadratic_bounds", "term_block", "sampled_basis"]
 
 Array = NDArray[np.float64]
 Index = NDArray[np.intp]
@@ -85,13 +85,16 @@ def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) 
     p, n_dim = features.shape[0], Xr.shape[1]
     shape = (Xr.shape[0], Xc.shape[0])
     total = np.zeros((p,) + shape)
+    den = np.empty((p,) + shape)
     prod = np.empty((p,) + shape)
     F = np.empty(shape)
     # e^{−ψ_d/c_s} per dimension, kept from one scale to the next (squared when sq[s] > 0): the
     # callers' row blocks are sized for (rows, cols, d) temporaries
     Es = [np.empty(shape) for _ in range(n_dim)]
+    c64, tail = (1.0 - lam) ** 64, (1.0 - lam) ** (n_dim % 64)
     for s in range(inv_c.size):
         prod.fill(1.0)
+        den.fill(1.0)
         for d in range(n_dim):
             E = Es[d]
             if s > 0 and sq[s] > 0:
@@ -105,8 +108,14 @@ def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) 
             for l in range(p):
                 np.multiply(E, -A[s, d, l], out=F)
                 F += 1.0
-                np.divide(1.0 - lam, F, out=F)
-                prod[l] *= F
+                den[l] *= F
+            # one division per 64 factors, as the compiled loops (neither (1 − λ)^d nor the
+            # product of the denominators under- or overflows)
+            if (d + 1) % 64 == 0:
+                prod *= c64 / den
+                den.fill(1.0)
+        np.divide(tail, den, out=den)
+        prod *= den
         total += prod
     total /= inv_c.size
     return total
@@ -136,14 +145,40 @@ class TermGram(GramOperator):
         self.hyperkernel = hyperkernel
         self.feature = np.asarray(feature, dtype=np.float64).reshape(1, -1)
         self.X = X
+        self._XT: Array | None = None
+        self._args: tuple[Array, Array, float, Array, NDArray[np.int64]] | None = None
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
+        if isinstance(self.hyperkernel, HarmonicARD):
+            return self._ard_columns(rows, cols)
         Xr = self.X if rows is None else self.X[rows]
         Xc = self.X[cols]
         out = np.empty((Xr.shape[0], Xc.shape[0]))
         step = _row_chunk(Xc.shape[0], self.X.shape[1])
         for lo in range(0, Xr.shape[0], step):
             out[lo : lo + step] = term_block(self.hyperkernel, self.feature, Xr[lo : lo + step], Xc)[0]
+        return out
+
+    def _ard_columns(self, rows: Index | None, cols: Index) -> Array:
+        """K_l[rows, cols] of the harmonic ARD hyperkernel, one column at a time by the compiled
+        loop over points (:func:`sdpkern._hkcore.ard_columns`); by symmetry over the shorter
+        index list."""
+        from .. import _hkcore
+
+        if self._args is None:
+            assert isinstance(self.hyperkernel, HarmonicARD)
+            self._args = _ard_args(self.hyperkernel, self.feature)
+        if rows is not None and rows.size < cols.size:
+            return self._ard_columns(cols, rows).T
+        if rows is None:
+            if self._XT is None:
+                self._XT = np.ascontiguousarray(self.X.T)
+            XT = self._XT
+        else:
+            XT = np.ascontiguousarray(self.X[rows].T)
+        out = np.empty((XT.shape[1], cols.size))
+        for k, c in enumerate(cols):
+            out[:, k] = _hkcore.ard_columns(XT, np.ascontiguousarray(self.X[c]), *self._args)[0]
         return out
 
     def _diagonal(self) -> Array:
@@ -211,6 +246,45 @@ def _ard_quadratics(hyperkernel: HarmonicARD, features: Array, Xs: Array, us: Ar
             zip(bounds[:-1], bounds[1:]),
         )
         return np.asarray(np.sum(list(parts), axis=0))
+
+
+def quadratic_bounds(
+    hyperkernel: Hyperkernel, features: Array, X: Array, u: ArrayLike, *, n_jobs: int = 1
+) -> Array | None:
+    """Upper bounds q̄_l ≥ ½ uᵀK_l u for every term feature φ_l from d + 1 anchor quadratics.
+
+    For the harmonic ARD hyperkernel (002 eq. 2.22, over width scales c_s), expanding each
+    factor (1 − λ)/(1 − λe^{−φ_d/c_s}e^{−ψ_d/c_s}) as a geometric series gives
+    K(φ) = Σ_{s,n} w_{s,n} e^{−⟨n, φ⟩/c_s} M_{s,n} over multi-indices n ∈ ℕ^d, with w ≥ 0 and
+    M_{s,n} = ∘_d [e^{−n_dψ_d/c_s}] positive semidefinite (Hadamard products of Gaussian Gram
+    matrices, Schur's theorem). So q(φ) = ½ uᵀK(φ)u is a non-negative sum of exponentials of
+    linear functions of φ ∈ ℝ^d_+: log q is convex and q non-increasing in every φ_d. With the
+    anchors 0 and t_d e_d (t_d = d·mean_l φ_ld) and ρ_l = Σ_d φ_ld/t_d, the point φ_l/max(1, ρ_l)
+    ≤ φ_l is the convex combination of the anchors with weights θ_d = φ_ld/(t_d max(1, ρ_l)), so
+
+        log q(φ_l) ≤ (1 − Σθ) log q(0) + Σ_d θ_d log q(t_d e_d).
+
+    The bound is rigorous up to the floating-point error of the quadratics, for which it is
+    raised by a relative 1e-9 and an absolute 1e-15·s·‖u‖₁² (every entry of K_l is ≤ 1). Returns
+    None where it does not apply or would not save work: another hyperkernel, d + 1 ≥ p/2
+    anchors, or a non-positive anchor quadratic (u = 0).
+    """
+    p, d = features.shape
+    if not isinstance(hyperkernel, HarmonicARD) or 2 * (d + 1) >= p:
+        return None
+    F = np.asarray(features, dtype=np.float64)
+    t = d * F.mean(axis=0)
+    used = t > 0
+    anchors = np.vstack([np.zeros(d), np.diag(t)[used]])
+    qa = term_quadratics(hyperkernel, anchors, X, u, n_jobs=n_jobs)
+    if not np.all(qa > 0):
+        return None
+    la = np.log(qa)
+    theta = F[:, used] / t[used]
+    theta /= np.maximum(theta.sum(axis=1), 1.0)[:, None]
+    ua = np.asarray(u, dtype=np.float64)
+    slack = 1e-15 * np.count_nonzero(ua) * float(np.abs(ua).sum()) ** 2
+    return np.asarray(np.exp(la[0] + theta @ (la[1:] - la[0])) * (1.0 + 1e-9) + slack, dtype=np.float64)
 
 
 def _ard_column(hyperkernel: HarmonicARD, cand: Array) -> Callable[[int], Array]:

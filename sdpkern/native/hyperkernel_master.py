@@ -28,6 +28,11 @@ for the full SOCP to that relative gap (up to the inner SMO's and the small SOCP
 tolerances, ``smo_tol`` and 1e-11). The omitted cones' largest violation
 max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
 :class:`~sdpkern.builders.hyperkernel.ActiveSetTrace` reports) chooses the terms to add.
+The certificate needs q over all p terms; for the harmonic ARD hyperkernel most are decided by
+rigorous upper bounds from d + 1 anchor quadratics (log q is convex in the term's feature:
+:func:`~sdpkern.kernels.hyperkernel_terms.quadratic_bounds`), and only the terms the bounds
+cannot rule out are computed (measured: twonorm m = 10,000, 22 quadratics instead of 150).
+With q̄ ≥ q the bound g stays a lower bound, and every violation that can reach 0 is exact.
 
 Memory: kernel columns only (capped caches), never an m×m matrix per term.
 """
@@ -46,7 +51,7 @@ from numpy.typing import NDArray
 from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
-from ..kernels.hyperkernel_terms import TermGram, learned_gram, term_block, term_quadratics
+from ..kernels.hyperkernel_terms import TermGram, learned_gram, quadratic_bounds, term_block, term_quadratics
 from ..kernels.lowrank import HyperkernelBasis
 
 __all__ = [
@@ -189,7 +194,10 @@ class _Master:
         self.outputs = (alpha, e)
         u = self.y * alpha
         nz = np.flatnonzero(u)
-        q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
+        if terms.size == 1:  # K(β) = K_l (β = 1 on the simplex): q from the SMO's own outputs e = K_l u
+            q = np.array([0.5 * float(u @ e) / float(beta[0])])
+        else:
+            q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
         D = float(alpha.sum() - 0.5 * (u @ e))
         Lb = self.B.L[terms].T @ beta
         return alpha, e, q, D + self.mu * float(np.linalg.norm(Lb))
@@ -333,8 +341,8 @@ def hyperkernel_csvm_native(
     progress : bool
         Show a tqdm bar with the current gap.
     n_jobs : int
-        Threads for ½uᵀK_l u over all basis terms (the certificate's dominant cost, p·s²·d per
-        round for s support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`).
+        Threads for the quadratics ½uᵀK_l u of the certificate (s²·d per term and round for s
+        support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`).
 
     Returns
     -------
@@ -367,7 +375,7 @@ def hyperkernel_csvm_native(
             limits = (inner_tol, n["max_steps"], t0, time_limit)
             best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
             J, beta, alpha, _ = best
-            lower, beta_full, omitted = _certify(master, terms, beta, agg, lower, cuts)
+            lower, beta_full, omitted = _certify(master, terms, beta, agg, lower, cuts, tol * max(1.0, abs(J)))
             gap = max(J - lower, 0.0) / max(1.0, abs(J))
             worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
             history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
@@ -537,22 +545,51 @@ def estimate_fit_bytes(m: int, d: int, *, solver: str, max_terms: int, max_pairs
 
 
 def _certify(
-    master: _Master, terms: NDArray[np.intp], beta: Array, agg: Array, lower: float, cuts: list[_Cut]
+    master: _Master, terms: NDArray[np.intp], beta: Array, agg: Array, lower: float, cuts: list[_Cut], margin: float
 ) -> tuple[float, Array, Array]:
     """The certificate at the bundle's aggregate ᾱ: g(ᾱ) ≤ V* (module docstring).
 
     Returns the raised lower bound, β over the whole basis, and each omitted cone's violation
-    (−inf for the kept terms); the new cut is appended to ``cuts``.
+    (−inf for the kept terms); the new cut is appended to ``cuts``. ``q`` holds upper bounds
+    where :func:`_certificate_quadratics` proved a term's violation below −``margin``; with
+    q̄ ≥ q the bound g stays a lower bound and those violations upper bounds.
     """
     basis, mu, p = master.B, master.mu, master.p
-    q_all = term_quadratics(basis.hyperkernel, basis.features, basis.X, master.y * agg, n_jobs=master.opts["n_jobs"])
-    lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
-    cuts.append(_Cut(float(agg.sum()), q_all, agg))
     beta_full = _full(beta, terms, p, fill=0.0)
+    q_all, exact = _certificate_quadratics(master, terms, beta_full, master.y * agg, margin)
+    lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
+    cuts.append(_Cut(float(agg.sum()), np.where(exact, q_all, np.nan), agg))
     viol, _ = _cone_gaps(q_all, basis.L, beta_full, mu)
     omitted = viol.copy()
     omitted[terms] = -np.inf
     return lower, beta_full, omitted
+
+
+def _certificate_quadratics(
+    master: _Master, terms: NDArray[np.intp], beta_full: Array, u: Array, margin: float
+) -> tuple[Array, NDArray[np.bool_]]:
+    """½uᵀK_l u over the whole basis: exact on the kept terms and on every term whose violation
+    may exceed −``margin``, upper bounds elsewhere; and which entries are exact.
+
+    The bounds (:func:`~sdpkern.kernels.hyperkernel_terms.quadratic_bounds`, d + 1 anchor
+    quadratics instead of p) decide most terms: a term's violation q_l − μ(Lw)_l + τ grows with
+    q_l alone (τ depends on the kept terms only), so a bound that puts it below −``margin``
+    proves it; the others are computed. The largest violation is then exact whenever it is
+    ≥ −margin, and it is ≥ 0 (the kept terms' violations average to 0 under β).
+    """
+    B, n_jobs = master.B, master.opts["n_jobs"]
+    q = quadratic_bounds(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs)
+    if q is None:
+        return term_quadratics(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs), np.ones(master.p, dtype=bool)
+    exact = np.zeros(master.p, dtype=bool)
+    exact[terms] = True
+    q[terms] = term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=n_jobs)
+    viol, _ = _cone_gaps(q, B.L, beta_full, master.mu)
+    need = np.flatnonzero((viol > -margin) & ~exact)
+    if need.size:
+        q[need] = term_quadratics(B.hyperkernel, B.features[need], B.X, u, n_jobs=n_jobs)
+        exact[need] = True
+    return q, exact
 
 
 def _final_outputs(master: _Master, terms: NDArray[np.intp], beta: Array, alpha: Array, cache_bytes: int) -> Array:
