@@ -17,7 +17,7 @@ from ...problem import KernelProblem, Model
 from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import SharedFactor, _socp_kernel_cones, cone_beta, shared_factor
-from .scaling import Rescale, alignment_optimum, scale_of
+from .scaling import Rescale, alignment_optimum, scale_of, trial_points
 
 __all__ = ["alignment"]
 
@@ -39,9 +39,10 @@ def alignment(
     SOCP (derived): ½yᵀ(K + εI)†y = max_α yᵀα − ½αᵀKα − (ε/2)‖α‖², and the squared regulariser's
     conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ (u free),
     solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)yᵀa −
-    (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with s² = ½yᵀ(K̄ + εI)†y
-    at the mean basis kernel K̄; every term is the SOCP's divided by s², so the cones' multipliers
-    are β unchanged and α = s·a. With ε = 0, α is restricted to the range of Σ_l K_l (the
+    (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with s² the smaller
+    bound ½yᵀ(K + εI)†y + (λ_Q/2)‖Lᵀβ‖² at the trial points (:func:`.scaling.trial_points`); every
+    term is the SOCP's divided by s², so the cones' multipliers are β unchanged and α = s·a.
+    With ε = 0, α is restricted to the range of Σ_l K_l (the
     Moore-Penrose reading the thesis gives in A.2), and y is first projected there in both forms.
 
     Parameters
@@ -123,10 +124,10 @@ def _alignment_sdp(
     prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
     variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
     recover = _recover_alignment_sdp
-    K_mean_sdp = kernels.mean(axis=0)
+    trials = trial_points(kernels, B.L)
 
     def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
-        s = scale_of(alignment_optimum(K_mean_sdp, target, values.get("ridge", 0.0)))
+        s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
         return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
 
@@ -159,15 +160,22 @@ def _alignment_socp(
     prob = cp.Problem(cp.Maximize(obj), cones)
     data["range_basis"] = Q
     recover = _recover_alignment_socp
-    K_mean = kernels.mean(axis=0)
+    trials = trial_points(kernels, B.L)
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-        s = scale_of(alignment_optimum(K_mean, target, values.get("ridge", 0.0)))
+        s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
         return {"inv_s": 1.0 / s, "lq": values["lambda_Q"] / s**2}, s**2
 
     data["rescale"] = Rescale(scaled, compute)
     return prob, variables, cons, recover
+
+
+def _estimate(trials: list[tuple[Array, float]], target: Array, values: dict[str, float]) -> float:
+    """The optimum's bound at the trial points (:func:`.scaling.trial_points`): ½targetᵀ(K + εI)†target
+    plus the squared regulariser (λ_Q/2)‖Lᵀβ‖² there, the smaller."""
+    ridge, lq = values.get("ridge", 0.0), values["lambda_Q"]
+    return min(alignment_optimum(K, target, ridge) + lq / 2 * r**2 for K, r in trials)
 
 
 def _target_in_range(Q: Array, y: Array, range_tol: float) -> Array:

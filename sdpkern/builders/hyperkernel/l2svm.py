@@ -14,7 +14,7 @@ from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of
 from .cones import cone_beta, socp_cones
-from .scaling import Rescale, l2svm_optimum, scale_of, trial_kernels
+from .scaling import Rescale, l2svm_optimum, scale_of, trial_points
 
 __all__ = ["l2svm"]
 
@@ -34,7 +34,7 @@ def l2svm(
 
     The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)1ᵀa −
     ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1, ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s²
-    the optimum at a fixed kernel (:func:`.scaling.trial_kernels`, an NNLS). Every term of the
+    the optimum's bound at a fixed β (:func:`.scaling.trial_points`: an NNLS plus (λ_Q/2)‖Lᵀβ‖). Every term of the
     objective and every cone is the SOCP's divided by s², so the Lagrangian is too: the cones'
     multipliers are β unchanged, and α = s·a.
 
@@ -71,10 +71,11 @@ def l2svm(
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
     data["derived_parameters"] = {"C": _ridge_of_C}
     # both forms are solved scaled (module docstring): s² the optimum at the trial kernels
-    trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
+    trials = [(K * np.outer(y_pm, y_pm), r) for K, r in trial_points(kernels, B.L)]
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-        s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) for G in trials))
+        mu = values["lambda_Q"] / 2  # the optimum's bound at a trial point: its fit + μ‖Lᵀβ‖
+        s = scale_of(min(l2svm_optimum(G, y_pm, values["ridge"]) + mu * r for G, r in trials))
         data["alpha_scale"] = s
         return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
