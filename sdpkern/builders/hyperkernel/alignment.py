@@ -15,7 +15,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
 from .cones import SharedFactor, _socp_kernel_cones, cone_beta, shared_factor
 from .scaling import Rescale, alignment_optimum, scale_of, trial_points
 
@@ -110,14 +110,17 @@ def _alignment_sdp(
     m = kernels.shape[1]
     beta = cp.Variable(B.size, nonneg=True, name="beta")
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-    K = _combination(kernels, beta)
+    # after the congruence diag(T, 1) (see ._sdp), T from K(β) + εI at β uniform and the build's ε
+    ridge0 = 0.0 if ridge_par is None else _num(ridge_par.value)
+    T = data["lmi_congruence"] = whitening(kernels.mean(axis=0) + ridge0 * np.eye(m))
+    K = _combination(kernels, beta, T)
     if ridge_par is not None:
-        K = K + ridge_par * np.eye(m)
+        K = K + ridge_par * (T @ T)
     # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
     target_s = cp.Parameter(m, name="target_s")
     lq_s = cp.Parameter(nonneg=True, name="lq_s")
     cons: dict[str, Any] = {
-        "lmi": _lmi_of(K, target_s, t1),
+        "lmi": _lmi_of(K, target_s, t1, T),
         "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
         "scale": cp.sum(beta) == 1,
     }
@@ -215,7 +218,7 @@ def _recover_alignment_sdp(problem: KernelProblem) -> Model:
     ridge = problem.parameters.get("ridge")
     M = K if ridge is None else K + _num(ridge.value) * np.eye(K.shape[0])
     s = float(problem.data["alpha_scale"])  # the LMI holds target/s (see alignment)
-    alpha = s * _inner_argmax(problem.constraints["lmi"], M, problem.data["target"] / s)
+    alpha = s * _inner_argmax(problem.constraints["lmi"], M, problem.data["target"] / s, problem.data["lmi_congruence"])
     return Model(alpha=alpha, beta=beta, kernel_matrix=K)
 
 

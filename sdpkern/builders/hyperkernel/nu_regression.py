@@ -14,7 +14,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
 from .cones import cone_beta, socp_cones
 from .scaling import Rescale, nusvr_optimum, scale_of, trial_points
 
@@ -144,7 +144,9 @@ def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Param
     # in its range, z_top = −z_bot; then zᵀF†z = z_botᵀK†z_bot. Writing that equality out
     # and keeping the (m+1)-LMI on z_bot is the same program, and strictly feasible (the
     # printed form stalled Clarabel at "optimal_inaccurate" on m = 30 instances).
-    K = _combination(kernels, beta)
+    # after the congruence diag(T, 1) (see ._sdp), T from K(β) at β uniform on 1ᵀβ = c
+    T = data["lmi_congruence"] = whitening(c * kernels.mean(axis=0))
+    K = _combination(kernels, beta, T)
     # Solved in γ, χ, η, ξ divided by s and t1 by s² (the congruence diag(I, 1/s) of the LMI), with
     # y/s a parameter: z/s = y/s + γ/s + ..., so the LMI is [[K(β), z_bot/s], [z_botᵀ/s, t1/s²]] ⪰ 0.
     # s² = Cm·F (F the fit part of the estimate below) makes t1/s² ≈ 2: unscaled t1 was ~130 on a
@@ -161,7 +163,7 @@ def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Param
     # relative: unscaled, the objective is ~1e-4 at large C and an answer 1 % off passed as optimal.
     w = {name: cp.Parameter(nonneg=True, name=name) for name in ("w_t1", "w_chi", "w_xi", "w_t2")}
     cons: dict[str, Any] = {
-        "lmi": _lmi_of(K, z_bot, t1),
+        "lmi": _lmi_of(K, z_bot, t1, T),
         "range": z_top + z_bot == 0,
         "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
         "scale": cp.sum(beta) == c,
@@ -250,7 +252,7 @@ def _recover_regression_sdp(problem: KernelProblem) -> Model:
     gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
     z_bot = problem.data["y"] / s + gamma + _arr(v["eta"].value)[m:] - _arr(v["xi"].value)[m:] - chi
     # the LMI is on K(β) (see _sdp): K(β)·(α* − α) = z_bot, i.e. CmK(a* − a) = z_bot (here z_bot/s)
-    coef = s * _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z_bot)
+    coef = s * _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z_bot, problem.data["lmi_congruence"])
     return _model(B, beta, coef, coef, s * gamma, epsilon=s * chi)
 
 

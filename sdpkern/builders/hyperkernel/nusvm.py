@@ -13,7 +13,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
 from .cones import cone_beta, socp_cones
 
 __all__ = ["nusvm"]
@@ -79,8 +79,10 @@ def nusvm(
         xi = cp.Variable(m, nonneg=True, name="xi")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         z = gamma * y_pm + chi + eta_v - xi
+        G_stack = kernels * np.outer(y_pm, y_pm)
+        T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(_combination(kernels * np.outer(y_pm, y_pm), beta), z, t1),
+            "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
             "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
             "scale": cp.sum(beta) == 1,
         }
@@ -124,7 +126,8 @@ def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
     v = problem.variables
     gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
     z = gamma * y + chi + _arr(v["eta"].value) - _arr(v["xi"].value)
-    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta) * np.outer(y, y), z)
+    G = B.learned_kernel(beta) * np.outer(y, y)
+    alpha = _inner_argmax(problem.constraints["lmi"], G, z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha * y, gamma, rho=chi)
 
 

@@ -14,7 +14,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
 from .cones import cone_beta, socp_cones
 
 __all__ = ["one_class"]
@@ -65,13 +65,14 @@ def one_class(
     m = Xa.shape[0]
     B, kernels, lq_par, data = _setup(Xa, None, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"nu": _check_nu})
     if form == "sdp":
+        T = data["lmi_congruence"] = whitening(kernels.mean(axis=0))  # see ._sdp
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")
         eta_v = cp.Variable(m, nonneg=True, name="eta")
         xi = cp.Variable(m, nonneg=True, name="xi")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(_combination(kernels, beta), gamma + eta_v - xi, t1),
+            "lmi": _lmi_of(_combination(kernels, beta, T), gamma + eta_v - xi, t1, T),
             "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
             "scale": cp.sum(beta) == 1,
         }
@@ -114,7 +115,7 @@ def _recover_one_class_sdp(problem: KernelProblem) -> Model:
     v = problem.variables
     gamma = _num(v["gamma"].value)
     z = gamma + _arr(v["eta"].value) - _arr(v["xi"].value)
-    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z)
+    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha, gamma)
 
 
