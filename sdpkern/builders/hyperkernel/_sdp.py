@@ -2,15 +2,15 @@
 
 The SOCP forms' pieces are in :mod:`.cones`.
 
-The SDP forms (all but the L2-SVM's, below) write their LMI [[M(β), z], [zᵀ, t₁]] ⪰ 0 after the
-congruence diag(T, 1) with T = M̄^{-1/2} (:func:`whitening`), M̄ the form's M at β uniform:
-[[T M(β) T, T z], [zᵀT, t₁]] ⪰ 0. T is invertible, so the program is the same (its optimum, β,
-t₁ unchanged; the inner maximiser is x = T x̂), but its block is about I where the kernels'
-eigenvalues spanned 1e-6..1e1: SCS ended its 200 000 iterations at primal residuals 1e-6..0.8 on
-such status-sweep instances (m = 17-30; alignment, one-class, ν-regression) and certifies them
-in 100-600 after it. The L2-SVM's LMI keeps T = I: whitened, its single-kernel limit (H(β) = H̄,
-the block exactly I) was certified by neither Clarabel nor SCS at tol 1e-10 (both are without
-it), where T mixes the slacks η of z = η + 1 that the orthant keeps apart.
+The SDP forms write their LMI [[M(β), z], [zᵀ, t₁]] ⪰ 0 after the congruence diag(T, 1) with
+T = M̄^{-1/2} (:func:`whitening`), M̄ the form's M at β uniform: [[T M(β) T, T z], [zᵀT, t₁]] ⪰ 0.
+T is invertible, so the program is the same (its optimum, β, t₁ unchanged; the inner maximiser
+is x = T x̂), but its block is about I where the kernels' eigenvalues spanned 1e-6..1e1: SCS
+ended its 200 000 iterations at primal residuals 1e-6..0.8 on such status-sweep instances (m =
+17-30; alignment, L2-SVM, one-class, ν-regression) and certifies them in 100-1 000 after it.
+Their regulariser is written by :func:`hyper_norm` (the weight inside the cone): with the weight
+on t₂ in the objective, whitening had made the L2-SVM's single-kernel limit at λ_Q = 1e-6 fail
+on both backends at tol 1e-10.
 """
 
 from __future__ import annotations
@@ -30,6 +30,18 @@ def whitening(M_ref: Array) -> Array:
     lam, V = np.linalg.eigh((M_ref + M_ref.T) / 2)
     lam = np.maximum(lam, _WHITENING_FLOOR * max(float(lam[-1]), 1e-300))
     return np.asarray((V / np.sqrt(lam)) @ V.T, dtype=np.float64)
+
+
+def hyper_norm(L: Array, beta: cp.Variable, weight: cp.Expression, t2: cp.Variable) -> cp.Constraint:
+    """weight·‖Lᵀβ‖ ≤ t₂: the hyperkernel regulariser (λ_Q/2)‖Lᵀβ‖ of 002 eqs. 3.8-3.12 with its weight inside the cone.
+
+    The objective then holds t₂ itself, with coefficient 1. Written as ‖Lᵀβ‖ ≤ t₂ with the weight
+    on t₂ in the objective, t₂ was all but free at small λ_Q (weight 5e-7 on the status sweep's
+    L2-SVM sonar m = 24, λ_Q = 1.6e-5) and SCS ended 200 000 iterations at primal residual 6e-3;
+    with the weight inside it certifies that instance in 650 (the same program: t₂ is the
+    regulariser's value at the optimum either way).
+    """
+    return cp.norm(weight * (L.T @ beta), 2) <= t2
 
 
 def _combination(stack: Array, beta: cp.Variable, T: Array | None = None) -> cp.Expression:

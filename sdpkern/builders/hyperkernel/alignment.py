@@ -118,13 +118,13 @@ def _alignment_sdp(
         K = K + ridge_par * (T @ T)
     # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
     target_s = cp.Parameter(m, name="target_s")
-    lq_s = cp.Parameter(nonneg=True, name="lq_s")
+    lq_root = cp.Parameter(nonneg=True, name="lq_root")  # √(λ_Q/(2s²)): t2 = (λ_Q/(2s²))‖Lᵀβ‖²
     cons: dict[str, Any] = {
         "lmi": _lmi_of(K, target_s, t1, T),
-        "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
+        "hyper_norm": cp.sum_squares(lq_root * (B.L.T @ beta)) <= t2,  # the weight inside, see _sdp.hyper_norm
         "scale": cp.sum(beta) == 1,
     }
-    prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
+    prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
     variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
     recover = _recover_alignment_sdp
     trials = trial_points(kernels, B.L)
@@ -132,9 +132,9 @@ def _alignment_sdp(
     def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
         s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
-        return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
+        return {"target_s": target / s, "lq_root": float(np.sqrt(values["lambda_Q"] / 2)) / s}, s**2
 
-    data["rescale"] = Rescale({"target_s": target_s, "lq_s": lq_s}, compute_sdp)
+    data["rescale"] = Rescale({"target_s": target_s, "lq_root": lq_root}, compute_sdp)
     return prob, variables, cons, recover
 
 

@@ -63,7 +63,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
 from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _lmi_of, whitening
+from ._sdp import _combination, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_points
@@ -124,8 +124,9 @@ def csvm(
         G_stack = kernels * np.outer(y_pm, y_pm)
         T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
         lmi = _lmi(G_stack, z, t1, beta, T)
-        cons = {"lmi": lmi, "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2, "scale": cp.sum(beta) == 1}
-        obj = 0.5 * t1 + C_par * cp.sum(xi) + lq_par / 2 * t2  # (C'/m)·1ᵀξ with C' = C·m
+        # t2 stands for (λ_Q/2)‖Lᵀβ‖ (the weight inside the cone, see _sdp.hyper_norm)
+        cons = {"lmi": lmi, "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2), "scale": cp.sum(beta) == 1}
+        obj = 0.5 * t1 + C_par * cp.sum(xi) + t2  # (C'/m)·1ᵀξ with C' = C·m
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp

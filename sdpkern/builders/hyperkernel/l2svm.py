@@ -12,7 +12,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_ridge, _model, _num, _problem, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .scaling import Rescale, l2svm_optimum, scale_of, trial_points
 
@@ -84,16 +84,19 @@ def l2svm(
         eta_v = cp.Variable(m, nonneg=True, name="eta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         # H(β) = Σβ_l Y K_l Y + y yᵀ + λm I: the 1 1ᵀ term of (3.10) is outside the sum because 1ᵀβ = 1
-        H = _combination(kernels * np.outer(y_pm, y_pm), beta) + np.outer(y_pm, y_pm) + ridge * np.eye(m)
+        # after the congruence diag(T, 1) (see ._sdp), T from H at β uniform and the build's ridge
+        yy = np.outer(y_pm, y_pm)
+        T = data["lmi_congruence"] = whitening((kernels * yy).mean(axis=0) + yy + _num(ridge.value) * np.eye(m))
+        H = _combination(kernels * yy, beta, T) + T @ yy @ T + ridge * (T @ T)
         # scaled as the SOCP: η/s, t₁/s² (the LMI by the congruence diag(I, 1/s)), objective / s²;
         # unscaled, SCS took 167 300 iterations on a status-sweep instance (m = 23), scaled 7 000
         scaled_sdp = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(H, eta_v + scaled_sdp["inv_s"], t1),
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "lmi": _lmi_of(H, eta_v + scaled_sdp["inv_s"], t1, T),
+            "hyper_norm": hyper_norm(B.L, beta, scaled_sdp["mu"], t2),  # t2 = (λ_Q/(2s²))‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        prob = cp.Problem(cp.Minimize(0.5 * t1 + scaled_sdp["mu"] * t2), list(cons.values()))
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
         variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
         recover = _recover_l2svm_sdp
         data["rescale"] = Rescale(scaled_sdp, compute)
@@ -140,7 +143,8 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
     m = y.shape[0]
     H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + _num(problem.parameters["ridge"].value) * np.eye(m)
     s = float(problem.data["alpha_scale"])  # solved in η/s (see l2svm): α = H†(η + 1) = s·H†(η/s + 1/s)
-    alpha = s * _inner_argmax(problem.constraints["lmi"], H, _arr(problem.variables["eta"].value) + 1.0 / s)
+    z = _arr(problem.variables["eta"].value) + 1.0 / s
+    alpha = s * _inner_argmax(problem.constraints["lmi"], H, z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))  # f = K(α∘y) + yᵀα
 
 

@@ -14,7 +14,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc
-from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .scaling import Rescale, nusvr_optimum, scale_of, trial_points
 
@@ -165,10 +165,10 @@ def _sdp(B: HyperkernelBasis, kernels: Any, y_arr: Any, c: float, params: _Param
     cons: dict[str, Any] = {
         "lmi": _lmi_of(K, z_bot, t1, T),
         "range": z_top + z_bot == 0,
-        "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+        "hyper_norm": hyper_norm(B.L, beta, w["w_t2"], t2),  # t2 = (λ_Q/(2σ))‖Lᵀβ‖
         "scale": cp.sum(beta) == c,
     }
-    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + w["w_t2"] * t2
+    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
     variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
     trials = trial_points(kernels, B.L, c)

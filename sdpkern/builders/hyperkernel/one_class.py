@@ -14,7 +14,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc
-from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 
 __all__ = ["one_class"]
@@ -73,10 +73,10 @@ def one_class(
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         cons: dict[str, Any] = {
             "lmi": _lmi_of(_combination(kernels, beta, T), gamma + eta_v - xi, t1, T),
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2),  # t2 = (λ_Q/2)‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        obj = nu_par * (0.5 * t1 - gamma) + cp.sum(xi) / m + lq_par / 2 * t2
+        obj = nu_par * (0.5 * t1 - gamma) + cp.sum(xi) / m + t2
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_one_class_sdp
