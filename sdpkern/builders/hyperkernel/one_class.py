@@ -16,6 +16,7 @@ from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
+from .scaling import Rescale, one_class_fit, scale_of, trial_points
 
 __all__ = ["one_class"]
 
@@ -34,7 +35,10 @@ def one_class(
 
     SDP: min ν(½t₁ − γ) + (1/m)1ᵀξ + (λ_Q/2)t₂ over η, ξ, β ≥ 0, γ free, ‖Lᵀβ‖ ≤ t₂,
     1ᵀβ = 1, [[K(β), z], [zᵀ, t₁]] ⪰ 0, z = γ1 + η − ξ.
-    SOCP: max τ over 1ᵀα = 1, 0 ≤ να ≤ 1/m, ‖u‖ ≤ 1, (ν/2)‖R_lᵀZᵀα‖² ≤ (λ_Q/2)(Lu)_l − τ.
+    SOCP: max τ over 1ᵀα = 1, 0 ≤ να ≤ 1/m, ‖u‖ ≤ 1, (ν/2)‖R_lᵀZᵀα‖² ≤ (λ_Q/2)(Lu)_l − τ,
+    solved scaled (:mod:`.scaling`): in t = τ/σ with the cones divided by σ, the smaller bound
+    (the fixed-kernel fit, libsvm's ``OneClassSVM``, plus (λ_Q/2)‖Lᵀβ‖) at the trial points; the
+    cones' multipliers are β unchanged and the multiplier of 1ᵀα = 1 is 1/σ times the unscaled one.
 
     The novelty score is g(x) = Σ_j α_j k(x, x_j) − ρ with ρ = γ; on the training points it is
     η − ξ (002 Example 13): positive inside the support, negative for the outliers.
@@ -81,12 +85,16 @@ def one_class(
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_one_class_sdp
     else:
+        # scaled (:mod:`.scaling`): t = τ/σ, cones and objective divided by σ, the bound (the
+        # fixed-kernel fit plus the regulariser) at the trial points; α keeps its units (1ᵀα = 1)
         alpha = cp.Variable(m, nonneg=True, name="alpha")
         u = cp.Variable(B.L.shape[1], name="u")
         tau = cp.Variable(name="tau")
+        scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("quad", "mu")}  # ν/σ, μ/σ
         cones = socp_cones(
-            alpha, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=nu_par
-        )
+            alpha, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data,
+            scale=scaled["quad"],
+        )  # fmt: skip
         cons = {
             "box": nu_par * alpha <= 1.0 / m,
             "normalise": cp.sum(alpha) == 1,
@@ -96,7 +104,16 @@ def one_class(
         prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
         variables = {"alpha": alpha, "u": u, "tau": tau}
         recover = _recover_one_class_socp
-    return _problem(
+        trials = trial_points(kernels, B.L)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            mu = values["lambda_Q"] / 2
+            sigma = scale_of(min(one_class_fit(K, values["nu"]) + mu * r for K, r in trials)) ** 2
+            data["sigma"] = sigma
+            return {"quad": values["nu"] / sigma, "mu": mu / sigma}, sigma
+
+        data["rescale"] = Rescale(scaled, compute)
+    problem = _problem(
         prob,
         "hyperkernel one-class SVM",
         "002 eq. (3.11)",
@@ -107,6 +124,8 @@ def one_class(
         recover,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 def _recover_one_class_sdp(problem: KernelProblem) -> Model:
@@ -125,5 +144,6 @@ def _recover_one_class_socp(problem: KernelProblem) -> Model:
     alpha = _arr(problem.variables["alpha"].value)
     beta = cone_beta(problem)
     nu = _num(problem.parameters["nu"].value)
-    rho = -_num(problem.constraints["normalise"].dual_value) / nu
+    # solved divided by σ (see one_class): the multiplier of 1ᵀα = 1 is 1/σ times the unscaled one
+    rho = -float(problem.data["sigma"]) * _num(problem.constraints["normalise"].dual_value) / nu
     return _model(B, beta, alpha, alpha, rho)

@@ -42,7 +42,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import nnls
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC, NuSVR
+from sklearn.svm import SVC, NuSVC, NuSVR, OneClassSVM
 
 from ._common import Array
 
@@ -52,6 +52,8 @@ __all__ = [
     "trial_points",
     "svc_optimum",
     "nusvr_optimum",
+    "nusvc_fit",
+    "one_class_fit",
     "l2svm_optimum",
     "alignment_optimum",
     "scale_of",
@@ -125,6 +127,43 @@ def nusvr_optimum(K: Array, y: Array, C: float, nu: float) -> float:
     d = np.zeros(y.shape[0])
     d[svr.support_] = svr.dual_coef_.ravel()
     return float(abs(y @ d) - 0.5 * d @ K @ d)
+
+
+def nusvc_fit(K: Array, y: Array, nu: float) -> float:
+    """min ½αᵀG α over yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m (the ν-SVM dual, 002 eq. 3.9 / A.13 at fixed β).
+
+    libsvm's ``NuSVC`` solves this problem and returns α/r (r the margin ρ) scaled by m; since
+    1ᵀα = ν at the optimum, r = ν·m / Σ abs(dual_coef_). Without a positive margin (r not finite)
+    the fit is taken as 0: the scale then follows the regulariser alone.
+    """
+    svc = NuSVC(kernel="precomputed", nu=nu, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a capped or degenerate libsvm run is an estimate only
+        svc.fit(K, y)
+    c = np.zeros(y.shape[0])
+    c[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    total = float(c.sum())
+    if not np.isfinite(total) or total <= 0:
+        return 0.0
+    alpha = (nu / total) * c  # r·c/m with r = ν·m/Σc
+    yc = y * alpha
+    value = 0.5 * float(yc @ K @ yc)
+    return value if np.isfinite(value) else 0.0
+
+
+def one_class_fit(K: Array, nu: float) -> float:
+    """(ν/2)·min αᵀKα over 1ᵀα = 1, 0 ≤ να ≤ 1/m (the one-class dual, 002 eq. 3.11 times ν, at fixed β);
+    libsvm's ``OneClassSVM`` solves it with α' = νm·α."""
+    oc = OneClassSVM(kernel="precomputed", nu=nu, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # as in nusvc_fit
+        oc.fit(K)
+    c = np.zeros(K.shape[0])
+    c[oc.support_] = oc.dual_coef_.ravel()
+    if not c.sum() > 0:
+        return 0.0
+    alpha = c / c.sum()
+    return 0.5 * nu * float(alpha @ K @ alpha)
 
 
 def l2svm_optimum(G: Array, y: Array, ridge: float) -> float:
