@@ -272,3 +272,16 @@ def test_nusvm_socp_is_scaled_where_its_optimum_is_tiny() -> None:
     qp.solve(solver="CLARABEL", tol_gap_abs=1e-14, tol_gap_rel=1e-12, tol_feas=1e-12)
     saddle = kw["lambda_Q"] / 2 * np.linalg.norm(B.L.T @ ref.beta) - qp.value
     assert saddle == pytest.approx(ref.objective, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", ["nusvm", "one_class"])
+def test_scale_estimate_survives_a_degenerate_libsvm_fit_at_nu_one(name: str) -> None:
+    """At ν = 1 libsvm's margin is 0 and scikit-learn's NuSVC / OneClassSVM raise on the non-finite
+    dual (status sweep: sonar m = 26 ν-SVM, heart m = 28 one-class); the estimate falls back to
+    the bound at a feasible α, and both backends certify the problem at the same optimum (1e-6)."""
+    X, y = keel("sonar", 26, 872547495)
+    kw = {"nu": 1.0 if name == "one_class" else 2 * min((y == y.max()).sum(), (y != y.max()).sum()) / 26,
+          "lambda_Q": 1.04e-06}  # fmt: skip
+    ref = build(name, X, y, **kw).solve("clarabel", recovery=False)
+    scs = build(name, X, y, **kw).solve("scs", recovery=False)
+    assert scs.objective == pytest.approx(ref.objective, rel=1e-6, abs=1e-9)

@@ -137,9 +137,16 @@ def nusvc_fit(K: Array, y: Array, nu: float) -> float:
     the fit is taken as 0: the scale then follows the regulariser alone.
     """
     svc = NuSVC(kernel="precomputed", nu=nu, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a capped or degenerate libsvm run is an estimate only
-        svc.fit(K, y)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a capped or degenerate libsvm run is an estimate only
+            svc.fit(K, y)
+    except ValueError:
+        # libsvm's margin r = 0 (measured at ν ≥ 0.9 on status-sweep instances): scikit-learn
+        # refuses the non-finite α/r; bound the fit at the feasible α_i = ν/(2m_±) instead
+        counts = np.where(y > 0, np.sum(y > 0), np.sum(y <= 0)).astype(float)
+        yc = y * nu / (2.0 * counts)
+        return 0.5 * float(yc @ K @ yc)
     c = np.zeros(y.shape[0])
     c[svc.support_] = np.abs(svc.dual_coef_.ravel())
     total = float(c.sum())
@@ -155,9 +162,13 @@ def one_class_fit(K: Array, nu: float) -> float:
     """(ν/2)·min αᵀKα over 1ᵀα = 1, 0 ≤ να ≤ 1/m (the one-class dual, 002 eq. 3.11 times ν, at fixed β);
     libsvm's ``OneClassSVM`` solves it with α' = νm·α."""
     oc = OneClassSVM(kernel="precomputed", nu=nu, tol=1e-3, max_iter=_ESTIMATE_MAX_ITER)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # as in nusvc_fit
-        oc.fit(K)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # as in nusvc_fit
+            oc.fit(K)
+    except ValueError:
+        # degenerate libsvm run (as in nusvc_fit, at ν = 1): bound the fit at the feasible α = 1/m
+        return 0.5 * nu * float(K.mean())
     c = np.zeros(K.shape[0])
     c[oc.support_] = oc.dual_coef_.ravel()
     if not c.sum() > 0:
