@@ -2,7 +2,8 @@
 
 The SOCP forms' pieces are in :mod:`.cones`.
 
-The SDP forms write their LMI [[M(β), z], [zᵀ, t₁]] ⪰ 0 after the congruence diag(T, 1) with
+The SDP forms (not the C-SVM's: see its ``_lmi``) write their LMI [[M(β), z], [zᵀ, t₁]] ⪰ 0
+after the congruence diag(T, 1) with
 T = M̄^{-1/2} (:func:`whitening`), M̄ the form's M at β uniform: [[T M(β) T, T z], [zᵀT, t₁]] ⪰ 0.
 T is invertible, so the program is the same (its optimum, β, t₁ unchanged; the inner maximiser
 is x = T x̂), but its block is about I where the kernels' eigenvalues spanned 1e-6..1e1: SCS

@@ -63,7 +63,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
 from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _lmi_of, hyper_norm, whitening
+from ._sdp import _combination, _lmi_of, hyper_norm
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_points
@@ -71,9 +71,12 @@ from .scaling import Rescale, scale_of, svc_optimum, trial_points
 __all__ = ["csvm", "csvm_active_set"]
 
 
-def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable, T: Array) -> cp.Constraint:
-    """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack, after the congruence diag(T, 1)."""
-    return _lmi_of(_combination(G_stack, beta, T), z, t1, T)
+def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
+    """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack.
+
+    Not whitened (see ``_sdp``): with T = Ḡ^{-1/2}, SCS failed on 7 of 36 status-sweep C-SVM SDPs
+    (mostly C ≥ 1e4, where T spreads the C-weighted ξ over every entry of z), against 1 without."""
+    return _lmi_of(_combination(G_stack, beta), z, t1)
 
 
 @_shared_doc
@@ -122,8 +125,7 @@ def csvm(
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         z = gamma * y_pm + 1.0 + eta_v - xi
         G_stack = kernels * np.outer(y_pm, y_pm)
-        T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
-        lmi = _lmi(G_stack, z, t1, beta, T)
+        lmi = _lmi(G_stack, z, t1, beta)
         # t2 stands for (λ_Q/2)‖Lᵀβ‖ (the weight inside the cone, see _sdp.hyper_norm)
         cons = {"lmi": lmi, "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2), "scale": cp.sum(beta) == 1}
         obj = 0.5 * t1 + C_par * cp.sum(xi) + t2  # (C'/m)·1ᵀξ with C' = C·m
@@ -186,7 +188,7 @@ def _recover_csvm_sdp(problem: KernelProblem) -> Model:
     m = y.shape[0]
     beta = np.clip(np.asarray(problem.variables["beta"].value, dtype=float), 0.0, None)
     Lam = problem.constraints["lmi"].dual_value
-    alpha = problem.data["lmi_congruence"] @ (-Lam[:m, m] / Lam[m, m])  # the LMI after diag(T, 1): α = T α̂
+    alpha = -Lam[:m, m] / Lam[m, m]
     offset = float(np.asarray(problem.variables["gamma"].value, dtype=float).ravel()[0])
     K = B.learned_kernel(beta)
     coef = alpha * y
