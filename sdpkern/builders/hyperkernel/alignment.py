@@ -15,9 +15,9 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Array, Form, _arr, _check_ridge, _num, _problem, _setup, _shared_doc, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, whitening
 from .cones import SharedFactor, _socp_kernel_cones, cone_beta, shared_factor
-from .scaling import Rescale, alignment_optimum, scale_of
+from .scaling import Rescale, alignment_optimum, scale_of, trial_points
 
 __all__ = ["alignment"]
 
@@ -39,9 +39,10 @@ def alignment(
     SOCP (derived): ½yᵀ(K + εI)†y = max_α yᵀα − ½αᵀKα − (ε/2)‖α‖², and the squared regulariser's
     conjugate gives max yᵀα − (ε/2)‖α‖² − (λ_Q/2)‖u‖² + τ over ½‖R_lᵀZᵀα‖² ≤ λ_Q(Lu)_l − τ (u free),
     solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)yᵀa −
-    (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with s² = ½yᵀ(K̄ + εI)†y
-    at the mean basis kernel K̄; every term is the SOCP's divided by s², so the cones' multipliers
-    are β unchanged and α = s·a. With ε = 0, α is restricted to the range of Σ_l K_l (the
+    (ε/2)‖a‖² − (λ_Q/(2s²))‖u‖² + t over ½‖R_lᵀZᵀa‖² ≤ (λ_Q/s²)(Lu)_l − t, with s² the smaller
+    bound ½yᵀ(K + εI)†y + (λ_Q/2)‖Lᵀβ‖² at the trial points (:func:`.scaling.trial_points`); every
+    term is the SOCP's divided by s², so the cones' multipliers are β unchanged and α = s·a.
+    With ε = 0, α is restricted to the range of Σ_l K_l (the
     Moore-Penrose reading the thesis gives in A.2), and y is first projected there in both forms.
 
     Parameters
@@ -109,28 +110,31 @@ def _alignment_sdp(
     m = kernels.shape[1]
     beta = cp.Variable(B.size, nonneg=True, name="beta")
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-    K = _combination(kernels, beta)
+    # after the congruence diag(T, 1) (see ._sdp), T from K(β) + εI at β uniform and the build's ε
+    ridge0 = 0.0 if ridge_par is None else _num(ridge_par.value)
+    T = data["lmi_congruence"] = whitening(kernels.mean(axis=0) + ridge0 * np.eye(m))
+    K = _combination(kernels, beta, T)
     if ridge_par is not None:
-        K = K + ridge_par * np.eye(m)
+        K = K + ridge_par * (T @ T)
     # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
     target_s = cp.Parameter(m, name="target_s")
-    lq_s = cp.Parameter(nonneg=True, name="lq_s")
+    lq_root = cp.Parameter(nonneg=True, name="lq_root")  # √(λ_Q/(2s²)): t2 = (λ_Q/(2s²))‖Lᵀβ‖²
     cons: dict[str, Any] = {
-        "lmi": _lmi_of(K, target_s, t1),
-        "hyper_norm": cp.sum_squares(B.L.T @ beta) <= t2,
+        "lmi": _lmi_of(K, target_s, t1, T),
+        "hyper_norm": cp.sum_squares(lq_root * (B.L.T @ beta)) <= t2,  # the weight inside, see _sdp.hyper_norm
         "scale": cp.sum(beta) == 1,
     }
-    prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_s / 2 * t2), list(cons.values()))
+    prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
     variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
     recover = _recover_alignment_sdp
-    K_mean_sdp = kernels.mean(axis=0)
+    trials = trial_points(kernels, B.L)
 
     def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
-        s = scale_of(alignment_optimum(K_mean_sdp, target, values.get("ridge", 0.0)))
+        s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
-        return {"target_s": target / s, "lq_s": values["lambda_Q"] / s**2}, s**2
+        return {"target_s": target / s, "lq_root": float(np.sqrt(values["lambda_Q"] / 2)) / s}, s**2
 
-    data["rescale"] = Rescale({"target_s": target_s, "lq_s": lq_s}, compute_sdp)
+    data["rescale"] = Rescale({"target_s": target_s, "lq_root": lq_root}, compute_sdp)
     return prob, variables, cons, recover
 
 
@@ -159,15 +163,22 @@ def _alignment_socp(
     prob = cp.Problem(cp.Maximize(obj), cones)
     data["range_basis"] = Q
     recover = _recover_alignment_socp
-    K_mean = kernels.mean(axis=0)
+    trials = trial_points(kernels, B.L)
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-        s = scale_of(alignment_optimum(K_mean, target, values.get("ridge", 0.0)))
+        s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
         return {"inv_s": 1.0 / s, "lq": values["lambda_Q"] / s**2}, s**2
 
     data["rescale"] = Rescale(scaled, compute)
     return prob, variables, cons, recover
+
+
+def _estimate(trials: list[tuple[Array, float]], target: Array, values: dict[str, float]) -> float:
+    """The optimum's bound at the trial points (:func:`.scaling.trial_points`): ½targetᵀ(K + εI)†target
+    plus the squared regulariser (λ_Q/2)‖Lᵀβ‖² there, the smaller."""
+    ridge, lq = values.get("ridge", 0.0), values["lambda_Q"]
+    return min(alignment_optimum(K, target, ridge) + lq / 2 * r**2 for K, r in trials)
 
 
 def _target_in_range(Q: Array, y: Array, range_tol: float) -> Array:
@@ -207,7 +218,7 @@ def _recover_alignment_sdp(problem: KernelProblem) -> Model:
     ridge = problem.parameters.get("ridge")
     M = K if ridge is None else K + _num(ridge.value) * np.eye(K.shape[0])
     s = float(problem.data["alpha_scale"])  # the LMI holds target/s (see alignment)
-    alpha = s * _inner_argmax(problem.constraints["lmi"], M, problem.data["target"] / s)
+    alpha = s * _inner_argmax(problem.constraints["lmi"], M, problem.data["target"] / s, problem.data["lmi_congruence"])
     return Model(alpha=alpha, beta=beta, kernel_matrix=K)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from ...errors import ParameterError
@@ -37,7 +38,11 @@ def shared_factor(kernels: Array, factor_tol: float = 1e-10) -> SharedFactor:
 
     Directions of K_Σ = Σ_l K_l with eigenvalue at or below ``factor_tol``·λ_max(K_Σ) are
     dropped from Z, and, per term, eigenvalues of M_l at or below ``factor_tol``·λ_max(M_l) from
-    R_l. With the default 1e-10 this is exact to rounding (002 eqs. 3.8-3.13 and their SOCP duals,
+    R_l. When no direction is dropped, Z = I and R_l is the pivoted Cholesky factor of K_l itself
+    (pivots at or below ``factor_tol``·max diag(K_l) dropped): the same cones with sparser,
+    triangular rows, on which Clarabel certifies restricted problems it stalled on with the dense
+    eigenvector factors (see the comment in the code). With the default 1e-10 this is exact to
+    rounding (002 eqs. 3.8-3.13 and their SOCP duals,
     Appendix A.2). A larger ``factor_tol`` is an approximation of the SOCP only: each cone uses
     P K_l P (P the projector on the kept eigenvectors of K_Σ) in place of K_l, so the optimum moves
     by about ``factor_tol``·λ_max(K_Σ)·‖y∘α‖² per cone; the SDP form never uses this factor.
@@ -54,6 +59,14 @@ def shared_factor(kernels: Array, factor_tol: float = 1e-10) -> SharedFactor:
     K_sum = kernels.sum(axis=0)
     lam, V = np.linalg.eigh((K_sum + K_sum.T) / 2)
     keep = lam > factor_tol * lam[-1]
+    if keep.all():
+        # Nothing to cut: Z = I and per term a pivoted Cholesky factor (triangular up to the pivot
+        # order, half the nonzeros of an eigenvector factor). With the dense factors V√Λ (or the
+        # composite R_lᵀZᵀ) Clarabel stalled at a 2e-7 gap, step length 0, on every restricted
+        # C-SVM with two or more cones tried on the demo's data (`make demo`'s recovery line);
+        # with these it certifies them in 19-20 iterations.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return SharedFactor(Z=np.eye(K_sum.shape[0]), R=[_pivoted_cholesky(K, factor_tol) for K in kernels])
     Z = V[:, keep] * np.sqrt(lam[keep])
     Zpinv = V[:, keep].T / np.sqrt(lam[keep])[:, None]  # Z⁺ (rows orthonormal directions, rescaled)
     R: list[Array] = []
@@ -66,6 +79,17 @@ def shared_factor(kernels: Array, factor_tol: float = 1e-10) -> SharedFactor:
             k = mu > factor_tol * max(mu[-1], 1e-300)
             R.append(W[:, k] * np.sqrt(mu[k]))
     return SharedFactor(Z=Z, R=R)
+
+
+def _pivoted_cholesky(K: Array, factor_tol: float) -> Array:
+    """R with K ≈ R Rᵀ: LAPACK's pivoted Cholesky (dpstrf), stopped at pivots ≤ factor_tol·max diag(K)
+    (a PSD K of lower rank gets fewer columns), rows put back in K's order."""
+    c, piv, rank, info = lapack.dpstrf((K + K.T) / 2, lower=1, tol=factor_tol * max(float(np.max(np.diag(K))), 1e-300))
+    if info < 0:
+        raise ValueError(f"dpstrf failed (info {info})")  # an argument error: a bug, not data
+    R = np.empty((K.shape[0], max(int(rank), 1)))
+    R[piv - 1] = np.tril(c)[:, : R.shape[1]]
+    return R
 
 
 def _socp_kernel_cones(
@@ -88,7 +112,9 @@ def _socp_kernel_cones(
     to make Clarabel stall at a 1e-7 gap (status AlmostSolved) on m = 30-40 instances that
     it solves to optimality without the extra variable.
     """
-    w = factor.Z.T @ v
+    m, r = factor.Z.shape
+    # Z = I (full rank, see shared_factor): no product, the cones act on v itself
+    w = v if m == r and np.array_equal(factor.Z, np.eye(m)) else factor.Z.T @ v
     Lu = L @ u
     index = range(len(factor.R)) if terms is None else terms
     out: list[cp.Constraint] = []

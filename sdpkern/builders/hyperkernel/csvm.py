@@ -36,8 +36,9 @@ with objective and cones divided by s²:
     s.t. 0 ≤ a ≤ C/s, yᵀa = 0, ‖u‖ ≤ 1,
          ½ ‖R_lᵀ Zᵀ(y∘a)‖² ≤ (μ/s²) (L u)_l − t      for every basis term l,
 
-with s² the C-SVM dual optimum at a fixed kernel (:func:`.scaling.trial_kernels`; an estimate of the optimum, so that
-t and the objective are O(1)). Its optimum is the SOCP's divided by s². Its Lagrangian is the
+with s² the C-SVM dual optimum plus (λ_Q/2)‖Lᵀβ‖ at a fixed β (:func:`.scaling.trial_points`;
+an estimate of the optimum, so that t and the objective are O(1)). Its optimum is the SOCP's
+divided by s². Its Lagrangian is the
 SOCP's divided by s²: with the cone constraints c_l(α, u, τ) = s²·ĉ_l(a, u, t) and the balance
 yᵀα = s·yᵀa, the multipliers are β̂_l = β_l (unchanged) and ν̂ = ν/s, so β is read off the
 scaled cones as it is, b = −ν = −s·ν̂ and α = s·a. The user's C and λ_Q stay the problem's
@@ -63,16 +64,19 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
 from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _socp_problem, _validate_xy
-from ._sdp import _combination, _lmi_of
+from ._sdp import _combination, _lmi_of, hyper_norm
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, GenerationRoute, cone_generation
-from .scaling import Rescale, scale_of, svc_optimum, trial_kernels
+from .scaling import Rescale, scale_of, svc_optimum, trial_points
 
 __all__ = ["csvm", "csvm_active_set"]
 
 
 def _lmi(G_stack: Array, z: cp.Expression, t1: cp.Variable, beta: cp.Variable) -> cp.Constraint:
-    """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack."""
+    """[[Σ_l β_l G_l, z], [zᵀ, t₁]] ⪰ 0 with the G_l given as an (p, m, m) stack.
+
+    Not whitened (see ``_sdp``): with T = Ḡ^{-1/2}, SCS failed on 7 of 36 status-sweep C-SVM SDPs
+    (mostly C ≥ 1e4, where T spreads the C-weighted ξ over every entry of z), against 1 without."""
     return _lmi_of(_combination(G_stack, beta), z, t1)
 
 
@@ -128,9 +132,10 @@ def csvm(
         z = gamma * y_pm + 1.0 + eta_v - xi
         G_stack = kernels * np.outer(y_pm, y_pm)
         lmi = _lmi(G_stack, z, t1, beta)
-        cons = {"lmi": lmi, "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2, "scale": cp.sum(beta) == 1}
+        # t2 stands for (λ_Q/2)‖Lᵀβ‖ (the weight inside the cone, see _sdp.hyper_norm)
+        cons = {"lmi": lmi, "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2), "scale": cp.sum(beta) == 1}
         loss = cp.sum(xi) if w is None else w @ xi
-        obj = 0.5 * t1 + C_par * loss + lq_par / 2 * t2  # (C'/m)·1ᵀξ with C' = C·m
+        obj = 0.5 * t1 + C_par * loss + t2  # (C'/m)·1ᵀξ with C' = C·m
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
         recover = _recover_csvm_sdp
@@ -163,10 +168,11 @@ def csvm(
             return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
 
         recover = _recover_csvm_socp
-        trials = trial_kernels(kernels)
+        trials = trial_points(kernels, B.L)
 
         def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            s = scale_of(min(svc_optimum(K, y_pm, values["C"], w) for K in trials))
+            mu = values["lambda_Q"] / 2  # the optimum's bound at a trial point: its fit + μ‖Lᵀβ‖
+            s = scale_of(min(svc_optimum(K, y_pm, values["C"], w) + mu * r for K, r in trials))
             data["alpha_scale"] = s
             return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 

@@ -27,10 +27,10 @@ from ._common import (
     _socp_problem,
     _validate_xy,
 )
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .generation import GenerationRoute
-from .scaling import Rescale, l2svm_optimum, scale_of, trial_kernels
+from .scaling import Rescale, l2svm_optimum, scale_of, trial_points
 
 __all__ = ["l2svm"]
 
@@ -50,7 +50,7 @@ def l2svm(
 
     The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by s², max (1/s)1ᵀa −
     ½(yᵀa)² − (λm/2)‖a‖² + t s.t. a ≥ 0, ‖u‖ ≤ 1, ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2s²))(Lu)_l − t, with s²
-    the optimum at a fixed kernel (:func:`.scaling.trial_kernels`, an NNLS). Every term of the
+    the optimum's bound at a fixed β (:func:`.scaling.trial_points`: an NNLS plus (λ_Q/2)‖Lᵀβ‖). Every term of the
     objective and every cone is the SOCP's divided by s², so the Lagrangian is too: the cones'
     multipliers are β unchanged, and α = s·a.
 
@@ -94,12 +94,14 @@ def l2svm(
     data["derived_parameters"] = {"C": _ridge_of_C}
     data["ridge_weights"] = inv_w
     # both forms are solved scaled (module docstring): s² the optimum at the trial kernels
-    trials = [K * np.outer(y_pm, y_pm) for K in trial_kernels(kernels)]
+    trials = [(K * np.outer(y_pm, y_pm), r) for K, r in trial_points(kernels, B.L)]
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-        # the optimum at fixed kernels over the points of positive weight (the others have α_i = 0)
+        # the optimum at fixed kernels over the points of positive weight (the others have α_i = 0),
+        # plus the regulariser's bound at the trial point: its fit + μ‖Lᵀβ‖
+        mu = values["lambda_Q"] / 2
         ridges = values["ridge"] * (1.0 if inv_w is None else inv_w[pos])
-        s = scale_of(min(l2svm_optimum(G[np.ix_(pos, pos)], y_pm[pos], ridges) for G in trials))
+        s = scale_of(min(l2svm_optimum(G[np.ix_(pos, pos)], y_pm[pos], ridges) + mu * r for G, r in trials))
         data["alpha_scale"] = s
         return {"inv_s": 1.0 / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
@@ -108,16 +110,20 @@ def l2svm(
         eta_v = cp.Variable(m, nonneg=True, name="eta")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         # H(β) = Σβ_l Y K_l Y + y yᵀ + λm I: the 1 1ᵀ term of (3.10) is outside the sum because 1ᵀβ = 1
-        H = _combination(kernels * np.outer(y_pm, y_pm), beta) + np.outer(y_pm, y_pm) + ridge * _ridge_matrix(inv_w, m)
+        # after the congruence diag(T, 1) (see ._sdp), T from H at β uniform and the build's ridge
+        yy = np.outer(y_pm, y_pm)
+        R = _ridge_matrix(inv_w, m)
+        T = data["lmi_congruence"] = whitening((kernels * yy).mean(axis=0) + yy + _num(ridge.value) * R)
+        H = _combination(kernels * yy, beta, T) + T @ yy @ T + ridge * (T @ R @ T)
         # scaled as the SOCP: η/s, t₁/s² (the LMI by the congruence diag(I, 1/s)), objective / s²;
         # unscaled, SCS took 167 300 iterations on a status-sweep instance (m = 23), scaled 7 000
         scaled_sdp = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(H, eta_v + scaled_sdp["inv_s"], t1),
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "lmi": _lmi_of(H, eta_v + scaled_sdp["inv_s"], t1, T),
+            "hyper_norm": hyper_norm(B.L, beta, scaled_sdp["mu"], t2),  # t2 = (λ_Q/(2s²))‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        prob = cp.Problem(cp.Minimize(0.5 * t1 + scaled_sdp["mu"] * t2), list(cons.values()))
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
         variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
         recover = _recover_l2svm_sdp
         data["rescale"] = Rescale(scaled_sdp, compute)
@@ -204,7 +210,8 @@ def _recover_l2svm_sdp(problem: KernelProblem) -> Model:
     ridge = _num(problem.parameters["ridge"].value) * _ridge_matrix(problem.data.get("ridge_weights"), m)
     H = (B.learned_kernel(beta) + 1.0) * np.outer(y, y) + ridge
     s = float(problem.data["alpha_scale"])  # solved in η/s (see l2svm): α = H†(η + 1) = s·H†(η/s + 1/s)
-    alpha = s * _inner_argmax(problem.constraints["lmi"], H, _arr(problem.variables["eta"].value) + 1.0 / s)
+    z = _arr(problem.variables["eta"].value) + 1.0 / s
+    alpha = s * _inner_argmax(problem.constraints["lmi"], H, z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha * y, -float(y @ alpha))  # f = K(α∘y) + yᵀα
 
 

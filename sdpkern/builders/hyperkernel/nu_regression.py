@@ -15,10 +15,10 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .generation import GenerationRoute
-from .scaling import Rescale, nusvr_optimum, scale_of, trial_kernels
+from .scaling import Rescale, nusvr_optimum, scale_of, trial_points
 
 __all__ = ["nu_regression"]
 
@@ -45,7 +45,9 @@ def nu_regression(
     strictly feasible way z_top + z_bot = 0, [[Cm·K(β), z_bot], [z_botᵀ, t₁]] ⪰ 0, and solved as
     [[K(β), z_bot], [z_botᵀ, t₁']] ⪰ 0 with t₁' = Cm·t₁ (a congruence; the objective's ½t₁ is
     (1/(2Cm))·t₁'), so that the LMI does not carry the factor Cm; its objective is divided by
-    the same estimate σ of the optimum as the SOCP's (below; ``Solution.objective`` is unscaled).
+    the same estimate σ of the optimum as the SOCP's (below; ``Solution.objective`` is unscaled),
+    and it is solved in γ, χ, η, ξ and y divided by s and t₁' by s² (the congruence diag(I, 1/s)),
+    s² = Cm·(the fit part of that estimate), so that t₁'/s² ≈ 2; the recovery multiplies back.
     SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
@@ -55,9 +57,10 @@ def nu_regression(
     1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a direction that changes
     nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t, divided by σ: max (s/σ)(y/c)ᵀd̂
     + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1, (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤
-    (λ_Q/(2σ))(Lu)_l − t, where σ is the optimum at a fixed kernel (:func:`.scaling.trial_kernels`,
-    libsvm's ``NuSVR``) and s² = σ/(Cm), so that t, the cones and the objective are O(1). The cones
-    are the SOCP's divided by σ, so their multipliers are unchanged (β = c·β̂); the balance and tube
+    (λ_Q/(2σ))(Lu)_l − t, where σ bounds the optimum at a fixed β (:func:`.scaling.trial_points`,
+    libsvm's ``NuSVR`` plus the regulariser there) and s² = σ/(Cm), so that t, the cones and the
+    objective are O(1). The cones are the SOCP's divided by σ, so their multipliers are unchanged
+    (β = c·β̂); the balance and tube
     constraints are divided by s in d̂ and the objective by σ, so their multipliers are (σ/s)·ν̂ (×c
     for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is −(1ᵀa − 1ᵀa*) = 0), ε =
     c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and positive parts. Checked against the
@@ -148,9 +151,16 @@ def _sdp(
     # in its range, z_top = −z_bot; then zᵀF†z = z_botᵀK†z_bot. Writing that equality out
     # and keeping the (m+1)-LMI on z_bot is the same program, and strictly feasible (the
     # printed form stalled Clarabel at "optimal_inaccurate" on m = 30 instances).
-    K = _combination(kernels, beta)
-    z_top = -y_arr - gamma + eta_v[:m] - xi[:m] - chi
-    z_bot = y_arr + gamma + eta_v[m:] - xi[m:] - chi
+    # after the congruence diag(T, 1) (see ._sdp), T from K(β) at β uniform on 1ᵀβ = c
+    T = data["lmi_congruence"] = whitening(c * kernels.mean(axis=0))
+    K = _combination(kernels, beta, T)
+    # Solved in γ, χ, η, ξ divided by s and t1 by s² (the congruence diag(I, 1/s) of the LMI), with
+    # y/s a parameter: z/s = y/s + γ/s + ..., so the LMI is [[K(β), z_bot/s], [z_botᵀ/s, t1/s²]] ⪰ 0.
+    # s² = Cm·F (F the fit part of the estimate below) makes t1/s² ≈ 2: unscaled t1 was ~130 on a
+    # C = 10, m = 20 instance and Clarabel's "optimal" answer was 7e-7 off the optimum, its β 3e-3.
+    y_s = cp.Parameter(m, name="y_s")
+    z_top = -y_s - gamma + eta_v[:m] - xi[:m] - chi
+    z_bot = y_s + gamma + eta_v[m:] - xi[m:] - chi
     # The LMI on Cm·K(β) is written by the congruence diag(I/√(Cm), √(Cm)) as
     # [[K(β), z_bot], [z_botᵀ, Cm·t₁]] ⪰ 0 with t1 standing for Cm·t₁ and ½t₁ = (1/(2Cm))·t1: the same
     # program, but its LMI does not carry the factor Cm (up to 1e8), at which Clarabel stopped at
@@ -160,30 +170,39 @@ def _sdp(
     # relative: unscaled, the objective is ~1e-4 at large C and an answer 1 % off passed as optimal.
     w = {name: cp.Parameter(nonneg=True, name=name) for name in ("w_t1", "w_chi", "w_xi", "w_t2")}
     cons: dict[str, Any] = {
-        "lmi": _lmi_of(K, z_bot, t1),
+        "lmi": _lmi_of(K, z_bot, t1, T),
         "range": z_top + z_bot == 0,
-        "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+        "hyper_norm": hyper_norm(B.L, beta, w["w_t2"], t2),  # t2 = (λ_Q/(2σ))‖Lᵀβ‖
         "scale": cp.sum(beta) == c,
     }
-    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + w["w_t2"] * t2
+    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
     variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
-    trials = trial_kernels(kernels, c)
+    trials = trial_points(kernels, B.L, c)
 
-    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+    def compute(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
         Cm = values["C"] * m
-        sigma = scale_of(_fit(trials, y_arr, values) / Cm) ** 2  # ½t₁ + ... ≈ σ
-        weights = {"w_t1": 0.5 / (Cm * sigma), "w_chi": values["nu"] / sigma, "w_xi": 1.0 / (m * sigma),
-                   "w_t2": values["lambda_Q"] / 2 / sigma}  # fmt: skip
+        fit, total = _estimate(trials, y_arr, values, c, parts=True)
+        sigma = scale_of(total) ** 2  # ½t₁ + ... ≈ σ
+        s = scale_of(Cm * fit)  # t1/s² ≈ 2 (t1 ≈ 2Cm·fit)
+        data["alpha_scale"] = s
+        weights = {"w_t1": 0.5 * s**2 / (Cm * sigma), "w_chi": values["nu"] * s / sigma, "w_xi": s / (m * sigma),
+                   "w_t2": values["lambda_Q"] / 2 / sigma, "y_s": y_arr / s}  # fmt: skip
         return weights, sigma
 
+    w["y_s"] = y_s
     data["rescale"] = Rescale(w, compute)
     return prob, variables, cons
 
 
-def _fit(trials: list[Any], y_arr: Any, values: dict[str, float]) -> float:
-    """The ν-SVR dual optimum at the trial kernels (:func:`.scaling.trial_kernels`), the smaller."""
-    return min(nusvr_optimum(K, y_arr, values["C"], values["nu"]) for K in trials)
+def _estimate(trials: list[Any], y_arr: Any, values: dict[str, float], c: float, parts: bool = False) -> Any:
+    """The optimum of the SDP form's objective (eq. 3.12 / Cm) bounded at the trial points
+    (:func:`.scaling.trial_points`, β = c·β̂): the ν-SVR dual optimum / Cm plus c·(λ_Q/2)‖Lᵀβ̂‖, the
+    smaller; with ``parts``, (its fit term, the bound)."""
+    Cm, mu = values["C"] * y_arr.shape[0], values["lambda_Q"] / 2
+    fits = [(nusvr_optimum(K, y_arr, values["C"], values["nu"]) / Cm, c * mu * r) for K, r in trials]
+    fit, reg = min(fits, key=sum)
+    return (fit, fit + reg) if parts else fit + reg
 
 
 def _socp(
@@ -217,11 +236,11 @@ def _socp(
         )
         return prob, {"d": d, "u": u, "tau": tau}, cons
 
-    trials = trial_kernels(kernels, c)  # K(β) at fixed β on 1ᵀβ = c
+    trials = trial_points(kernels, B.L, c)  # K(β) at fixed β on 1ᵀβ = c
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
         Cm, mu = values["C"] * m, values["lambda_Q"] / 2
-        sigma = scale_of(_fit(trials, y_arr, values) / (c * Cm)) ** 2
+        sigma = scale_of(_estimate(trials, y_arr, values, c) / c) ** 2
         s_ = float(np.sqrt(sigma / Cm))  # Cm·s²·‖R_lᵀZᵀd̂‖² ≈ σ with d̂ O(1)
         data["alpha_scale"], data["sigma"] = s_, sigma
         scaled_values = {"lin": s_ / sigma, "box": 1.0 / (m * s_), "tube": values["nu"] / s_,
@@ -240,11 +259,12 @@ def _recover_regression_sdp(problem: KernelProblem) -> Model:
     m = B.X.shape[0]
     beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
     v = problem.variables
+    s = float(problem.data["alpha_scale"])  # γ, χ, η, ξ solved divided by s (see _sdp)
     gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
-    z_bot = problem.data["y"] + gamma + _arr(v["eta"].value)[m:] - _arr(v["xi"].value)[m:] - chi
-    # the LMI is on K(β) (see _sdp): K(β)·(α* − α) = z_bot, i.e. CmK(a* − a) = z_bot
-    coef = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z_bot)
-    return _model(B, beta, coef, coef, gamma, epsilon=chi)
+    z_bot = problem.data["y"] / s + gamma + _arr(v["eta"].value)[m:] - _arr(v["xi"].value)[m:] - chi
+    # the LMI is on K(β) (see _sdp): K(β)·(α* − α) = z_bot, i.e. CmK(a* − a) = z_bot (here z_bot/s)
+    coef = s * _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z_bot, problem.data["lmi_congruence"])
+    return _model(B, beta, coef, coef, s * gamma, epsilon=s * chi)
 
 
 def _recover_regression_socp(problem: KernelProblem) -> Model:

@@ -13,9 +13,10 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .generation import GenerationRoute
+from .scaling import Rescale, nusvc_fit, scale_of, trial_points
 
 __all__ = ["nusvm"]
 
@@ -32,6 +33,12 @@ def nusvm(
     ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1, [[G(β), z], [zᵀ, t₁]] ⪰ 0 with z = γy + χ1 + η − ξ.
     SOCP (derived, see the module docstring): max τ over yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m,
     ‖u‖ ≤ 1 and ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ. Both have the same optimum.
+
+    The SOCP is solved scaled (:mod:`.scaling`): in a = α/s and t = τ/s², divided by σ = s²,
+    max t over yᵀa = 0, 1ᵀa ≥ ν/s, 0 ≤ a ≤ 1/(ms), ‖u‖ ≤ 1, ½‖R_lᵀZᵀ(y∘a)‖² ≤ (λ_Q/(2σ))(Lu)_l − t,
+    with σ the smaller bound (the fixed-kernel ν-SVM fit, libsvm's ``NuSVC``, plus (λ_Q/2)‖Lᵀβ‖)
+    at the trial points (:func:`.scaling.trial_points`). The cones' multipliers are β unchanged;
+    the balance and margin multipliers are 1/s times the unscaled ones, and α = s·a.
 
     Parameters
     ----------
@@ -80,39 +87,56 @@ def nusvm(
         xi = cp.Variable(m, nonneg=True, name="xi")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         z = gamma * y_pm + chi + eta_v - xi
+        G_stack = kernels * np.outer(y_pm, y_pm)
+        T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(_combination(kernels * np.outer(y_pm, y_pm), beta), z, t1),
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
+            "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2),  # t2 = (λ_Q/2)‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        obj = 0.5 * t1 - nu_par * chi + cp.sum(xi) / m + lq_par / 2 * t2
+        obj = 0.5 * t1 - nu_par * chi + cp.sum(xi) / m + t2
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
     else:
+        # scaled (:mod:`.scaling`): a = α/s, t = τ/s², cones and objective divided by σ = s², with σ the
+        # bound (the fixed-kernel ν-SVM fit plus the regulariser) at the trial points; at ν = 0.02,
+        # λ_Q = 5e-6 (status sweep, heart m = 34) the optimum is 3e-7 and Clarabel's absolute gap test
+        # let two "optimal" answers differ by 12 %
+        scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("box", "margin", "mu")}  # 1/(ms), ν/s, μ/σ
 
         def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
             alpha = cp.Variable(m, nonneg=True, name="alpha")
             u = cp.Variable(B.L.shape[1], name="u")
             tau = cp.Variable(name="tau")
             cones = socp_cones(
-                cp.multiply(y_pm, alpha), kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol,
+                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
                 data=data,
             )  # fmt: skip
             cons = {
-                "box": alpha <= 1.0 / m,
+                "box": alpha <= scaled["box"],
                 "balance": y_pm @ alpha == 0,
-                "margin": cp.sum(alpha) >= nu_par,
+                "margin": cp.sum(alpha) >= scaled["margin"],
                 "ball": cp.norm(u, 2) <= 1,
                 "kernel_cones": cones,
             }
             prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
             return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
 
+        trials = trial_points(kernels, B.L)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            mu = values["lambda_Q"] / 2
+            sigma = scale_of(min(nusvc_fit(K, y_pm, values["nu"]) + mu * r for K, r in trials)) ** 2
+            s = float(np.sqrt(sigma))
+            data["alpha_scale"] = s
+            return {"box": 1.0 / (m * s), "margin": values["nu"] / s, "mu": mu / sigma}, sigma
+
+        data["rescale"] = Rescale(scaled, compute)
         route = GenerationRoute(nusvm, (Xa, y_pm), {"factor_tol": factor_tol})
         params = {"nu": nu_par, "lambda_Q": lq_par}
         name, recover = "hyperkernel nu-SVM", _recover_nusvm_socp
         return _socp_problem(write, name, "002 eq. (3.9)", params, recover, data, terms, route)
-    return _problem(
+    problem = _problem(
         prob,
         "hyperkernel nu-SVM",
         "002 eq. (3.9)",
@@ -123,6 +147,8 @@ def nusvm(
         _recover_nusvm_sdp,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
@@ -131,14 +157,19 @@ def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
     v = problem.variables
     gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
     z = gamma * y + chi + _arr(v["eta"].value) - _arr(v["xi"].value)
-    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta) * np.outer(y, y), z)
+    G = B.learned_kernel(beta) * np.outer(y, y)
+    alpha = _inner_argmax(problem.constraints["lmi"], G, z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha * y, gamma, rho=chi)
 
 
 def _recover_nusvm_socp(problem: KernelProblem) -> Model:
-    """β from the cones; b = −(multiplier of yᵀα = 0), as for the C-SVM; ρ = multiplier of 1ᵀα ≥ ν."""
+    """β from the cones; b = −(multiplier of yᵀα = 0), as for the C-SVM; ρ = multiplier of 1ᵀα ≥ ν.
+
+    Solved scaled (a = α/s, divided by s²): the cones' multipliers are β unchanged, and the balance
+    and margin constraints, written in a, have multipliers 1/s times the unscaled ones."""
     B, y = problem.data["basis"], problem.data["y"]
-    alpha = _arr(problem.variables["alpha"].value)
+    s = float(problem.data["alpha_scale"])
+    alpha = s * _arr(problem.variables["alpha"].value)
     beta = cone_beta(problem)
-    offset = -_num(problem.constraints["balance"].dual_value)
-    return _model(B, beta, alpha, alpha * y, offset, rho=_num(problem.constraints["margin"].dual_value))
+    offset = -s * _num(problem.constraints["balance"].dual_value)
+    return _model(B, beta, alpha, alpha * y, offset, rho=s * _num(problem.constraints["margin"].dual_value))

@@ -14,9 +14,10 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
-from ._sdp import _combination, _inner_argmax, _lmi_of
+from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, socp_cones
 from .generation import GenerationRoute
+from .scaling import Rescale, one_class_fit, scale_of, trial_points
 
 __all__ = ["one_class"]
 
@@ -35,7 +36,10 @@ def one_class(
 
     SDP: min ν(½t₁ − γ) + (1/m)1ᵀξ + (λ_Q/2)t₂ over η, ξ, β ≥ 0, γ free, ‖Lᵀβ‖ ≤ t₂,
     1ᵀβ = 1, [[K(β), z], [zᵀ, t₁]] ⪰ 0, z = γ1 + η − ξ.
-    SOCP: max τ over 1ᵀα = 1, 0 ≤ να ≤ 1/m, ‖u‖ ≤ 1, (ν/2)‖R_lᵀZᵀα‖² ≤ (λ_Q/2)(Lu)_l − τ.
+    SOCP: max τ over 1ᵀα = 1, 0 ≤ να ≤ 1/m, ‖u‖ ≤ 1, (ν/2)‖R_lᵀZᵀα‖² ≤ (λ_Q/2)(Lu)_l − τ,
+    solved scaled (:mod:`.scaling`): in t = τ/σ with the cones divided by σ, the smaller bound
+    (the fixed-kernel fit, libsvm's ``OneClassSVM``, plus (λ_Q/2)‖Lᵀβ‖) at the trial points; the
+    cones' multipliers are β unchanged and the multiplier of 1ᵀα = 1 is 1/σ times the unscaled one.
 
     The novelty score is g(x) = Σ_j α_j k(x, x_j) − ρ with ρ = γ; on the training points it is
     η − ξ (002 Example 13): positive inside the support, negative for the outliers.
@@ -66,28 +70,33 @@ def one_class(
     m = Xa.shape[0]
     B, kernels, lq_par, data = _setup(Xa, None, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"nu": _check_nu})
     if form == "sdp":
+        T = data["lmi_congruence"] = whitening(kernels.mean(axis=0))  # see ._sdp
         beta = cp.Variable(B.size, nonneg=True, name="beta")
         gamma = cp.Variable(name="gamma")
         eta_v = cp.Variable(m, nonneg=True, name="eta")
         xi = cp.Variable(m, nonneg=True, name="xi")
         t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
         cons: dict[str, Any] = {
-            "lmi": _lmi_of(_combination(kernels, beta), gamma + eta_v - xi, t1),
-            "hyper_norm": cp.norm(B.L.T @ beta, 2) <= t2,
+            "lmi": _lmi_of(_combination(kernels, beta, T), gamma + eta_v - xi, t1, T),
+            "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2),  # t2 = (λ_Q/2)‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        obj = nu_par * (0.5 * t1 - gamma) + cp.sum(xi) / m + lq_par / 2 * t2
+        obj = nu_par * (0.5 * t1 - gamma) + cp.sum(xi) / m + t2
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
     else:
+        # scaled (:mod:`.scaling`): t = τ/σ, cones and objective divided by σ, the bound (the
+        # fixed-kernel fit plus the regulariser) at the trial points; α keeps its units (1ᵀα = 1)
+        scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("quad", "mu")}  # ν/σ, μ/σ
 
         def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
             alpha = cp.Variable(m, nonneg=True, name="alpha")
             u = cp.Variable(B.L.shape[1], name="u")
             tau = cp.Variable(name="tau")
             cones = socp_cones(
-                alpha, kernels, B.L, lq_par / 2, tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=nu_par
-            )
+                alpha, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data,
+                scale=scaled["quad"],
+            )  # fmt: skip
             cons = {
                 "box": nu_par * alpha <= 1.0 / m,
                 "normalise": cp.sum(alpha) == 1,
@@ -97,11 +106,20 @@ def one_class(
             prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
             return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
 
+        trials = trial_points(kernels, B.L)
+
+        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            mu = values["lambda_Q"] / 2
+            sigma = scale_of(min(one_class_fit(K, values["nu"]) + mu * r for K, r in trials)) ** 2
+            data["sigma"] = sigma
+            return {"quad": values["nu"] / sigma, "mu": mu / sigma}, sigma
+
+        data["rescale"] = Rescale(scaled, compute)
         route = GenerationRoute(one_class, (Xa,), {"factor_tol": factor_tol})
         params = {"nu": nu_par, "lambda_Q": lq_par}
         name = "hyperkernel one-class SVM"
         return _socp_problem(write, name, "002 eq. (3.11)", params, _recover_one_class_socp, data, terms, route)
-    return _problem(
+    problem = _problem(
         prob,
         "hyperkernel one-class SVM",
         "002 eq. (3.11)",
@@ -112,6 +130,8 @@ def one_class(
         _recover_one_class_sdp,
         data,
     )
+    problem._rescale()
+    return problem
 
 
 def _recover_one_class_sdp(problem: KernelProblem) -> Model:
@@ -120,7 +140,7 @@ def _recover_one_class_sdp(problem: KernelProblem) -> Model:
     v = problem.variables
     gamma = _num(v["gamma"].value)
     z = gamma + _arr(v["eta"].value) - _arr(v["xi"].value)
-    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z)
+    alpha = _inner_argmax(problem.constraints["lmi"], B.learned_kernel(beta), z, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha, gamma)
 
 
@@ -130,5 +150,6 @@ def _recover_one_class_socp(problem: KernelProblem) -> Model:
     alpha = _arr(problem.variables["alpha"].value)
     beta = cone_beta(problem)
     nu = _num(problem.parameters["nu"].value)
-    rho = -_num(problem.constraints["normalise"].dual_value) / nu
+    # solved divided by σ (see one_class): the multiplier of 1ᵀα = 1 is 1/σ times the unscaled one
+    rho = -float(problem.data["sigma"]) * _num(problem.constraints["normalise"].dual_value) / nu
     return _model(B, beta, alpha, alpha, rho)
