@@ -6,11 +6,19 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from sdpkern.builders.cpd_svm import cpd_data, hinge_dual, hinge_primal, squared_hinge, squared_hinge_beta_zero
+from sdpkern.builders.cpd_svm import (
+    CPDProblemData,
+    cpd_data,
+    hinge_dual,
+    hinge_primal,
+    squared_hinge,
+    squared_hinge_beta_zero,
+)
 from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate
 from sdpkern.native.cpd_newton import CPDPrimalSVM
+from sdpkern.problem import ProblemData
 
 
 def _data(n=60, d=2, seed=0, noise=0.5):
@@ -38,6 +46,19 @@ def test_problem_structure_and_dpp():
         kp.set(lam=-1.0)
     with pytest.raises(ParameterError, match="C"):
         kp.set(C=-1.0)
+
+
+def test_typed_inverse_data():
+    """problem.data is the family's typed ProblemData; dict-style access stays for one release."""
+    X, y = _data()
+    kp = hinge_dual(X, y, ThinPlate(2), C=5.0)
+    data = kp.data
+    assert isinstance(data, CPDProblemData) and isinstance(data, ProblemData)
+    assert data.cpd is data["cpd"] and np.array_equal(data.cpd.X, X)
+    assert data.objective_scale == 1.0 and set(data.parameter_checks) == {"lam"}
+    with pytest.raises(ParameterError, match="lam"):
+        kp.set(lam=0.0)  # the typed checks are the ones set() applies
+    assert kp.set(C=4.0).parameters["lam"].value == pytest.approx(0.125)  # derived: λ = 1/(2C)
 
 
 def test_C_is_scikit_learns_and_lam_is_deprecated():

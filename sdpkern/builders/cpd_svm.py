@@ -31,7 +31,7 @@ alike). The problems hold λ as a ``cvxpy.Parameter`` named ``"lam"``; ``problem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cvxpy as cp
@@ -43,9 +43,11 @@ from .._validation import DEPRECATED, as_matrix, as_sample_weight, binary_labels
 from ..errors import NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor, squared_hinge_objective
-from ..problem import KernelProblem, Model
+from ..problem import KernelProblem, Model, ProblemData
 
-__all__ = ["CPDData", "cpd_data", "squared_hinge", "squared_hinge_beta_zero", "hinge_dual", "hinge_primal"]
+__all__ = [
+    "CPDData", "CPDProblemData", "cpd_data", "squared_hinge", "squared_hinge_beta_zero", "hinge_dual", "hinge_primal",
+]
 
 Array = NDArray[np.float64]
 _OWNER = "sdpkern.builders.cpd_svm"
@@ -138,9 +140,24 @@ def _lam_of_C(C: Any) -> dict[str, float]:
     return {"lam": 1.0 / (2.0 * check_positive(C, "C"))}
 
 
-def _data(D: CPDData) -> dict[str, Any]:
-    checks = {"lam": lambda v: check_positive(v, "lam")}
-    return {"cpd": D, "parameter_checks": checks, "derived_parameters": {"C": _lam_of_C}}
+@dataclass
+class CPDProblemData(ProblemData):
+    """The c.p.d. builders' inverse data (``KernelProblem.data``), typed; dict-style access stays
+    for one release (:class:`~sdpkern.problem.ProblemData`; ``None`` reads as absent).
+
+    Attributes
+    ----------
+    cpd : CPDData
+        The inputs, ±1 labels, Φ and the factors of P the recovery step reads (:func:`cpd_data`).
+    """
+
+    cpd: CPDData | None = None
+    parameter_checks: dict[str, Any] = field(default_factory=lambda: {"lam": lambda v: check_positive(v, "lam")})
+    derived_parameters: dict[str, Any] = field(default_factory=lambda: {"C": _lam_of_C})
+
+
+def _data(D: CPDData) -> CPDProblemData:
+    return CPDProblemData(cpd=D)
 
 
 def _model(
