@@ -419,6 +419,27 @@ def _halving_step(
     return None
 
 
+def _algorithm1_start(
+    Phi: Array, Q: Array, y: Array, lam: float, beta_zero: bool, update: Update, max_iter: int,
+    recursive_threshold: int, refactor_fraction: float, w: Array | None, counters: dict[str, int],
+) -> tuple[NDArray[np.intp], _WorkingSetSolver | _BetaZeroSolver]:
+    """Algorithm 1's lines 1-11 (000 Appendix B): the first violator set s, from the recursive
+    warm start on the first half when n exceeds ``recursive_threshold``, and the working-set solver."""
+    n = y.shape[0]
+    S = np.arange(n)
+    if n > recursive_threshold and not beta_zero:
+        n2 = n // 2
+        half = cpd_primal_svm(
+            Phi[:n2, :n2], Q[:n2], y[:n2], lam, update=update, max_iter=max_iter,
+            recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
+        )  # fmt: skip
+        S = np.flatnonzero(half.alpha != 0.0)
+    if not beta_zero:
+        return S, _WorkingSetSolver(Phi, Q, y, lam, update, refactor_fraction)
+    ws = _BetaZeroSolver(Phi, Q, y, lam, update, refactor_fraction, None if w is None else np.sqrt(w))
+    return (S if w is None else np.flatnonzero(w > 0)), ws
+
+
 def cpd_primal_svm(
     Phi: ArrayLike | GramOperator,
     Q: ArrayLike,
@@ -477,24 +498,9 @@ def cpd_primal_svm(
     w = None if w is None else np.asarray(w, dtype=np.float64)
     counters = {"n_refactor": 0, "n_updates": 0} if _counters is None else _counters
     k = Q.shape[1]
-
-    # lines 1-8: recursive warm start on the first half
-    S = np.arange(n)
-    if n > recursive_threshold and not beta_zero:
-        n2 = n // 2
-        half = cpd_primal_svm(
-            Phi[:n2, :n2], Q[:n2], y[:n2], lam, update=update, max_iter=max_iter,
-            recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
-        )  # fmt: skip
-        S = np.flatnonzero(half.alpha != 0.0)
-
-    ws: _WorkingSetSolver | _BetaZeroSolver
-    if beta_zero:
-        ws = _BetaZeroSolver(Phi, Q, y, lam, update, refactor_fraction, None if w is None else np.sqrt(w))
-        if w is not None:
-            S = np.flatnonzero(w > 0)
-    else:
-        ws = _WorkingSetSolver(Phi, Q, y, lam, update, refactor_fraction)
+    S, ws = _algorithm1_start(
+        Phi, Q, y, lam, beta_zero, update, max_iter, recursive_threshold, refactor_fraction, w, counters
+    )
 
     def kernel_part(alpha: Array) -> Array:
         """Φα, reading only the rows of Φ where α ≠ 0 (Φ is symmetric; rows are contiguous)."""

@@ -98,44 +98,7 @@ def nusvm(
         prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
         variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
     else:
-        # scaled (:mod:`.scaling`): a = α/s, t = τ/s², cones and objective divided by σ = s², with σ the
-        # bound (the fixed-kernel ν-SVM fit plus the regulariser) at the trial points; at ν = 0.02,
-        # λ_Q = 5e-6 (status sweep, heart m = 34) the optimum is 3e-7 and Clarabel's absolute gap test
-        # let two "optimal" answers differ by 12 %
-        scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("box", "margin", "mu")}  # 1/(ms), ν/s, μ/σ
-
-        def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
-            alpha = cp.Variable(m, nonneg=True, name="alpha")
-            u = cp.Variable(B.L.shape[1], name="u")
-            tau = cp.Variable(name="tau")
-            cones = socp_cones(
-                cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
-                data=data,
-            )  # fmt: skip
-            cons = {
-                "box": alpha <= scaled["box"],
-                "balance": y_pm @ alpha == 0,
-                "margin": cp.sum(alpha) >= scaled["margin"],
-                "ball": cp.norm(u, 2) <= 1,
-                "kernel_cones": cones,
-            }
-            prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
-            return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
-
-        trials = trial_points(kernels, B.L)
-
-        def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            mu = values["lambda_Q"] / 2
-            sigma = scale_of(min(nusvc_fit(K, y_pm, values["nu"]) + mu * r for K, r in trials)) ** 2
-            s = float(np.sqrt(sigma))
-            data["alpha_scale"] = s
-            return {"box": 1.0 / (m * s), "margin": values["nu"] / s, "mu": mu / sigma}, sigma
-
-        data["rescale"] = Rescale(scaled, compute)
-        route = GenerationRoute(nusvm, (Xa, y_pm), {"factor_tol": factor_tol})
-        params = {"nu": nu_par, "lambda_Q": lq_par}
-        name, recover = "hyperkernel nu-SVM", _recover_nusvm_socp
-        return _socp_problem(write, name, "002 eq. (3.9)", params, recover, data, terms, route)
+        return _socp(Xa, y_pm, B, kernels, nu_par, lq_par, data, terms, factor_tol)
     problem = _problem(
         prob,
         "hyperkernel nu-SVM",
@@ -149,6 +112,52 @@ def nusvm(
     )
     problem._rescale()
     return problem
+
+
+def _socp(
+    Xa: Any, y_pm: Any, B: Any, kernels: Any, nu_par: cp.Parameter, lq_par: cp.Parameter, data: Any, terms: Any,
+    factor_tol: float,
+) -> KernelProblem:
+    """The SOCP form of :func:`nusvm` (002 eq. 3.9's dual with one cone per basis term), scaled."""
+    m = Xa.shape[0]
+    # scaled (:mod:`.scaling`): a = α/s, t = τ/s², cones and objective divided by σ = s², with σ the
+    # bound (the fixed-kernel ν-SVM fit plus the regulariser) at the trial points; at ν = 0.02,
+    # λ_Q = 5e-6 (status sweep, heart m = 34) the optimum is 3e-7 and Clarabel's absolute gap test
+    # let two "optimal" answers differ by 12 %
+    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("box", "margin", "mu")}  # 1/(ms), ν/s, μ/σ
+
+    def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+        alpha = cp.Variable(m, nonneg=True, name="alpha")
+        u = cp.Variable(B.L.shape[1], name="u")
+        tau = cp.Variable(name="tau")
+        cones = socp_cones(
+            cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
+            data=data,
+        )  # fmt: skip
+        cons = {
+            "box": alpha <= scaled["box"],
+            "balance": y_pm @ alpha == 0,
+            "margin": cp.sum(alpha) >= scaled["margin"],
+            "ball": cp.norm(u, 2) <= 1,
+            "kernel_cones": cones,
+        }
+        prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])
+        return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
+
+    trials = trial_points(kernels, B.L)
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        mu = values["lambda_Q"] / 2
+        sigma = scale_of(min(nusvc_fit(K, y_pm, values["nu"]) + mu * r for K, r in trials)) ** 2
+        s = float(np.sqrt(sigma))
+        data["alpha_scale"] = s
+        return {"box": 1.0 / (m * s), "margin": values["nu"] / s, "mu": mu / sigma}, sigma
+
+    data["rescale"] = Rescale(scaled, compute)
+    route = GenerationRoute(nusvm, (Xa, y_pm), {"factor_tol": factor_tol})
+    params = {"nu": nu_par, "lambda_Q": lq_par}
+    name, recover = "hyperkernel nu-SVM", _recover_nusvm_socp
+    return _socp_problem(write, name, "002 eq. (3.9)", params, recover, data, terms, route)
 
 
 def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
