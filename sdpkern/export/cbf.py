@@ -26,6 +26,7 @@ import math
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -266,6 +267,28 @@ def read_cbf(path: str | os.PathLike[str]) -> ConicData:
     return parse_cbf(text, name=str(p))
 
 
+@dataclass
+class _Sections:
+    """What a CBF file's sections declare, before any index is checked."""
+
+    sense: str = "MIN"
+    powcones: list[list[float]] = field(default_factory=list)
+    var_cones: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, dim, line number)
+    con_cones: list[tuple[str, int, int]] = field(default_factory=list)
+    n_var: int = 0  # no VAR section: coefficients on scalar variables fail the range checks
+    n_con: int = 0
+    psdvar: list[int] = field(default_factory=list)
+    psdcon: list[int] = field(default_factory=list)
+    # every coordinate section starts empty: (integer indices, values, line numbers)
+    coords: dict[str, _Table] = field(
+        default_factory=lambda: {
+            key: (np.zeros((0, n), np.int64), np.zeros(0), np.zeros(0, np.int64)) for key, n in _COORD_INTS.items()
+        }
+    )
+    objb: float = 0.0
+    size_line: int = 1  # the last line that declared sizes (for the size-cap message)
+
+
 def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     """Parse CBF text into standard-form data.
 
@@ -289,38 +312,15 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
     no, (ver,) = L.ints(1, "the version")
     if ver not in (1, 2, 3):
         raise L.fail(no, f"CBF version {ver} is not supported (1 to 3 are)")
+    s = _read_sections(L)
+    _check_indices(s, L)
+    return _assemble(s, L, name)
 
-    sense = "MIN"
-    powcones: list[list[float]] = []
-    var_cones: list[tuple[str, int, int]] = []  # (kind, dim, lineno)
-    con_cones: list[tuple[str, int, int]] = []
-    n_var: int | None = None
-    n_con = 0
-    psdvar: list[int] = []
-    psdcon: list[int] = []
+
+def _read_sections(L: _Lines) -> _Sections:
+    """Read every keyword section after VER; each keyword at most once."""
+    s = _Sections()
     seen: set[str] = set()
-    # every coordinate section starts empty: (integer indices, values, line numbers)
-    coords = {key: (np.zeros((0, n), np.int64), np.zeros(0), np.zeros(0, np.int64)) for key, n in _COORD_INTS.items()}
-    objb = 0.0
-    size_line = 1  # the last line that declared sizes (for the size-cap message)
-
-    def cone_list(count_line: tuple[int, list[int]], what: str) -> tuple[int, list[tuple[str, int, int]]]:
-        no, (total, k) = count_line
-        if total < 0 or k < 0:
-            raise L.fail(no, f"{what}: negative size")
-        out = []
-        for _ in range(k):
-            cno, ctoks = L.next(f"a {what} cone")
-            if len(ctoks) != 2:
-                raise L.fail(cno, f"{what}: a cone line is 'NAME dim', got {' '.join(ctoks)!r}")
-            dim = _int(ctoks[1], cno, what, L)
-            if dim < 1:
-                raise L.fail(cno, f"{what}: cone dimension must be ≥ 1, got {dim}")
-            out.append((ctoks[0], dim, cno))
-        if sum(d for _, d, _ in out) != total:
-            raise L.fail(no, f"{what}: cone dimensions add up to {sum(d for _, d, _ in out)}, not {total}")
-        return total, out
-
     while not L.done():
         no, toks = L.next("a keyword")
         if len(toks) != 1 or toks[0] not in _KEYWORDS:
@@ -337,88 +337,101 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
             sno, stoks = L.next("the objective sense")
             if stoks not in (["MIN"], ["MAX"]):
                 raise L.fail(sno, f"OBJSENSE must be MIN or MAX, got {' '.join(stoks)!r}")
-            sense = stoks[0]
+            s.sense = stoks[0]
         elif key == "POWCONES":
-            pno, (k, total) = L.ints(2, "POWCONES sizes")
-            if k < 0 or total < 0 or total > 10**6:
-                raise L.fail(pno, "POWCONES: bad sizes")
-            for _ in range(k):
-                ano, (r,) = L.ints(1, "a power cone's number of weights")
-                if r < 1 or r > 10**6:
-                    raise L.fail(ano, "a power cone needs at least one weight")
-                alphas = []
-                for _ in range(r):
-                    wno, wt = L.next("a power cone weight")
-                    if len(wt) != 1:
-                        raise L.fail(wno, "a power cone weight is one number")
-                    alphas.append(_float(wt[0], wno, "a power cone weight", L))
-                powcones.append(alphas)
-            if sum(len(a) for a in powcones) != total:
-                raise L.fail(pno, "POWCONES: the weights do not add up to the stated total")
+            s.powcones = _read_powcones(L)
         elif key == "VAR":
-            n_var, var_cones = cone_list(L.ints(2, "VAR sizes"), "VAR")
-            size_line = max(size_line, no)
+            s.n_var, s.var_cones = _read_cone_list(L, "VAR")
+            s.size_line = max(s.size_line, no)
         elif key == "CON":
-            n_con, con_cones = cone_list(L.ints(2, "CON sizes"), "CON")
-            size_line = max(size_line, no)
+            s.n_con, s.con_cones = _read_cone_list(L, "CON")
+            s.size_line = max(s.size_line, no)
         elif key in ("PSDVAR", "PSDCON"):
-            kno, (k,) = L.ints(1, f"the number of {key} entries")
-            if k < 0:
-                raise L.fail(kno, f"{key}: negative count")
-            dims = []
-            for _ in range(k):
-                dno, (d,) = L.ints(1, f"a {key} dimension")
-                if d < 1 or d > 10**4:
-                    raise L.fail(dno, f"{key}: dimension must be in 1..10^4, got {d}")
-                dims.append(d)
-            size_line = max(size_line, no)
+            dims = _read_psd_dims(L, key)
+            s.size_line = max(s.size_line, no)
             if key == "PSDVAR":
-                psdvar = dims
+                s.psdvar = dims
             else:
-                psdcon = dims
+                s.psdcon = dims
         elif key == "OBJBCOORD":
             bno, bt = L.next("OBJBCOORD")
             if len(bt) != 1:
                 raise L.fail(bno, "OBJBCOORD is one number")
-            objb = _float(bt[0], bno, "OBJBCOORD", L)
+            s.objb = _float(bt[0], bno, "OBJBCOORD", L)
         else:
             cno, (nnz,) = L.ints(1, f"the number of {key} entries")
             if nnz < 0:
                 raise L.fail(cno, f"{key}: negative count")
-            coords[key] = L.table(nnz, _COORD_INTS[key], key)
+            s.coords[key] = L.table(nnz, _COORD_INTS[key], key)
+    return s
 
-    objacoord, objfcoord, acoord, bcoord, fcoord, hcoord, dcoord = (coords[key] for key in _COORD_INTS)
-    if n_var is None:
-        n_var = 0  # no VAR section: coefficients on scalar variables fail the range checks below
 
-    # ---- checks of indices (each reports the line of the first offending entry)
-    def check(
-        tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]], col: int, upper: int, what: str
-    ) -> None:
+def _read_cone_list(L: _Lines, what: str) -> tuple[int, list[tuple[str, int, int]]]:
+    """A VAR or CON section: 'total k', then k lines 'NAME dim' whose dims add up to total."""
+    no, (total, k) = L.ints(2, f"{what} sizes")
+    if total < 0 or k < 0:
+        raise L.fail(no, f"{what}: negative size")
+    out = []
+    for _ in range(k):
+        cno, ctoks = L.next(f"a {what} cone")
+        if len(ctoks) != 2:
+            raise L.fail(cno, f"{what}: a cone line is 'NAME dim', got {' '.join(ctoks)!r}")
+        dim = _int(ctoks[1], cno, what, L)
+        if dim < 1:
+            raise L.fail(cno, f"{what}: cone dimension must be ≥ 1, got {dim}")
+        out.append((ctoks[0], dim, cno))
+    if sum(d for _, d, _ in out) != total:
+        raise L.fail(no, f"{what}: cone dimensions add up to {sum(d for _, d, _ in out)}, not {total}")
+    return total, out
+
+
+def _read_powcones(L: _Lines) -> list[list[float]]:
+    """A POWCONES section: 'k total', then each cone's number of weights and the weights."""
+    pno, (k, total) = L.ints(2, "POWCONES sizes")
+    if k < 0 or total < 0 or total > 10**6:
+        raise L.fail(pno, "POWCONES: bad sizes")
+    powcones = []
+    for _ in range(k):
+        ano, (r,) = L.ints(1, "a power cone's number of weights")
+        if r < 1 or r > 10**6:
+            raise L.fail(ano, "a power cone needs at least one weight")
+        alphas = []
+        for _ in range(r):
+            wno, wt = L.next("a power cone weight")
+            if len(wt) != 1:
+                raise L.fail(wno, "a power cone weight is one number")
+            alphas.append(_float(wt[0], wno, "a power cone weight", L))
+        powcones.append(alphas)
+    if sum(len(a) for a in powcones) != total:
+        raise L.fail(pno, "POWCONES: the weights do not add up to the stated total")
+    return powcones
+
+
+def _read_psd_dims(L: _Lines, key: str) -> list[int]:
+    """A PSDVAR or PSDCON section: the count, then one matrix order per line."""
+    kno, (k,) = L.ints(1, f"the number of {key} entries")
+    if k < 0:
+        raise L.fail(kno, f"{key}: negative count")
+    dims = []
+    for _ in range(k):
+        dno, (d,) = L.ints(1, f"a {key} dimension")
+        if d < 1 or d > 10**4:
+            raise L.fail(dno, f"{key}: dimension must be in 1..10^4, got {d}")
+        dims.append(d)
+    return dims
+
+
+def _check_indices(s: _Sections, L: _Lines) -> None:
+    """Every index in range; each failure names the line of the first offending entry."""
+
+    def check(tab: _Table, col: int, upper: int, what: str) -> None:
         ints, _, nos = tab
         if ints.shape[0]:
             bad = (ints[:, col] < 0) | (ints[:, col] >= upper)
             if bad.any():
                 raise L.fail(int(nos[np.argmax(bad)]), f"{what} index out of range 0..{upper - 1}")
 
-    check(objacoord, 0, n_var, "OBJACOORD variable")
-    check(acoord, 0, n_con, "ACOORD row")
-    check(acoord, 1, n_var, "ACOORD variable")
-    check(bcoord, 0, n_con, "BCOORD row")
-    check(hcoord, 0, len(psdcon), "HCOORD PSD constraint")
-    check(hcoord, 1, n_var, "HCOORD variable")
-    check(dcoord, 0, len(psdcon), "DCOORD PSD constraint")
-    check(fcoord, 0, n_con, "FCOORD row")
-    check(fcoord, 1, len(psdvar), "FCOORD PSD variable")
-    check(objfcoord, 0, len(psdvar), "OBJFCOORD PSD variable")
-
-    def check_entry(
-        tab: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]],
-        which: int,
-        kcol: int,
-        dims: list[int],
-        what: str,
-    ) -> None:
+    def check_entry(tab: _Table, which: int, kcol: int, dims: list[int], what: str) -> None:
         ints, _, nos = tab
         if ints.shape[0] == 0:
             return
@@ -428,141 +441,84 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
         if bad.any():
             raise L.fail(int(nos[np.argmax(bad)]), f"{what}: matrix entry outside the matrix")
 
-    check_entry(hcoord, 0, 2, psdcon, "HCOORD")
-    check_entry(dcoord, 0, 1, psdcon, "DCOORD")
-    check_entry(fcoord, 1, 2, psdvar, "FCOORD")
-    check_entry(objfcoord, 0, 1, psdvar, "OBJFCOORD")
+    co = s.coords
+    check(co["OBJACOORD"], 0, s.n_var, "OBJACOORD variable")
+    check(co["ACOORD"], 0, s.n_con, "ACOORD row")
+    check(co["ACOORD"], 1, s.n_var, "ACOORD variable")
+    check(co["BCOORD"], 0, s.n_con, "BCOORD row")
+    check(co["HCOORD"], 0, len(s.psdcon), "HCOORD PSD constraint")
+    check(co["HCOORD"], 1, s.n_var, "HCOORD variable")
+    check(co["DCOORD"], 0, len(s.psdcon), "DCOORD PSD constraint")
+    check(co["FCOORD"], 0, s.n_con, "FCOORD row")
+    check(co["FCOORD"], 1, len(s.psdvar), "FCOORD PSD variable")
+    check(co["OBJFCOORD"], 0, len(s.psdvar), "OBJFCOORD PSD variable")
+    check_entry(co["HCOORD"], 0, 2, s.psdcon, "HCOORD")
+    check_entry(co["DCOORD"], 0, 1, s.psdcon, "DCOORD")
+    check_entry(co["FCOORD"], 1, 2, s.psdvar, "FCOORD")
+    check_entry(co["OBJFCOORD"], 0, 1, s.psdvar, "OBJFCOORD")
 
-    # ---- variables: scalar x, then each PSDVAR's lower triangle (column by column, unscaled).
-    pv_start = [n_var]
-    for d in psdvar:
+
+def _tri_index(d: NDArray[np.int64], k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Position of entry (k, l) in the column-by-column lower triangle of an order-d matrix."""
+    kk, ll = np.maximum(k, l), np.minimum(k, l)
+    return ll * d - ll * (ll - 1) // 2 + (kk - ll)
+
+
+def _f_weight(k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.float64]:
+    # ⟨F, X⟩ for symmetric F given by one triangle: an off-diagonal entry counts twice.
+    return np.where(k == l, 1.0, 2.0)
+
+
+_GroupList = list[tuple[sp.csr_matrix, NDArray[np.float64], object]]
+_KINDS = ("zero", "nonneg", "soc", "psd", "exp", "pow")
+
+
+def _assemble(s: _Sections, L: _Lines, name: str) -> ConicData:
+    """Standard form b − A x ∈ K: scalar x first, then each PSDVAR's lower triangle (unscaled)."""
+    pv_start = [s.n_var]
+    for d in s.psdvar:
         pv_start.append(pv_start[-1] + d * (d + 1) // 2)
     n_total = pv_start[-1]
-    n_psd_rows = sum(d * (d + 1) // 2 for d in psdcon)
-    if max(n_total, n_con + n_psd_rows) > _MAX_SIZE:
+    n_psd_rows = sum(d * (d + 1) // 2 for d in s.psdcon)
+    if max(n_total, s.n_con + n_psd_rows) > _MAX_SIZE:
         raise L.fail(
-            size_line,
-            f"the problem is implausibly large ({n_total} variables, {n_con + n_psd_rows} rows; "
+            s.size_line,
+            f"the problem is implausibly large ({n_total} variables, {s.n_con + n_psd_rows} rows; "
             f"this reader stops at {_MAX_SIZE})",
         )
+    starts = np.asarray(pv_start, dtype=np.int64)
+    psdvar = np.asarray(s.psdvar, dtype=np.int64)
+    co = s.coords
 
-    def tri_index(d: NDArray[np.int64], k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.int64]:
-        kk, ll = np.maximum(k, l), np.minimum(k, l)
-        return ll * d - ll * (ll - 1) // 2 + (kk - ll)
-
-    def f_weight(k: NDArray[np.int64], l: NDArray[np.int64]) -> NDArray[np.float64]:
-        # ⟨F, X⟩ for symmetric F given by one triangle: an off-diagonal entry counts twice.
-        return np.where(k == l, 1.0, 2.0)
-
-    # objective
     c = np.zeros(n_total)
-    np.add.at(c, objacoord[0][:, 0], objacoord[1])
-    if objfcoord[1].size:
-        j, k, l = objfcoord[0].T
-        dj = np.asarray(psdvar, dtype=np.int64)[j]
-        cols = np.asarray(pv_start, dtype=np.int64)[j] + tri_index(dj, k, l)
-        np.add.at(c, cols, objfcoord[1] * f_weight(k, l))
+    np.add.at(c, co["OBJACOORD"][0][:, 0], co["OBJACOORD"][1])
+    if co["OBJFCOORD"][1].size:
+        j, k, l = co["OBJFCOORD"][0].T
+        np.add.at(c, starts[j] + _tri_index(psdvar[j], k, l), co["OBJFCOORD"][1] * _f_weight(k, l))
 
-    # scalar rows g = A x + F(X) + b
-    rows_i = [acoord[0][:, 0]]
-    cols_i = [acoord[0][:, 1]]
-    vals_i = [acoord[1]]
-    if fcoord[1].size:
-        i, j, k, l = fcoord[0].T
-        dj = np.asarray(psdvar, dtype=np.int64)[j]
-        rows_i.append(i)
-        cols_i.append(np.asarray(pv_start, dtype=np.int64)[j] + tri_index(dj, k, l))
-        vals_i.append(fcoord[1] * f_weight(k, l))
-    G = sp.csr_matrix(
-        (np.concatenate(vals_i), (np.concatenate(rows_i), np.concatenate(cols_i))), shape=(n_con, n_total)
-    )
-    g0 = np.zeros(n_con)
-    np.add.at(g0, bcoord[0][:, 0], bcoord[1])
-
-    # Collect (kind, G rows, g0 rows) groups in standard order.
-    groups: dict[str, list[tuple[sp.csr_matrix, NDArray[np.float64], object]]] = {
-        "zero": [],
-        "nonneg": [],
-        "soc": [],
-        "psd": [],
-        "exp": [],
-        "pow": [],
-    }
-
-    def add_cone(kind: str, dim: int, Gr: sp.csr_matrix, gr: NDArray[np.float64], lineno: int) -> None:
-        if kind == "F":
-            return
-        if kind == "L=":
-            groups["zero"].append((Gr, gr, dim))
-        elif kind == "L+":
-            groups["nonneg"].append((Gr, gr, dim))
-        elif kind == "L-":
-            groups["nonneg"].append((-Gr, -gr, dim))
-        elif kind == "Q":
-            groups["soc"].append((Gr, gr, dim))
-        elif kind == "QR":
-            if dim < 2:
-                raise L.fail(lineno, "a QR cone needs dimension ≥ 2")
-            # 2·x1·x2 ≥ ‖z‖², x1, x2 ≥ 0  ⇔  (x1 + x2, x1 − x2, √2·z) ∈ SOC.
-            T = sp.lil_matrix((dim, dim))
-            T[0, 0] = T[0, 1] = T[1, 0] = 1.0
-            T[1, 1] = -1.0
-            for r in range(2, dim):
-                T[r, r] = math.sqrt(2.0)
-            T = sp.csr_matrix(T)
-            groups["soc"].append((sp.csr_matrix(T @ Gr), T @ gr, dim))
-        elif kind == "EXP":
-            if dim != 3:
-                raise L.fail(lineno, f"an EXP cone has dimension 3, got {dim}")
-            rev = [2, 1, 0]
-            groups["exp"].append((Gr[rev], gr[rev], 1))
-        elif kind.startswith("@") and kind.endswith(":POW"):
-            try:
-                idx = int(kind[1:-4])
-            except ValueError:
-                raise L.fail(lineno, f"bad power cone reference {kind!r}") from None
-            if not 0 <= idx < len(powcones):
-                raise L.fail(lineno, f"power cone {kind!r} refers to an undefined POWCONES entry")
-            alphas = powcones[idx]
-            if dim != 3 or len(alphas) != 2 or min(alphas) <= 0:
-                raise L.fail(lineno, "only 3-dimensional power cones with two positive weights are supported")
-            groups["pow"].append((Gr, gr, alphas[0] / (alphas[0] + alphas[1])))
-        else:
-            raise L.fail(lineno, f"unsupported cone {kind!r} (supported: F, L=, L+, L-, Q, QR, EXP, @k:POW)")
-
+    groups: dict[str, _GroupList] = {kind: [] for kind in _KINDS}
+    G, g0 = _scalar_rows(s, starts, n_total)
     row = 0
-    for kind, dim, lineno in con_cones:
-        add_cone(kind, dim, G[row : row + dim], g0[row : row + dim], lineno)
+    for kind, dim, lineno in s.con_cones:
+        _add_cone(groups, s.powcones, L, kind, dim, G[row : row + dim], g0[row : row + dim], lineno)
         row += dim
 
     def identity_rows(start: int, count: int) -> sp.csr_matrix:
         return sp.csr_matrix((np.ones(count), (np.arange(count), start + np.arange(count))), shape=(count, n_total))
 
     row = 0
-    for kind, dim, lineno in var_cones:
+    for kind, dim, lineno in s.var_cones:
         if kind != "F":
-            add_cone(kind, dim, identity_rows(row, dim), np.zeros(dim), lineno)
+            _add_cone(groups, s.powcones, L, kind, dim, identity_rows(row, dim), np.zeros(dim), lineno)
         row += dim
-    for jv, d in enumerate(psdvar):
+    for jv, d in enumerate(s.psdvar):
         size = d * (d + 1) // 2
         groups["psd"].append((identity_rows(pv_start[jv], size), np.zeros(size), d))
-    if psdcon:
-        hi, hj, hk, hl = hcoord[0].T
-        pdims = np.asarray(psdcon, dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(pdims * (pdims + 1) // 2)[:-1]]).astype(np.int64)
-        rows_h = starts[hi] + tri_index(pdims[hi], hk, hl)
-        n_h = int((pdims * (pdims + 1) // 2).sum())
-        H = sp.csr_matrix((hcoord[1], (rows_h, hj)), shape=(n_h, n_total))
-        h0 = np.zeros(n_h)
-        if dcoord[1].size:
-            di, dk, dl = dcoord[0].T
-            np.add.at(h0, starts[di] + tri_index(pdims[di], dk, dl), dcoord[1])
-        for ci, d in enumerate(psdcon):
-            kk = d * (d + 1) // 2
-            groups["psd"].append((H[starts[ci] : starts[ci] + kk], h0[starts[ci] : starts[ci] + kk], d))
+    if s.psdcon:
+        groups["psd"] += _psdcon_blocks(s, n_total)
 
-    blocks_G = [g for kind in ("zero", "nonneg", "soc", "psd", "exp", "pow") for g, _, _ in groups[kind]]
-    blocks_g = [v for kind in ("zero", "nonneg", "soc", "psd", "exp", "pow") for _, v, _ in groups[kind]]
+    blocks_G = [g for kind in _KINDS for g, _, _ in groups[kind]]
+    blocks_g = [v for kind in _KINDS for _, v, _ in groups[kind]]
     if blocks_G:
         Gall = sp.vstack(blocks_G, format="csr")
         gall = np.concatenate(blocks_g)
@@ -578,7 +534,98 @@ def parse_cbf(text: str, name: str = "<string>") -> ConicData:
         pow=tuple(float(a) for _, _, a in groups["pow"]),  # type: ignore[arg-type]
     )
     # g = G x + g0 ∈ K is b − A x ∈ K with A = −G, b = g0.
-    sign = -1 if sense == "MAX" else 1
+    sign = -1 if s.sense == "MAX" else 1
     return ConicData(
-        c=sign * c, A=-Gall, b=gall, cones=cones, offset=sign * objb, sign=sign, meta={"format": "cbf", "path": name}
+        c=sign * c, A=-Gall, b=gall, cones=cones, offset=sign * s.objb, sign=sign, meta={"format": "cbf", "path": name}
     )
+
+
+def _scalar_rows(s: _Sections, starts: NDArray[np.int64], n_total: int) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
+    """The CON rows g = A x + F(X) + b as (G, g0) over all scalar variables."""
+    acoord, fcoord, bcoord = s.coords["ACOORD"], s.coords["FCOORD"], s.coords["BCOORD"]
+    rows_i = [acoord[0][:, 0]]
+    cols_i = [acoord[0][:, 1]]
+    vals_i = [acoord[1]]
+    if fcoord[1].size:
+        i, j, k, l = fcoord[0].T
+        rows_i.append(i)
+        cols_i.append(starts[j] + _tri_index(np.asarray(s.psdvar, dtype=np.int64)[j], k, l))
+        vals_i.append(fcoord[1] * _f_weight(k, l))
+    G = sp.csr_matrix(
+        (np.concatenate(vals_i), (np.concatenate(rows_i), np.concatenate(cols_i))), shape=(s.n_con, n_total)
+    )
+    g0 = np.zeros(s.n_con)
+    np.add.at(g0, bcoord[0][:, 0], bcoord[1])
+    return G, g0
+
+
+def _psdcon_blocks(s: _Sections, n_total: int) -> _GroupList:
+    """One PSD group per PSDCON: G_i = Σⱼ xⱼ H_ij + D_i by its lower triangle."""
+    hcoord, dcoord = s.coords["HCOORD"], s.coords["DCOORD"]
+    hi, hj, hk, hl = hcoord[0].T
+    pdims = np.asarray(s.psdcon, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(pdims * (pdims + 1) // 2)[:-1]]).astype(np.int64)
+    rows_h = starts[hi] + _tri_index(pdims[hi], hk, hl)
+    n_h = int((pdims * (pdims + 1) // 2).sum())
+    H = sp.csr_matrix((hcoord[1], (rows_h, hj)), shape=(n_h, n_total))
+    h0 = np.zeros(n_h)
+    if dcoord[1].size:
+        di, dk, dl = dcoord[0].T
+        np.add.at(h0, starts[di] + _tri_index(pdims[di], dk, dl), dcoord[1])
+    out: _GroupList = []
+    for ci, d in enumerate(s.psdcon):
+        kk = d * (d + 1) // 2
+        out.append((H[starts[ci] : starts[ci] + kk], h0[starts[ci] : starts[ci] + kk], d))
+    return out
+
+
+def _add_cone(
+    groups: dict[str, _GroupList],
+    powcones: list[list[float]],
+    L: _Lines,
+    kind: str,
+    dim: int,
+    Gr: sp.csr_matrix,
+    gr: NDArray[np.float64],
+    lineno: int,
+) -> None:
+    """File the rows (Gr, gr) of one CBF cone under its standard-form kind (F adds nothing)."""
+    if kind == "F":
+        return
+    if kind == "L=":
+        groups["zero"].append((Gr, gr, dim))
+    elif kind == "L+":
+        groups["nonneg"].append((Gr, gr, dim))
+    elif kind == "L-":
+        groups["nonneg"].append((-Gr, -gr, dim))
+    elif kind == "Q":
+        groups["soc"].append((Gr, gr, dim))
+    elif kind == "QR":
+        if dim < 2:
+            raise L.fail(lineno, "a QR cone needs dimension ≥ 2")
+        # 2·x1·x2 ≥ ‖z‖², x1, x2 ≥ 0  ⇔  (x1 + x2, x1 − x2, √2·z) ∈ SOC.
+        T = sp.lil_matrix((dim, dim))
+        T[0, 0] = T[0, 1] = T[1, 0] = 1.0
+        T[1, 1] = -1.0
+        for r in range(2, dim):
+            T[r, r] = math.sqrt(2.0)
+        T = sp.csr_matrix(T)
+        groups["soc"].append((sp.csr_matrix(T @ Gr), T @ gr, dim))
+    elif kind == "EXP":
+        if dim != 3:
+            raise L.fail(lineno, f"an EXP cone has dimension 3, got {dim}")
+        rev = [2, 1, 0]
+        groups["exp"].append((Gr[rev], gr[rev], 1))
+    elif kind.startswith("@") and kind.endswith(":POW"):
+        try:
+            idx = int(kind[1:-4])
+        except ValueError:
+            raise L.fail(lineno, f"bad power cone reference {kind!r}") from None
+        if not 0 <= idx < len(powcones):
+            raise L.fail(lineno, f"power cone {kind!r} refers to an undefined POWCONES entry")
+        alphas = powcones[idx]
+        if dim != 3 or len(alphas) != 2 or min(alphas) <= 0:
+            raise L.fail(lineno, "only 3-dimensional power cones with two positive weights are supported")
+        groups["pow"].append((Gr, gr, alphas[0] / (alphas[0] + alphas[1])))
+    else:
+        raise L.fail(lineno, f"unsupported cone {kind!r} (supported: F, L=, L+, L-, Q, QR, EXP, @k:POW)")

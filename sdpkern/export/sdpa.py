@@ -25,9 +25,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -262,7 +261,9 @@ def _entries_fast(body: list[str]) -> tuple[NDArray[np.float64] | None, list[int
     return arr, nonempty
 
 
-def _entries_slow(body: list[str], first_line: int, fail: Any) -> tuple[NDArray[np.float64], list[int]]:
+def _entries_slow(
+    body: list[str], first_line: int, fail: Callable[[int, str], FormatError]
+) -> tuple[NDArray[np.float64], list[int]]:
     """Line by line, raising a FormatError that names the first bad line."""
     fields = [ln.split() for ln in body]
     nonempty = [idx for idx, f in enumerate(fields) if f]
@@ -278,18 +279,85 @@ def _entries_slow(body: list[str], first_line: int, fail: Any) -> tuple[NDArray[
     return arr, nonempty
 
 
+class _Tokens:
+    """SDPA's header tokens: they may span lines and carry punctuation ("{2, 3, -2}")."""
+
+    def __init__(self, lines: list[str], k: int, fail: Callable[[int, str], FormatError]) -> None:
+        self.lines, self.k, self.fail = lines, k, fail
+        self.toks: list[tuple[str, int]] = []
+
+    def need(self, count: int, what: str, *, strip_comment: bool = False) -> list[tuple[str, int]]:
+        """The next ``count`` tokens; with ``strip_comment`` text after "=" ("2 = mDIM") is skipped."""
+        out: list[tuple[str, int]] = []
+        while len(out) < count:
+            while not self.toks:
+                if self.k >= len(self.lines):
+                    raise self.fail(
+                        len(self.lines) + 1 if self.lines else 1, f"unexpected end of file while reading {what}"
+                    )
+                raw = self.lines[self.k]
+                if strip_comment:
+                    raw = raw.split("=")[0]
+                self.toks.extend((t, self.k + 1) for t in _PUNCT.sub(" ", raw).split())
+                self.k += 1
+            out.append(self.toks.pop(0))
+        return out
+
+    def as_int(self, tok: tuple[str, int], what: str) -> int:
+        try:
+            v = float(tok[0])
+        except ValueError:
+            raise self.fail(tok[1], f"{what} must be an integer, got {tok[0]!r}") from None
+        if not np.isfinite(v) or v != int(v):
+            raise self.fail(tok[1], f"{what} must be an integer, got {tok[0]!r}")
+        return int(v)
+
+    def as_float(self, tok: tuple[str, int], what: str) -> float:
+        try:
+            v = float(tok[0])
+        except ValueError:
+            raise self.fail(tok[1], f"{what} must be a number, got {tok[0]!r}") from None
+        if not np.isfinite(v):
+            raise self.fail(tok[1], f"{what} must be finite, got {tok[0]!r}")
+        return v
+
+
 def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     """Parse the text of an SDPA sparse file (see :func:`read_sdpa`)."""
     lines = text.splitlines()
-    offset = 0.0
-    sign = 1
-    entries: tuple[int, int] | None = None  # (stated count, its line) from "* sdpkern: entries N"
-    k = 0
 
     def fail(lineno: int, what: str) -> FormatError:
         return FormatError(f"{name}: line {lineno}: {what}")
 
-    # Leading comments.
+    k, offset, sign, entries = _read_comments(lines, fail)
+    tokens = _Tokens(lines, k, fail)
+    m, sizes, c = _read_header(tokens)
+    # Entries: "matno block i j value", one per line.
+    body = lines[tokens.k :]
+    first_line = tokens.k + 1
+    arr, nonempty = _entries_fast(body)
+    if arr is None:  # something is off: the line-by-line pass finds and names it
+        arr, nonempty = _entries_slow(body, first_line, fail)
+    linenos = first_line + np.asarray(nonempty, dtype=np.int64)
+    if entries is not None and arr.shape[0] != entries[0]:
+        raise fail(
+            entries[1],
+            f"the file has {arr.shape[0]} entries but its '* sdpkern: entries' comment says {entries[0]}: "
+            "it was cut short or edited",
+        )
+    mat, blk, ii, jj, val = _checked_entries(arr, linenos, m, sizes, fail)
+    A, b, cones = _sdpa_standard_form(mat, blk, ii, jj, val, m, sizes)
+    return ConicData(c=c, A=A, b=b, cones=cones, offset=offset, sign=sign, meta={"format": "sdpa", "path": name})
+
+
+def _read_comments(
+    lines: list[str], fail: Callable[[int, str], FormatError]
+) -> tuple[int, float, int, tuple[int, int] | None]:
+    """The leading comments: (first header line, offset, sign, (stated entry count, its line) or None)."""
+    offset = 0.0
+    sign = 1
+    entries: tuple[int, int] | None = None
+    k = 0
     while k < len(lines) and (not lines[k].strip() or lines[k].lstrip()[:1] in ('"', "*")):
         s = lines[k].strip()
         me = re.match(r"\*\s*sdpkern:\s*entries\s+(\S+)", s)
@@ -309,109 +377,72 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
             if not np.isfinite(offset) or sign not in (1, -1):
                 raise fail(k + 1, "sdpkern offset must be finite and sign ±1")
         k += 1
+    return k, offset, sign, entries
 
-    # Header: m, nblocks, block sizes, c. Tokens may span lines and carry SDPA's punctuation
-    # ("{2, 3, -2}"); text after "=" on the first two lines is a comment ("2 = mDIM").
-    toks: list[tuple[str, int]] = []
 
-    def need(count: int, what: str) -> list[tuple[str, int]]:
-        nonlocal k
-        out: list[tuple[str, int]] = []
-        while len(out) < count:
-            while not toks:
-                if k >= len(lines):
-                    raise fail(len(lines) + 1 if lines else 1, f"unexpected end of file while reading {what}")
-                raw = lines[k]
-                if what in ("the number of variables", "the number of blocks"):
-                    raw = raw.split("=")[0]
-                toks.extend((t, k + 1) for t in _PUNCT.sub(" ", raw).split())
-                k += 1
-            out.append(toks.pop(0))
-        return out
-
-    def as_int(tok: tuple[str, int], what: str) -> int:
-        try:
-            v = float(tok[0])
-        except ValueError:
-            raise fail(tok[1], f"{what} must be an integer, got {tok[0]!r}") from None
-        if not np.isfinite(v) or v != int(v):
-            raise fail(tok[1], f"{what} must be an integer, got {tok[0]!r}")
-        return int(v)
-
-    def as_float(tok: tuple[str, int], what: str) -> float:
-        try:
-            v = float(tok[0])
-        except ValueError:
-            raise fail(tok[1], f"{what} must be a number, got {tok[0]!r}") from None
-        if not np.isfinite(v):
-            raise fail(tok[1], f"{what} must be finite, got {tok[0]!r}")
-        return v
-
-    (tm,) = need(1, "the number of variables")
-    m = as_int(tm, "the number of variables")
+def _read_header(t: _Tokens) -> tuple[int, list[int], NDArray[np.float64]]:
+    """m, the block sizes and the cost vector, each checked against the size cap."""
+    (tm,) = t.need(1, "the number of variables", strip_comment=True)
+    m = t.as_int(tm, "the number of variables")
     if m < 1:
-        raise fail(tm[1], f"the number of variables must be ≥ 1, got {m}")
-    toks.clear()  # anything after m on its line is a comment
-    (tb,) = need(1, "the number of blocks")
-    nblocks = as_int(tb, "the number of blocks")
+        raise t.fail(tm[1], f"the number of variables must be ≥ 1, got {m}")
+    t.toks.clear()  # anything after m on its line is a comment
+    (tb,) = t.need(1, "the number of blocks", strip_comment=True)
+    nblocks = t.as_int(tb, "the number of blocks")
     if nblocks < 1:
-        raise fail(tb[1], f"the number of blocks must be ≥ 1, got {nblocks}")
-    toks.clear()
-    size_toks = need(nblocks, "the block sizes")
-    sizes = [as_int(t, "a block size") for t in size_toks]
-    for size, t in zip(sizes, size_toks):
+        raise t.fail(tb[1], f"the number of blocks must be ≥ 1, got {nblocks}")
+    t.toks.clear()
+    size_toks = t.need(nblocks, "the block sizes")
+    sizes = [t.as_int(tok, "a block size") for tok in size_toks]
+    for size, tok in zip(sizes, size_toks):
         if size == 0:
-            raise fail(t[1], "a block size must be nonzero")
+            raise t.fail(tok[1], "a block size must be nonzero")
     rows_needed = sum(-s if s < 0 else s * (s + 1) // 2 for s in sizes)
     if rows_needed > _MAX_ROWS:
-        raise fail(
+        raise t.fail(
             size_toks[-1][1],
             f"the blocks are implausibly large ({rows_needed} matrix entries; this reader stops at {_MAX_ROWS})",
         )
-    toks.clear()
+    t.toks.clear()
     if m > _MAX_ROWS:
-        raise fail(tm[1], f"the number of variables ({m}) is implausibly large")
-    c = np.array([as_float(t, "a cost") for t in need(m, "the cost vector")])
-    if toks:
+        raise t.fail(tm[1], f"the number of variables ({m}) is implausibly large")
+    c = np.array([t.as_float(tok, "a cost") for tok in t.need(m, "the cost vector")])
+    if t.toks:
         # The cost vector's last line has more numbers than m.
-        raise fail(toks[0][1], f"the cost vector has more than m = {m} numbers")
+        raise t.fail(t.toks[0][1], f"the cost vector has more than m = {m} numbers")
+    return m, sizes, c
 
-    # Entries: "matno block i j value", one per line.
-    body = lines[k:]
-    first_line = k + 1
-    arr, nonempty = _entries_fast(body)
-    if arr is None:  # something is off: the line-by-line pass finds and names it
-        arr, nonempty = _entries_slow(body, first_line, fail)
-    linenos = first_line + np.asarray(nonempty, dtype=np.int64)
-    if entries is not None and arr.shape[0] != entries[0]:
-        raise fail(
-            entries[1],
-            f"the file has {arr.shape[0]} entries but its '* sdpkern: entries' comment says {entries[0]}: "
-            "it was cut short or edited",
-        )
-    if arr.size:
-        bad = ~np.isfinite(arr).all(axis=1) | (arr[:, :4] != np.round(arr[:, :4])).any(axis=1)
-        if bad.any():
-            raise fail(int(linenos[np.argmax(bad)]), "matrix, block, i and j must be integers and the value finite")
-    mat = arr[:, 0].astype(np.int64)
-    blk = arr[:, 1].astype(np.int64)
-    ii = arr[:, 2].astype(np.int64)
-    jj = arr[:, 3].astype(np.int64)
-    val = arr[:, 4]
+
+_Ints = NDArray[np.int64]
+
+
+def _checked_entries(
+    arr: NDArray[np.float64],
+    linenos: _Ints,
+    m: int,
+    sizes: list[int],
+    fail: Callable[[int, str], FormatError],
+) -> tuple[_Ints, _Ints, _Ints, _Ints, NDArray[np.float64]]:
+    """(matrix, block, i ≤ j, value) of every entry, each index in range and no entry twice."""
 
     def first_bad(mask: NDArray[np.bool_], what: str) -> None:
         if mask.any():
             raise fail(int(linenos[np.argmax(mask)]), what)
 
+    if arr.size:
+        first_bad(
+            ~np.isfinite(arr).all(axis=1) | (arr[:, :4] != np.round(arr[:, :4])).any(axis=1),
+            "matrix, block, i and j must be integers and the value finite",
+        )
+    mat, blk, ii, jj = (arr[:, q].astype(np.int64) for q in range(4))
+    nblocks = len(sizes)
     first_bad((mat < 0) | (mat > m), f"matrix number must be in 0..{m}")
     first_bad((blk < 1) | (blk > nblocks), f"block number must be in 1..{nblocks}")
-    size_arr = np.abs(np.asarray(sizes, dtype=np.int64))
-    bsize = size_arr[np.clip(blk, 1, nblocks) - 1]
+    signed = np.asarray(sizes, dtype=np.int64)[np.clip(blk, 1, nblocks) - 1]
+    bsize = np.abs(signed)
     first_bad((ii < 1) | (jj < 1) | (ii > bsize) | (jj > bsize), "i and j must lie inside the block")
-    diag_blk = np.asarray(sizes, dtype=np.int64)[np.clip(blk, 1, nblocks) - 1] < 0
-    first_bad(diag_blk & (ii != jj), "an entry of a diagonal block must have i == j")
-    lo, hi = np.minimum(ii, jj), np.maximum(ii, jj)
-    ii, jj = lo, hi
+    first_bad((signed < 0) & (ii != jj), "an entry of a diagonal block must have i == j")
+    ii, jj = np.minimum(ii, jj), np.maximum(ii, jj)
     # Duplicates are ambiguous (summed? overwritten?), so refuse them.
     key = np.stack([mat, blk, ii, jj], axis=1)
     if key.shape[0]:
@@ -419,13 +450,17 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
         ks = key[order]
         dup = np.zeros(ks.shape[0], dtype=bool)
         dup[1:] = (ks[1:] == ks[:-1]).all(axis=1)
-        if dup.any():
-            where = np.zeros_like(dup)
-            where[order] = dup
-            first_bad(where, "duplicate entry (the same matrix, block, i, j appears twice)")
+        where = np.zeros_like(dup)
+        where[order] = dup
+        first_bad(where, "duplicate entry (the same matrix, block, i, j appears twice)")
+    return mat, blk, ii, jj, arr[:, 4]
 
-    # Row numbering of the standard form: diagonal blocks (and 1×1 blocks) first as
-    # non-negative rows, then each matrix block as a PSD cone (lower triangle, column by column).
+
+def _sdpa_standard_form(
+    mat: _Ints, blk: _Ints, ii: _Ints, jj: _Ints, val: NDArray[np.float64], m: int, sizes: list[int]
+) -> tuple[sp.csr_matrix, NDArray[np.float64], Cones]:
+    """S = Σ F_i x_i − F_0 as b − A x ∈ K: diagonal (and 1×1) blocks first as non-negative rows,
+    then each matrix block as a PSD cone (lower triangle, column by column)."""
     sizes_arr = np.asarray(sizes, dtype=np.int64)
     is_lp = (sizes_arr < 0) | (sizes_arr == 1)
     lp_len = np.where(is_lp, np.abs(sizes_arr), 0)
@@ -442,10 +477,9 @@ def parse_sdpa(text: str, name: str = "<string>") -> ConicData:
     tri = col * nb - col * (col - 1) // 2 + (rw - col)
     row = np.where(is_lp[b_idx], lp_start[b_idx] + ii - 1, psd_start[b_idx] + tri)
     n_rows = n_lp + int(psd_len.sum())
-    # S = Σ F_i x_i − F_0 = b − A x  =>  b = −F_0, A = −F_i.
+    # S = b − A x  =>  b = −F_0, A = −F_i.
     is0 = mat == 0
     b = np.zeros(n_rows)
     np.add.at(b, row[is0], -val[is0])
     A = sp.csr_matrix((-val[~is0], (row[~is0], mat[~is0] - 1)), shape=(n_rows, m))
-    cones = Cones(zero=0, nonneg=n_lp, psd=tuple(psd_orders))
-    return ConicData(c=c, A=A, b=b, cones=cones, offset=offset, sign=sign, meta={"format": "sdpa", "path": name})
+    return A, b, Cones(zero=0, nonneg=n_lp, psd=tuple(psd_orders))
