@@ -228,6 +228,26 @@ def test_memory_error_before_allocation(monkeypatch):
     assert isinstance(info.value, MemoryError)
 
 
+def test_memory_estimate_counts_the_working_set_cache(monkeypatch):
+    # above working_set points the estimate is the working-set SMO's cache (measured peak at
+    # m = 100,000, d = 20: 3.5 GB, docs/hyperkernel.md), not the all-points caches
+    est = hm.estimate_fit_bytes(100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30)
+    assert hm.WORKING_SET_CACHE_BYTES <= est <= hm.WORKING_SET_CACHE_BYTES + (1 << 30)
+    small = hm.estimate_fit_bytes(
+        100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30,
+        working_set_cache_bytes=1 << 28,
+    )  # fmt: skip
+    assert small < est - (1 << 31)
+    # the estimator passes its solver_options to the estimate: at 600 MB the all-points caches
+    # (1 GiB) do not fit, working sets of 500 points do
+    monkeypatch.setattr(hk_est, "available_memory", lambda: 6 * 10**8)
+    X, y = _data("twonorm")
+    with pytest.raises(InsufficientMemoryError, match="m = 1000"):
+        HyperkernelSVC(solver="native").fit(X[:1000], y[:1000])
+    clf = HyperkernelSVC(solver="native", solver_options={"working_set": 500}).fit(X[:1000], y[:1000])
+    assert clf.status_ == "optimal"
+
+
 def test_time_limit_returns_best_point_with_warning():
     X, y = _data("pima")
     clf = HyperkernelSVC(widths=1.0, lambda_Q=100.0, solver="native", solver_options={"time_limit": 0.0})
