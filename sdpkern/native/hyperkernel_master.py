@@ -37,7 +37,7 @@ With q̄ ≥ q the bound g stays a lower bound, and every violation that can rea
 Memory: kernel columns only (capped caches), never an m×m matrix per term. Above
 ``working_set`` points (30,000) each SVM solve is a decomposition over working sets
 (:func:`svm_working_set`): columns of the working set's length, the other points' outputs by
-uncached blocks (measured: twonorm m = 100,000, two rounds, 310 s CPU, peak RSS 3.5 GB).
+uncached blocks (measured: twonorm m = 100,000, two rounds, 313 s CPU, peak RSS 3.5 GB).
 """
 
 from __future__ import annotations
