@@ -228,6 +228,26 @@ def test_memory_error_before_allocation(monkeypatch):
     assert isinstance(info.value, MemoryError)
 
 
+def test_memory_estimate_counts_the_working_set_cache(monkeypatch):
+    # above working_set points the estimate is the working-set SMO's cache (measured peak at
+    # m = 100,000, d = 20: 3.5 GB, docs/hyperkernel.md), not the all-points caches
+    est = hm.estimate_fit_bytes(100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30)
+    assert hm.WORKING_SET_CACHE_BYTES <= est <= hm.WORKING_SET_CACHE_BYTES + (1 << 30)
+    small = hm.estimate_fit_bytes(
+        100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30,
+        working_set_cache_bytes=1 << 28,
+    )  # fmt: skip
+    assert small < est - (1 << 31)
+    # the estimator passes its solver_options to the estimate: at 600 MB the all-points caches
+    # (1 GiB) do not fit, working sets of 500 points do
+    monkeypatch.setattr(hk_est, "available_memory", lambda: 6 * 10**8)
+    X, y = _data("twonorm")
+    with pytest.raises(InsufficientMemoryError, match="m = 1000"):
+        HyperkernelSVC(solver="native").fit(X[:1000], y[:1000])
+    clf = HyperkernelSVC(solver="native", solver_options={"working_set": 500}).fit(X[:1000], y[:1000])
+    assert clf.status_ == "optimal"
+
+
 def test_time_limit_returns_best_point_with_warning():
     X, y = _data("pima")
     clf = HyperkernelSVC(widths=1.0, lambda_Q=100.0, solver="native", solver_options={"time_limit": 0.0})
@@ -274,3 +294,58 @@ def test_offset_without_free_vectors_is_the_midpoint_even_at_rounded_bounds():
     alpha = np.full(4, C)
     alpha[0] = C * (1 - 2.2e-16)
     assert _offset(alpha, e, y, C) == pytest.approx(0.5 * (-0.8 + 0.9), abs=1e-12)
+
+
+def _ladder_instance(name: str, m: int, seed: int, max_terms: int = 40):
+    """The native path's default basis (width ladder, sampled pairs) on m points of a KEEL set."""
+    X, y = _data(name)
+    idx = np.random.default_rng(seed).choice(len(y), m, replace=False)
+    B = sampled_basis(HarmonicARD(0.6, "auto", "ladder").fitted(X[idx]), X[idx], max_terms=max_terms)
+    return X[idx], y[idx], B
+
+
+@pytest.mark.parametrize("lambda_Q", [1.0, 400.0])
+def test_working_set_decomposition_is_the_one_smo_optimum(lambda_Q):
+    # svm_working_set (the path above WORKING_SET points) on working sets of 250 of 900 points
+    # against one SMO on all points: the same certified optimum, one term (λ_Q = 1) and several
+    Xa, ya, B = _ladder_instance("banana", 900, 3)
+    one = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lambda_Q, smo_tol=1e-8)
+    ws = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lambda_Q, smo_tol=1e-8, working_set=250)
+    assert one.status == ws.status == "optimal"
+    assert abs(ws.objective - one.objective) <= 1e-6 * abs(one.objective)
+    assert ws.gap <= 1e-6 and abs(ws.beta.sum() - 1.0) <= 1e-9
+    assert (np.count_nonzero(one.beta) > 1) == (lambda_Q > 1.0)  # both cases are exercised
+    f_one = NativeDecision(B, one.beta, one.alpha * ya, one.offset)(Xa)
+    f_ws = NativeDecision(B, ws.beta, ws.alpha * ya, ws.offset)(Xa)
+    assert np.mean(np.sign(f_one) == np.sign(f_ws)) >= 0.99
+    if lambda_Q == 1.0:  # the outside points' outputs in two threads: the same fit
+        ws2 = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lambda_Q, smo_tol=1e-8, working_set=250, n_jobs=2)
+        assert ws2.status == "optimal" and abs(ws2.objective - ws.objective) <= 1e-9 * abs(ws.objective)
+    with pytest.raises(ParameterError, match="working_set"):
+        hyperkernel_csvm_native(B, ya, working_set=0)
+
+
+def test_beta_is_term_zero_below_the_entry_threshold_and_spreads_above_it():
+    # Why the defaults learn β = e_0 (docs/hyperkernel.md, "β at the defaults"): K_0 − K_l is
+    # positive semidefinite for every term (so D(β) ≥ D(e_0) on the simplex), and a term l
+    # enters only when μ(‖L_0‖ − L_l·L_0/‖L_0‖) exceeds q_0 − q_l at the e_0 solution. Above
+    # that λ_Q the native β step spreads β, as Clarabel's SOCP on the same basis does.
+    Xa, ya, B = _ladder_instance("banana", 150, 1)
+    K = term_block(B.hyperkernel, B.features, Xa, Xa)
+    for l in range(1, B.size):
+        assert np.linalg.eigvalsh(K[0] - K[l]).min() >= -1e-10 * np.abs(K[0]).max()
+    r = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=1.0)
+    assert r.status == "optimal" and np.flatnonzero(r.beta).tolist() == [0]
+    q = term_quadratics(B.hyperkernel, B.features, B.X, ya * r.alpha)
+    n0 = np.linalg.norm(B.L[0])
+    reg = n0 - B.L[1:] @ B.L[0] / n0
+    threshold = 2.0 * float(np.min(np.where(reg > 0, (q[0] - q[1:]) / np.maximum(reg, 1e-300), np.inf)))
+    assert 1.0 < threshold < np.inf
+    below = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=0.9 * threshold)
+    assert below.status == "optimal" and np.flatnonzero(below.beta).tolist() == [0]
+    lq = 1.5 * threshold
+    above = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lq)
+    _, sol, _ = csvm_active_set(Xa, ya, B.hyperkernel, C=1.0, lambda_Q=lq, basis=B)  # raises unless optimal
+    assert above.status == "optimal" and abs(above.objective - sol.objective) <= 1e-6 * abs(sol.objective)
+    assert np.count_nonzero(above.beta > 1e-6) >= 2
+    assert np.count_nonzero(np.asarray(sol.beta) > 1e-6) >= 2

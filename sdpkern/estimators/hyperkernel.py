@@ -61,7 +61,10 @@ NATIVE_FROM = 150
 #: below m = 100 every pair is a candidate and the basis is the conic path's.
 NATIVE_MAX_PAIRS = 5000
 #: solver_options the native master accepts.
-_NATIVE_OPTIONS = frozenset({"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol", "n_jobs"})
+_NATIVE_OPTIONS = frozenset(
+    {"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol", "n_jobs", "working_set",
+     "working_set_cache_bytes"}
+)  # fmt: skip
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
@@ -247,7 +250,9 @@ class _GeneratedHyperkernel(_HyperkernelBase):
         native from ``NATIVE_FROM`` = 150 training points on where it is available.
         ``solver_options`` for the native master: ``tol`` (relative gap, 1e-6), ``max_rounds``,
         ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
-        for the certificate's ½uᵀK_l u over all basis terms; 1).
+        for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
+        points, 30,000, each SVM solve is a decomposition over working sets of about that size)
+        and ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB).
     progress : bool or None, default=None
         A tqdm bar with the current gap during a native fit; None shows it from 5000 points on.
     """
@@ -283,9 +288,11 @@ class _GeneratedHyperkernel(_HyperkernelBase):
     def _check_memory(self, X: Array, solver: str) -> None:
         """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""
         m, d = X.shape
-        cache = int((self.solver_options or {}).get("cache_bytes", DEFAULT_CACHE_BYTES))
+        opts = self.solver_options or {}
+        cache = int(opts.get("cache_bytes", DEFAULT_CACHE_BYTES))
+        ws = {k: int(opts[k]) for k in ("working_set", "working_set_cache_bytes") if k in opts}
         est = estimate_fit_bytes(
-            m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache
+            m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache, **ws
         )
         avail = available_memory()
         if avail is not None and est > avail:
