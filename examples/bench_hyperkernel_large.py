@@ -2,7 +2,7 @@
 ==============================================================================================
 
 ``HyperkernelSVC()`` (``solver="auto"``: the native restricted master of
-:mod:`sdpkern.native.hyperkernel_master` from 150 points on; the default hyperkernel spans a
+:mod:`sdpkern.native.hyperkernel_master` from 30 points on; the default hyperkernel spans a
 ladder of widths) beside an RBF ``SVC`` tuned by 3-fold ``GridSearchCV`` over 7 C × 6 γ on the
 same points, on twonorm, ringnorm and banana (the vendored KEEL copies, 002 §3.2) and, beyond a
 set's size, on seeded synthetic draws of Breiman's twonorm / ringnorm distributions (banana has

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Interval, Options, validate_data
+from ..backends import get_backend
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
 from ..errors import InsufficientMemoryError, ParameterError
@@ -52,11 +53,13 @@ __all__ = [
 _T = TypeVar("_T")
 Array = NDArray[np.float64]
 
-#: solver="auto" runs the native master from this many training points on. Measured on one
-#: basis (banana, pima, wdbc, twonorm, ringnorm; thesis widths, 60 terms): at m = 50 cone
-#: generation on Clarabel takes 0.2-0.3 s and the native master 0.4-0.6 s; at m = 200 they take
-#: 3-6 s and 0.5-0.7 s; at m = 400 (pima, defaults) 33 s and 3 s.
-NATIVE_FROM = 150
+#: solver="auto" runs the native master from this many training points on. Measured (same
+#: process, wdbc / pima / banana, objectives equal to 1e-9 relative): with the default width
+#: ladder, m = 30: cone generation on Clarabel 0.55 / 0.29 / 0.17 s, the native master 0.19 /
+#: 0.14 / 0.05 s; m = 100: 6.7 / 2.6 / 1.0 s against 1.0 / 0.55 / 0.08 s. With the thesis' single
+#: width (widths=1.0) m = 30: 0.11-0.19 s against 0.04-0.07 s. Below 30 both take well under a
+#: second and the conic path keeps the smallest problems on the solver-certified SOCP.
+NATIVE_FROM = 30
 #: Candidate pairs of the native path's sampled basis (:func:`sdpkern.kernels.hyperkernel_terms.sampled_basis`);
 #: below m = 100 every pair is a candidate and the basis is the conic path's.
 NATIVE_MAX_PAIRS = 5000
@@ -247,7 +250,7 @@ class _GeneratedHyperkernel(_HyperkernelBase):
         (:func:`~sdpkern.native.hyperkernel_csvm_native`; kernel columns on demand, a basis
         sampled over the pair features, :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`),
         available for :class:`HyperkernelSVC` only (others raise ParameterError). ``"auto"``:
-        native from ``NATIVE_FROM`` = 150 training points on where it is available.
+        native from ``NATIVE_FROM`` = 30 training points on where it is available.
         ``solver_options`` for the native master: ``tol`` (relative gap, 1e-6), ``max_rounds``,
         ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
         for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
@@ -272,6 +275,7 @@ class _GeneratedHyperkernel(_HyperkernelBase):
 
     def _resolve_solver(self, m: int) -> str:
         """"conic" or "native" for m training points (see ``solver``)."""
+        get_backend(self.backend)  # a misspelt or missing backend is an error whichever path runs
         if self.solver == "native":
             if not type(self)._native:
                 raise ParameterError(
