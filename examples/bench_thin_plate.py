@@ -35,6 +35,8 @@ Usage::
     .venv/bin/python examples/bench_thin_plate.py            # everything (~10 min)
     .venv/bin/python examples/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
     .venv/bin/python examples/bench_thin_plate.py --only acceptance   # sections 6-8 in full
+    .venv/bin/python examples/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
+                                                                      # small_n: 7, model_selection: 8)
 """
 
 from __future__ import annotations
@@ -368,16 +370,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only sections 6-8, at small size (the docs gallery)")
     ap.add_argument(
         "--only",
-        choices=["speed", "rank_one", "cvxpy", "agreement", "closed_forms", "low_rank", "acceptance"],
+        choices=["speed", "rank_one", "cvxpy", "agreement", "closed_forms", "low_rank", "acceptance", "dual_speed",
+                 "small_n", "model_selection"],
         default=None,
     )
     args = ap.parse_args()
     # the acceptance sections time the estimators as a user calls them: library default threads
-    if args.only in (None, "acceptance"):
-        section_dual_speed(args.quick)
-        section_small_n(args.quick)
-        section_model_selection(args.quick)
-    if args.quick or args.only == "acceptance":
+    acceptance = {"dual_speed": section_dual_speed, "small_n": section_small_n,
+                  "model_selection": section_model_selection}
+    for name, fn in acceptance.items():
+        if args.only in (None, "acceptance", name):
+            fn(args.quick)
+    if args.quick or args.only in ("acceptance", *acceptance):
         return
     with threadpool_limits(limits=1):
         sections = {

@@ -19,6 +19,7 @@ multiplier and penalty the caller updates (see :mod:`sdpkern.native.dual_svm`).
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport exp, floor, log, pow, sqrt, fabs, INFINITY
+from libc.stdlib cimport qsort
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 import numpy as np
@@ -557,7 +558,9 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
                           double *bij, double *aij) noexcept nogil:
     """WSS2's second index: the largest second-order decrease −b²/a over I_low with b > 0."""
     cdef Py_ssize_t a, t, k, j = -1, m = p.m
-    cdef double v, b, c, h, od, best = INFINITY, g = INFINITY
+    # the best decrease b²/c kept as the pair (best_b2, best_c): comparing b²·best_c > best_b2·c
+    # costs two products where −b²/c cost a division per candidate (its throughput bounds the pass)
+    cdef double v, b, c, h, b2, best_b2 = 0.0, best_c = 1.0, g = INFINITY
     cdef double di = p.QD[i]
     cdef const double *Vi = p.V + i * m
     cdef const double *Vt
@@ -583,9 +586,10 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
                 if c < p.min_curv:
                     p.min_curv = c
                 c = TAU
-            od = -b * b / c
-            if od < best:
-                best = od
+            b2 = b * b
+            if b2 * best_c > best_b2 * c:
+                best_b2 = b2
+                best_c = c
                 j = t
                 bij[0] = b
                 aij[0] = c
@@ -648,6 +652,11 @@ cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const doubl
                 nxt = t
     gmax[0] = g
     return nxt
+
+
+cdef int _cmp_index(const void *a, const void *b) noexcept nogil:
+    cdef Py_ssize_t x = (<const Py_ssize_t *>a)[0], y = (<const Py_ssize_t *>b)[0]
+    return (x > y) - (x < y)
 
 
 cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
@@ -755,6 +764,9 @@ def smo_active(
                             if v < gmin:
                                 gmin = v
                     _shrink(&p, gmax, gmin)
+                    # ascending indices again (shrinking swaps with the last active point): the
+                    # passes then read e, the status bytes and the columns in memory order
+                    qsort(p.active, p.n_active, sizeof(Py_ssize_t), _cmp_index)
                 fresh = False
             if not fresh:
                 with nogil:
