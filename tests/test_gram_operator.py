@@ -72,6 +72,27 @@ def test_reduced_gram_compiled_columns_equal_its_numpy_blocks(kernel):
     np.testing.assert_allclose(R.diagonal(), np.diag(dense), atol=1e-12 * np.abs(dense).max())
 
 
+@pytest.mark.parametrize("kernel", [ThinPlate(2), ThinPlate(3), PowerDistance(1.0), Sigmoid(0.2, 0.1)], ids=repr)
+def test_reduced_gram_columns_at_xi_are_the_cores_and_the_kernels(kernel):
+    # Φ(X, Ξ), the correction of K_Ξ, comes from the compiled loop every cached column comes from
+    # (bit for bit) and agrees with kernel(X, X[Ξ]) to round-off (exactly 0 distance for a duplicate
+    # point, where kernel()'s GEMM distances are not); a kernel without a spec (sigmoid:
+    # not c.p.d., but a Gram operator all the same) goes through kernel(X, X[Ξ]) itself
+    X = _points(70, 3, 5)
+    fac = polynomial_factor(X, ThinPlate(2))
+    R = reduced_gram(kernel, X, fac.Q)
+    xi = R.unisolvent
+    dense = R.base._block(None, xi)  # kernel(X, X[Ξ]), the kernel's own diagonal where a row is a column
+    rows = np.setdiff1d(np.arange(70), [5, 7])  # kernel()'s GEMM distances of the duplicate are not 0
+    np.testing.assert_allclose(R.Phi_XXi[rows], dense[rows], rtol=0, atol=1e-12 * max(1.0, np.abs(dense).max()))
+    np.testing.assert_array_equal(R.Phi_XXi[xi, np.arange(xi.size)], kernel.diag(X[xi]))
+    if R.base.spec is not None:
+        full = KernelGram(kernel, X).columns(xi)
+        off = np.ones(full.shape, dtype=bool)
+        off[xi, np.arange(xi.size)] = False
+        np.testing.assert_array_equal(R.Phi_XXi[off], full[off])
+
+
 def test_cache_cap_evicts_least_recently_used_and_stays_exact():
     X = _points(300, 2, 2)
     K = Gaussian(1.0)(X)

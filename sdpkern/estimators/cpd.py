@@ -151,7 +151,20 @@ def _zero_loss_separator(factor: PolynomialFactor, y: Array, w: Array | None) ->
     if _likely_inseparable(factor.Q if m is None else factor.Q[m], y if m is None else y[m]):
         return None
     bbar = _min_norm_separator(factor.Q, y, w)
-    return None if bbar is None else (factor.beta_from_bar(bbar), factor.Q @ bbar)
+    if bbar is None:
+        return None
+    # every margin ≥ 1 in floating point, so that the loss at this minimiser is exactly 0 (a
+    # separator scaled by 1/min margin can land an ulp short of 1 on a point): scale up by ulps
+    # (any separator scaled up is a minimiser too)
+    f = factor.Q @ bbar
+    m_pos = slice(None) if m is None else m
+    for _ in range(4):
+        low = float(np.min(y[m_pos] * f[m_pos]))
+        if low >= 1.0:
+            break
+        bbar = bbar * ((1.0 + 4.0 * np.finfo(float).eps) / low)
+        f = factor.Q @ bbar
+    return factor.beta_from_bar(bbar), f
 
 
 def _min_norm_separator(Q: Array, y: Array, w: Array | None = None) -> Array | None:
