@@ -182,10 +182,100 @@ cdef inline double _ipow(double x, int p) noexcept nogil:
     return r
 
 
-cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) noexcept nogil:
+# The two loops of a column whose cost grows with d and with the correction's width t, in C
+# compiled twice: for the baseline instruction set and (x86-64 with GCC or Clang) for AVX2, chosen
+# once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c, and
+# both sum in the same order (k ascending), so the two give the same bits; AVX2 does 4 entries per
+# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (a twonorm
+# column, n = 7400, d = 20, t = 42: 0.124 ms, of which 0.070 the correction; blocking for L1 or
+# for registers did not change that).
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #define SDPK_BODY_SQDIST \
+        for (ptrdiff_t lo = 0; lo < n; lo += 1024) { \
+            const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
+            for (int b = 0; b < nb; b++) for (ptrdiff_t i = lo; i < hi; i++) out[b][i] = 0.0; \
+            for (ptrdiff_t k = 0; k < d; k++) { \
+                const double *xk = XT + k * n; \
+                for (int b = 0; b < nb; b++) { \
+                    const double p = xj[b][k]; double *o = out[b]; \
+                    for (ptrdiff_t i = lo; i < hi; i++) { const double e = xk[i] - p; o[i] = o[i] + e * e; } \
+                } \
+            } \
+        }
+    #define SDPK_BODY_CORRECT \
+        for (ptrdiff_t lo = 0; lo < n; lo += 1024) { \
+            const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
+            for (ptrdiff_t k = 0; k < t; k++) { \
+                const double *lk = LT + k * n; \
+                for (int b = 0; b < nb; b++) { \
+                    const double p = rj[b][k]; double *o = out[b]; \
+                    for (ptrdiff_t i = lo; i < hi; i++) o[i] = o[i] - lk[i] * p; \
+                } \
+            } \
+        }
+    static void sdpk_sqdist_base(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
+                               double *const *out, int nb)
+    { SDPK_BODY_SQDIST }
+    static void sdpk_correct_base(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+                                  double *const *out, int nb)
+    { SDPK_BODY_CORRECT }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void sdpk_sqdist_avx2(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
+                               double *const *out, int nb)
+    { SDPK_BODY_SQDIST }
+    __attribute__((target("avx2")))
+    static void sdpk_correct_avx2(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+                                  double *const *out, int nb)
+    { SDPK_BODY_CORRECT }
+    static int sdpk_has_avx2(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") ? 1 : 0; }
+    #else
+    #define sdpk_sqdist_avx2 sdpk_sqdist_base
+    #define sdpk_correct_avx2 sdpk_correct_base
+    static int sdpk_has_avx2(void) { return 0; }
+    #endif
+    static int sdpk_use_avx2 = 0;
+    static void sdpk_init_simd(void) { sdpk_use_avx2 = sdpk_has_avx2(); }
+    static void sdpk_sqdist(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj, double *const *out,
+                            int nb)
+    { if (sdpk_use_avx2) sdpk_sqdist_avx2(XT, n, d, xj, out, nb); else sdpk_sqdist_base(XT, n, d, xj, out, nb); }
+    static void sdpk_correct(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+                             double *const *out, int nb)
+    { if (sdpk_use_avx2) sdpk_correct_avx2(LT, n, t, rj, out, nb); else sdpk_correct_base(LT, n, t, rj, out, nb); }
+    static void sdpk_set_avx2(int on) { sdpk_use_avx2 = on && sdpk_has_avx2(); }
+    """
+    void sdpk_init_simd() noexcept nogil
+    int sdpk_has_avx2() noexcept nogil
+    void sdpk_set_avx2(int on) noexcept nogil
+    int sdpk_use_avx2
+    void _sqdist "sdpk_sqdist"(const double *XT, Py_ssize_t n, Py_ssize_t d, const double **xj, double **out,
+                               int nb) noexcept nogil
+    void _correct "sdpk_correct"(const double *LT, Py_ssize_t n, Py_ssize_t t, const double **rj, double **out,
+                                 int nb) noexcept nogil
+
+sdpk_init_simd()
+
+
+def simd(on=None):
+    """Whether the column loops run the AVX2 build; ``simd(False)`` / ``simd(True)`` switch it (the
+    latter only where the CPU has AVX2). Both builds give the same bits (tests compare them)."""
+    if on is not None:
+        sdpk_set_avx2(1 if on else 0)
+    return bool(sdpk_use_avx2)
+
+
+cdef inline bint _by_distance(const Spec *s) noexcept nogil:
+    return s.kind == K_RBF or s.kind == K_LAPLACE or s.kind == K_POWER
+
+
+cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bint dist_done=False) noexcept nogil:
     """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j). Every column is computed
-    by this one loop (a batch through BLAS rounded differently, and the primal Newton solver,
-    mixing both kinds of columns, then failed to settle on a german fold)."""
+    by this one loop, alone or in a batch (:func:`_eval_batch`: the same operations on each entry;
+    a batch through BLAS rounded differently, and the primal Newton solver, mixing both kinds of
+    columns, then failed to settle on a german fold). ``dist_done``: out holds the squared
+    distances already."""
     cdef Py_ssize_t n = s.n, d = s.d, i, k
     cdef const double *xj
     cdef const double *xi
@@ -208,16 +298,8 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
                     acc = _ipow(s.gamma * acc + s.coef0, s.degree)
                 out[i] = acc
         else:
-            # squared distances coordinate by coordinate over i (contiguous rows of Xᵀ: the
-            # compiler vectorises these loops; the loop over k inside did not)
-            for i in range(n):
-                out[i] = 0.0
-            for k in range(d):
-                xk = s.XT + k * n
-                p = xj[k]
-                for i in range(n):
-                    diff = xk[i] - p
-                    out[i] += diff * diff
+            if not dist_done:
+                _sqdist(s.XT, n, d, &xj, &out, 1)
             if s.kind == K_RBF:
                 for i in range(n):
                     out[i] = -s.gamma * out[i]
@@ -253,13 +335,40 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf) no
                         p *= 0.5 * buf[i]
                     out[i] = s.scale * p
     if s.t > 0:
-        # the correction −left·right[j] by rows of leftᵀ (vectorised over i)
-        rj = s.right + j * s.t
-        for k in range(s.t):
-            li = s.leftT + k * n
-            p = rj[k]
-            for i in range(n):
-                out[i] -= li[i] * p
+        _eval_correction(s, &j, &out, 1)
+
+
+DEF BATCH = 8
+
+
+cdef void _eval_correction(const Spec *s, const Py_ssize_t *cols, double **outs, int nb) noexcept nogil:
+    """The correction −left·right[j] of the columns ``cols[:nb]`` (nb ≤ BATCH) in one pass over leftᵀ
+    (2.5 MB at n = 7400, t = 42: read once for the batch instead of once per column; each entry
+    gets the same subtractions in the same order as alone)."""
+    cdef const double *rj[BATCH]
+    cdef int b
+    for b in range(nb):
+        rj[b] = s.right + cols[b] * s.t
+    _correct(s.leftT, s.n, s.t, rj, outs, nb)
+
+
+cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_ssize_t m, double *buf) noexcept nogil:
+    """Columns ``cols[:m]`` into ``outs[:m]``: each as :func:`_eval_column`, the corrections BATCH at a time."""
+    cdef Py_ssize_t a, b, nb
+    cdef Spec base = s[0]
+    cdef const double *xj[BATCH]
+    cdef bint dist = _by_distance(s)
+    base.t = 0
+    for a in range(0, m, BATCH):
+        nb = min(BATCH, m - a)
+        if dist:  # the squared distances of the batch in one pass over Xᵀ
+            for b in range(nb):
+                xj[b] = s.X + cols[a + b] * s.d
+            _sqdist(s.XT, s.n, s.d, xj, outs + a, <int>nb)
+        for b in range(nb):
+            _eval_column(&base, cols[a + b], outs[a + b], buf, dist)
+        if s.t > 0:
+            _eval_correction(s, cols + a, outs + a, <int>nb)
 
 
 # ----------------------------------------------------------------------------- column cache
@@ -409,6 +518,7 @@ cdef class ColumnCache:
         slots = np.empty(nnew, dtype=np.intp)
         cdef Py_ssize_t[::1] nv = new
         cdef Py_ssize_t[::1] sv = slots
+        cdef size_t[::1] pv
         nnew = 0
         for a in range(m):
             j = cols[a]
@@ -419,8 +529,11 @@ cdef class ColumnCache:
                 nnew += 1
         t0 = _now()
         if self.has_spec:
+            ptrs = np.empty(nnew, dtype=np.uintp)
+            pv = ptrs
             for a in range(nnew):
-                _eval_column(&self.spec, nv[a], &self.store[sv[a], 0], &self.buf[0])
+                pv[a] = <size_t>&self.store[sv[a], 0]
+            _eval_batch(&self.spec, &nv[0], <double **>&pv[0], nnew, &self.buf[0])
         else:
             block = self.owner._checked_block(None, new)
             self.store_array[slots] = block.T
@@ -478,8 +591,12 @@ def eval_columns(spec, Py_ssize_t n, Py_ssize_t[::1] cols):
     cdef double[:, ::1] o = out
     cdef double[::1] buf = np.empty(n)
     cdef Py_ssize_t b
+    ptrs = np.empty(cols.shape[0], dtype=np.uintp)
+    cdef size_t[::1] pv = ptrs
     for b in range(cols.shape[0]):
-        _eval_column(&s, cols[b], &o[b, 0], &buf[0])
+        pv[b] = <size_t>&o[b, 0]
+    if cols.shape[0]:
+        _eval_batch(&s, &cols[0], <double **>&pv[0], cols.shape[0], &buf[0])
     return out.T
 
 

@@ -93,6 +93,37 @@ def test_reduced_gram_columns_at_xi_are_the_cores_and_the_kernels(kernel):
         np.testing.assert_array_equal(R.Phi_XXi[off], full[off])
 
 
+@pytest.mark.parametrize("kernel", [ThinPlate(2, formula_dimension=2), Gaussian(0.3), Laplacian(0.7), PowerDistance(1.3)],
+                         ids=repr)
+def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
+    # the compiled column loops: one column at a time (the SMO's), batches of 8 (ensure,
+    # eval_columns), the AVX2 and the baseline build: the same operations on every entry, so the
+    # same bits (the solvers mix columns from all of these); and K_Ξ's against its NumPy blocks
+    from sdpkern import _svmcore
+
+    X = _points(1100, 7, 6)  # n not a multiple of the 1024-row blocks, d and t not of 4
+    fac = polynomial_factor(X, ThinPlate(2, formula_dimension=2))
+    G = reduced_gram(kernel, X, fac.Q) if isinstance(kernel, ThinPlate) else KernelGram(kernel, X)
+    cols = np.array([0, 5, 7, 1099, 300, 301, 302, 303, 304, 305, 306, 1024, 17], dtype=np.intp)
+    had = _svmcore.simd()
+    try:
+        results = []
+        for avx2 in (False, True):
+            _svmcore.simd(avx2)
+            batched = np.asarray(_svmcore.eval_columns(G.spec, G.n, cols))
+            alone = np.column_stack([np.asarray(_svmcore.eval_columns(G.spec, G.n, cols[[b]]))[:, 0]
+                                     for b in range(cols.size)])  # fmt: skip
+            np.testing.assert_array_equal(batched, alone)
+            results.append(batched)
+    finally:
+        _svmcore.simd(had)
+    np.testing.assert_array_equal(results[0], results[1])
+    dense = G._block(None, cols)
+    off = np.ones(dense.shape, dtype=bool)
+    off[[5, 7]] = False  # the duplicate point: kernel()'s GEMM distances are not exactly 0
+    np.testing.assert_allclose(results[0][off], dense[off], rtol=0, atol=1e-12 * max(1.0, np.abs(dense).max()))
+
+
 def test_cache_cap_evicts_least_recently_used_and_stays_exact():
     X = _points(300, 2, 2)
     K = Gaussian(1.0)(X)
