@@ -124,6 +124,50 @@ def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
     np.testing.assert_allclose(results[0][off], dense[off], rtol=0, atol=1e-12 * max(1.0, np.abs(dense).max()))
 
 
+def test_a_dead_caches_memory_serves_the_next_cache_exactly():
+    # the store of a cache that died is handed to the next one (no reference cycle: it goes with
+    # its operator); stale columns in it change nothing (matvec over the whole written prefix)
+    import gc
+
+    from sdpkern import _svmcore
+
+    X = _points(400, 2, 7)
+    K = ThinPlate(2)(X)
+    fac = polynomial_factor(X, ThinPlate(2))
+    R = reduced_gram(ThinPlate(2), X, fac.Q)
+    dense = R._block(None, np.arange(400))
+    R.columns(np.arange(0, 400, 2))
+    gc.disable()  # the release must not wait for the cycle collector
+    try:
+        _svmcore._SPARE.clear()
+        del R
+        assert len(_svmcore._SPARE) == 1
+        spare = _svmcore._SPARE[0]
+        G = KernelGram(ThinPlate(2), X)
+        v = np.zeros(400)
+        v[[1, 3, 5, 399]] = [1.0, -2.0, 0.5, 3.0]
+        np.testing.assert_allclose(G.matvec(v), K @ v, atol=1e-12 * np.abs(K).max() * 6.5)
+        assert np.shares_memory(G.cache.store_array, spare) and not _svmcore._SPARE
+        np.testing.assert_allclose(G.columns([7, 8]), K[:, [7, 8]], atol=1e-13 * np.abs(K).max())
+    finally:
+        gc.enable()
+    assert np.abs(dense).max() > 0
+
+
+def test_cache_of_a_gone_operator_says_so():
+    from sdpkern.kernels.base import Kernel
+
+    class Odd(Kernel):  # no compiled spec: columns come from the operator
+        def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+            return (X @ (X if Y is None else Y).T) ** 2
+
+    G = KernelGram(Odd(), _points(30, 2, 8))
+    cache = G.cache
+    del G
+    with pytest.raises(ParameterError, match="no longer exists"):
+        cache.ensure(np.array([1, 2], dtype=np.intp))
+
+
 def test_cache_cap_evicts_least_recently_used_and_stays_exact():
     X = _points(300, 2, 2)
     K = Gaussian(1.0)(X)

@@ -52,6 +52,7 @@ Examples
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,6 +162,22 @@ def _index(idx: ArrayLike, n: int, name: str) -> Index:
     return a
 
 
+class _Owner:
+    """What a column cache calls back for the columns its spec cannot compute: the operator's
+    ``_checked_block``, through a weak reference."""
+
+    __slots__ = ("_ref",)
+
+    def __init__(self, op: GramOperator) -> None:
+        self._ref = weakref.ref(op)
+
+    def _checked_block(self, rows: Index | None, cols: Index) -> Array:
+        op = self._ref()
+        if op is None:
+            raise ParameterError("the GramOperator of this column cache no longer exists; keep it while using its cache")
+        return op._checked_block(rows, cols)
+
+
 class GramOperator:
     """A symmetric ``n × n`` Gram matrix by entries, columns, diagonal and mat-vec (module docstring).
 
@@ -206,7 +223,10 @@ class GramOperator:
         return None
 
     def _new_cache(self) -> Any:
-        return _core().ColumnCache(self, self.n, self.capacity, self.spec)
+        # the cache refers back to this operator weakly (no reference cycle): when the operator
+        # goes, its cache goes at once, and the compiled core hands the cache's memory on to the
+        # next one (sdpkern._svmcore._SPARE) instead of at the next garbage collection
+        return _core().ColumnCache(_Owner(self), self.n, self.capacity, self.spec)
 
     # ------------------------------------------------------------------ public interface
     @property
