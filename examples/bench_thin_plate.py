@@ -307,10 +307,12 @@ def section_dual_speed(quick: bool) -> None:
 
 
 def cold(make):  # type: ignore[no-untyped-def]
-    """``make()`` after forgetting the remembered separability answers (a fresh process's fit)."""
+    """``make()`` after forgetting the remembered separability answers and kernel operators (a
+    fresh process's fit; a grid search over C reuses both on each fold)."""
     from sdpkern.estimators import cpd
 
     cpd._SEPARATORS.clear()
+    cpd._OPERATORS.clear()
     return make()
 
 
@@ -327,7 +329,8 @@ def section_small_n(quick: bool) -> None:
                             ("PrimalSVC(C=1)", lambda: PrimalSVC(C=1.0)),
                             ("PrimalSVC(C=1, solver='exact')", lambda: PrimalSVC(C=1.0, solver="exact"))):
             # each fit cold: the separability LP's answer, remembered per (P, y) for grid searches
-            # (sdpkern.estimators.cpd.polynomial_separator), is forgotten before every fit
+            # (sdpkern.estimators.cpd.polynomial_separator), and the kernel operators, remembered
+            # per X (sdpkern.estimators.cpd._OPERATORS), are forgotten before every fit
             t, models = best_of(lambda make=make, X=X, y=y: [cold(make).fit(X, y) for _ in range(reps)])
             m = models[0]  # type: ignore[index]
             extra = f", beta_zero_={m.beta_zero_}" if hasattr(m, "beta_zero_") else ""

@@ -46,6 +46,7 @@ both, with the duality gap between the primal value at (γ = u, c, b) and the du
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -627,13 +628,34 @@ class _FoldedGram(GramOperator):
         return full if rows is None else full[rows]
 
 
-def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
-    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix)."""
-    from dataclasses import replace
+#: Up to this many points, K keeps its last folded K + ρVVᵀ (and so that one's column cache):
+#: the fits of a grid search over C on one fold fold the same K with the same ρ and V.
+_FOLD_KEPT_N = 1000
 
+
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
+    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix); the
+    one made last for (K, V, ρ) when K has at most ``_FOLD_KEPT_N`` points."""
     spec = K.spec
     if V.shape[1] == 0 or spec is None or spec.kind == "matrix":
         return None
+    if K.n > _FOLD_KEPT_N:
+        return _make_fold(K, V, rho)
+    key = (float(rho), V.shape, hashlib.blake2b(np.ascontiguousarray(V).tobytes(), digest_size=20).digest())
+    kept = K.__dict__.get("_last_fold")
+    if kept is not None and kept[0] == key:
+        return kept[1]  # type: ignore[no-any-return]
+    out = _make_fold(K, V, rho)
+    K.__dict__["_last_fold"] = (key, out)
+    return out
+
+
+def _make_fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
+    """:func:`_fold` without the memory."""
+    from dataclasses import replace
+
+    spec = K.spec
+    assert spec is not None
     n = K.n
     left = np.zeros((n, 0)) if spec.left is None else spec.left
     right = np.zeros((n, 0)) if spec.right is None else spec.right
