@@ -93,8 +93,9 @@ def test_reduced_gram_columns_at_xi_are_the_cores_and_the_kernels(kernel):
         np.testing.assert_array_equal(R.Phi_XXi[off], full[off])
 
 
-@pytest.mark.parametrize("kernel", [ThinPlate(2, formula_dimension=2), Gaussian(0.3), Laplacian(0.7), PowerDistance(1.3)],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "kernel", [ThinPlate(2, formula_dimension=2), Gaussian(0.3), Laplacian(0.7), PowerDistance(1.3)], ids=repr
+)
 def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
     # the compiled column loops: one column at a time (the SMO's), batches of 8 (ensure,
     # eval_columns), the AVX2 and the baseline build: the same operations on every entry, so the

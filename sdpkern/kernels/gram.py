@@ -174,7 +174,9 @@ class _Owner:
     def _checked_block(self, rows: Index | None, cols: Index) -> Array:
         op = self._ref()
         if op is None:
-            raise ParameterError("the GramOperator of this column cache no longer exists; keep it while using its cache")
+            raise ParameterError(
+                "the GramOperator of this column cache no longer exists; keep it while using its cache"
+            )
         return op._checked_block(rows, cols)
 
 
