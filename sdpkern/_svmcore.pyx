@@ -340,7 +340,8 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bi
         _eval_correction(s, &j, &out, 1)
 
 
-DEF BATCH = 8
+cdef enum:
+    BATCH = 8
 
 
 cdef void _eval_correction(const Spec *s, const Py_ssize_t *cols, double **outs, int nb) noexcept nogil:
@@ -361,8 +362,9 @@ cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_s
     cdef const double *xj[BATCH]
     cdef bint dist = _by_distance(s)
     base.t = 0
-    for a in range(0, m, BATCH):
-        nb = min(BATCH, m - a)
+    a = 0
+    while a < m:
+        nb = min(<Py_ssize_t>BATCH, m - a)
         if dist:  # the squared distances of the batch in one pass over Xᵀ
             for b in range(nb):
                 xj[b] = s.X + cols[a + b] * s.d
@@ -371,6 +373,7 @@ cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_s
             _eval_column(&base, cols[a + b], outs[a + b], buf, dist)
         if s.t > 0:
             _eval_correction(s, cols + a, outs + a, <int>nb)
+        a += nb
 
 
 # ----------------------------------------------------------------------------- column cache
@@ -484,7 +487,7 @@ cdef class ColumnCache:
             self.store = self.store_array
             # slots are handed out from 0 up (and freed ones first again), so the memory written
             # is the prefix of ``flat`` up to the highest slot used: handed on when the cache dies
-            weakref.finalize(self, _release_store, flat, self.lowfree.base, self.capacity, self.n)
+            weakref.finalize(self, _release_store, flat, self.lowfree.base, self.capacity, self.n).atexit = False
 
     cdef void _evict(self, Py_ssize_t m) except *:
         """Free at least m slots: least recently used first, never one stamped this tick."""

@@ -63,7 +63,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_matrix
 from ..errors import DataError, ParameterError
 from .base import Gaussian, Kernel, Laplacian, Linear, Polynomial
-from .cpd import PowerDistance, ThinPlate
+from .cpd import PowerDistance, ThinPlate, checked_matrix
 
 __all__ = [
     "DEFAULT_CACHE_BYTES",
@@ -381,7 +381,7 @@ class KernelGram(GramOperator):
     def __init__(self, kernel: Kernel, X: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         if not isinstance(kernel, Kernel):
             raise ParameterError(f"kernel must be an sdpkern Kernel, got {type(kernel).__name__}")
-        Xa = np.ascontiguousarray(as_matrix(X, "X"))
+        Xa = np.ascontiguousarray(checked_matrix(X, "X"))
         super().__init__(Xa.shape[0], cache_bytes=cache_bytes)
         self.kernel, self.X = kernel, Xa
         self._spec = kernel_spec(kernel, Xa)
@@ -556,7 +556,7 @@ def reduced_gram(
     if isinstance(kernel, KernelGram):
         base = kernel
     else:  # the base's own cache is never used: K_Ξ's columns are cached by the ReducedGram
-        base = KernelGram(kernel, X, cache_bytes=8 * as_matrix(X, "X").shape[0])
+        base = KernelGram(kernel, X, cache_bytes=8 * checked_matrix(X, "X").shape[0])
     Xa = base.X
     Qa = np.asarray(Q, dtype=np.float64)
     n, k = Qa.shape if Qa.ndim == 2 else (-1, -1)
