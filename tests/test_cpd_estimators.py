@@ -463,3 +463,22 @@ def test_a_failed_fit_does_not_hand_on_its_operators(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
     assert not cpd._OPERATORS
+
+
+def test_fits_in_threads_on_the_same_points_never_share_a_cache():
+    # a fit checks its operators out: fits running at once on the same points each get their own
+    # column cache (the compiled cache is not thread-safe), and the models are the sequential ones
+    from concurrent.futures import ThreadPoolExecutor
+
+    import sdpkern.estimators.cpd as cpd
+
+    X, y = make_moons(150, noise=0.25, random_state=4)
+    Cs = [0.5, 2.0, 8.0, 32.0, 0.5, 2.0]
+    cpd._OPERATORS.clear()
+    seq = [ThinPlateSVC(C=C, beta_zero=False).fit(X, y) for C in Cs]
+    with ThreadPoolExecutor(3) as pool:
+        par = list(pool.map(lambda C: ThinPlateSVC(C=C, beta_zero=False).fit(X, y), Cs))
+    for a, b in zip(seq, par):
+        assert a.status_ == b.status_ == "optimal"
+        np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-10, atol=1e-10 * np.abs(a.alpha_).max())
+    assert len(cpd._OPERATORS) == 1

@@ -305,6 +305,7 @@ _OPERATORS: dict[bytes, _Operators] = {}
 _OPERATORS_MAX_N = 1000
 _OPERATORS_KEPT = 2
 _IN_USE = threading.local()
+_OPERATORS_LOCK = threading.Lock()
 
 
 def _operators_key(kernel: Kernel, X: Array) -> bytes | None:
@@ -320,11 +321,12 @@ def _operators_key(kernel: Kernel, X: Array) -> bytes | None:
 
 def _return_operators() -> None:
     """Give the operators of the fit that ends back to :data:`_OPERATORS` (the newest kept)."""
-    for key, ops in getattr(_IN_USE, "ops", []):
-        _OPERATORS.pop(key, None)
-        _OPERATORS[key] = ops
-        while len(_OPERATORS) > _OPERATORS_KEPT:
-            del _OPERATORS[next(iter(_OPERATORS))]
+    with _OPERATORS_LOCK:
+        for key, ops in getattr(_IN_USE, "ops", []):
+            _OPERATORS.pop(key, None)
+            _OPERATORS[key] = ops
+            while len(_OPERATORS) > _OPERATORS_KEPT:
+                del _OPERATORS[next(iter(_OPERATORS))]
     _IN_USE.ops = []
 
 
@@ -382,7 +384,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
     def _shared_state(self, X: Array) -> _Operators:
         kernel = self._kernel()
         key = _operators_key(kernel, X)
-        ops = _OPERATORS.pop(key, None) if key is not None else None  # checked out while in use
+        with _OPERATORS_LOCK:
+            ops = _OPERATORS.pop(key, None) if key is not None else None  # checked out while in use
         if ops is None:
             ops = _Operators(KernelGram(kernel, X), polynomial_factor(X, kernel))
         if key is not None:
