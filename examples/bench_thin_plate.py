@@ -35,6 +35,8 @@ Usage::
     .venv/bin/python examples/bench_thin_plate.py            # everything (~10 min)
     .venv/bin/python examples/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
     .venv/bin/python examples/bench_thin_plate.py --only acceptance   # sections 6-8 in full
+    .venv/bin/python examples/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
+                                                                      # small_n: 7, model_selection: 8)
 """
 
 from __future__ import annotations
@@ -305,10 +307,12 @@ def section_dual_speed(quick: bool) -> None:
 
 
 def cold(make):  # type: ignore[no-untyped-def]
-    """``make()`` after forgetting the remembered separability answers (a fresh process's fit)."""
+    """``make()`` after forgetting the remembered separability answers and kernel operators (a
+    fresh process's fit; a grid search over C reuses both on each fold)."""
     from sdpkern.estimators import cpd
 
     cpd._SEPARATORS.clear()
+    cpd._OPERATORS.clear()
     return make()
 
 
@@ -325,7 +329,8 @@ def section_small_n(quick: bool) -> None:
                             ("PrimalSVC(C=1)", lambda: PrimalSVC(C=1.0)),
                             ("PrimalSVC(C=1, solver='exact')", lambda: PrimalSVC(C=1.0, solver="exact"))):
             # each fit cold: the separability LP's answer, remembered per (P, y) for grid searches
-            # (sdpkern.estimators.cpd.polynomial_separator), is forgotten before every fit
+            # (sdpkern.estimators.cpd.polynomial_separator), and the kernel operators, remembered
+            # per X (sdpkern.estimators.cpd._OPERATORS), are forgotten before every fit
             t, models = best_of(lambda make=make, X=X, y=y: [cold(make).fit(X, y) for _ in range(reps)])
             m = models[0]  # type: ignore[index]
             extra = f", beta_zero_={m.beta_zero_}" if hasattr(m, "beta_zero_") else ""
@@ -368,16 +373,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only sections 6-8, at small size (the docs gallery)")
     ap.add_argument(
         "--only",
-        choices=["speed", "rank_one", "cvxpy", "agreement", "closed_forms", "low_rank", "acceptance"],
+        choices=["speed", "rank_one", "cvxpy", "agreement", "closed_forms", "low_rank", "acceptance", "dual_speed",
+                 "small_n", "model_selection"],
         default=None,
     )
     args = ap.parse_args()
     # the acceptance sections time the estimators as a user calls them: library default threads
-    if args.only in (None, "acceptance"):
-        section_dual_speed(args.quick)
-        section_small_n(args.quick)
-        section_model_selection(args.quick)
-    if args.quick or args.only == "acceptance":
+    acceptance = {"dual_speed": section_dual_speed, "small_n": section_small_n,
+                  "model_selection": section_model_selection}
+    for name, fn in acceptance.items():
+        if args.only in (None, "acceptance", name):
+            fn(args.quick)
+    if args.quick or args.only in ("acceptance", *acceptance):
         return
     with threadpool_limits(limits=1):
         sections = {

@@ -416,3 +416,69 @@ def test_reduced_newton_settles_on_the_german_fold_with_mixed_column_roundings()
     dual = ThinPlateSVC(C=50.0, beta_zero=False, solver="dual").fit(X[a], y[a])
     assert red.status_ == "optimal" and dual.status_ == "optimal"
     assert abs(red.objective_ - dual.objective_) <= 1e-6 * dual.objective_
+
+
+@pytest.mark.parametrize("d", [2, 9])  # dim 𝒫 = 3: the dual SMO route (K + ρVVᵀ folded); 10: reduced Newton
+def test_fits_on_the_same_points_reuse_the_operators_and_match_cold_fits(d):
+    # a grid search over C fits each fold once per C: the second fit on the same points takes the
+    # first one's kernel operators (and column cache) and gives the same model, to round-off, as a
+    # fit from scratch; other points, or another kernel, get their own
+    import sdpkern.estimators.cpd as cpd
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, d))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=150) > 0, 1, -1)
+    cpd._OPERATORS.clear()
+    ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
+    assert len(cpd._OPERATORS) == 1
+    (ops,) = cpd._OPERATORS.values()
+    rk = ops.reduced(ops.factor.Q)
+    warm = ThinPlateSVC(C=20.0, beta_zero=False).fit(X, y)
+    assert len(cpd._OPERATORS) == 1 and next(iter(cpd._OPERATORS.values())) is ops
+    cpd._OPERATORS.clear()
+    cold = ThinPlateSVC(C=20.0, beta_zero=False).fit(X, y)
+    assert warm.status_ == cold.status_ == "optimal"
+    # the same columns, but in other cache slots: products over the store sum in another order
+    np.testing.assert_allclose(warm.alpha_, cold.alpha_, rtol=1e-12, atol=1e-12 * np.abs(cold.alpha_).max())
+    np.testing.assert_allclose(warm.beta_, cold.beta_, rtol=1e-12, atol=1e-12)
+    assert abs(warm.objective_ - cold.objective_) <= 1e-12 * cold.objective_
+    (fresh,) = cpd._OPERATORS.values()
+    assert fresh is not ops and fresh.reduced(fresh.factor.Q) is not rk
+    ThinPlateSVC(C=20.0, beta_zero=False).fit(X + 1e-9, y)  # other points: their own operators
+    assert len(cpd._OPERATORS) == 2 and fresh in cpd._OPERATORS.values()
+    CPDSVC(kernel=PowerDistance(1.0), C=20.0, beta_zero=False).fit(X, y)  # another kernel: likewise
+    assert len(cpd._OPERATORS) == 2 and fresh not in cpd._OPERATORS.values()  # (the oldest dropped)
+
+
+def test_a_failed_fit_does_not_hand_on_its_operators(monkeypatch):
+    import sdpkern.estimators.cpd as cpd
+
+    X, y = make_moons(80, noise=0.2, random_state=1)
+    cpd._OPERATORS.clear()
+
+    def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cpd, "cpd_dual_svm", boom)
+    with pytest.raises(KeyboardInterrupt):
+        ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
+    assert not cpd._OPERATORS
+
+
+def test_fits_in_threads_on_the_same_points_never_share_a_cache():
+    # a fit checks its operators out: fits running at once on the same points each get their own
+    # column cache (the compiled cache is not thread-safe), and the models are the sequential ones
+    from concurrent.futures import ThreadPoolExecutor
+
+    import sdpkern.estimators.cpd as cpd
+
+    X, y = make_moons(150, noise=0.25, random_state=4)
+    Cs = [0.5, 2.0, 8.0, 32.0, 0.5, 2.0]
+    cpd._OPERATORS.clear()
+    seq = [ThinPlateSVC(C=C, beta_zero=False).fit(X, y) for C in Cs]
+    with ThreadPoolExecutor(3) as pool:
+        par = list(pool.map(lambda C: ThinPlateSVC(C=C, beta_zero=False).fit(X, y), Cs))
+    for a, b in zip(seq, par):
+        assert a.status_ == b.status_ == "optimal"
+        np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-10, atol=1e-10 * np.abs(a.alpha_).max())
+    assert len(cpd._OPERATORS) == 1

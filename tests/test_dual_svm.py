@@ -98,6 +98,26 @@ def test_hinge_matches_sklearn_precomputed(C):
     assert abs(res2.objective - p_ref) <= REL * p_ref
 
 
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_shrinking_reaches_the_optimum_without_shrinking(loss):
+    # libsvm's shrinking (active points re-sorted after each shrink) and the plain SMO loop over
+    # every point: the same optimum, and both at sklearn's (hinge) to 1e-6 relative
+    X, y = _data(1500, 2, seed=4)
+    K = KernelGram(Gaussian(gamma=2.0), X)
+    shrunk = dual_svm(K, y, 10.0, loss=loss, tol=1e-8, shrinking=True)
+    plain = dual_svm(KernelGram(Gaussian(gamma=2.0), X), y, 10.0, loss=loss, tol=1e-8, shrinking=False)
+    assert shrunk.status == plain.status == "optimal"
+    assert abs(shrunk.objective - plain.objective) <= REL * plain.objective
+    if loss == "hinge":
+        Kd = Gaussian(gamma=2.0)(X)
+        ref = SVC(kernel="precomputed", C=10.0, tol=1e-10).fit(Kd, y)
+        c = np.zeros(1500)
+        c[ref.support_] = ref.dual_coef_[0]
+        f_ref = Kd @ c + ref.intercept_[0]
+        p_ref = 0.5 * c @ Kd @ c + 10.0 * np.maximum(0.0, 1.0 - y * f_ref).sum()
+        assert abs(shrunk.objective - p_ref) <= REL * p_ref
+
+
 def test_squared_hinge_matches_primal_newton_with_offset():
     X, y = _data(250, 3, seed=3)
     K = Gaussian(gamma=0.3)(X)

@@ -72,6 +72,103 @@ def test_reduced_gram_compiled_columns_equal_its_numpy_blocks(kernel):
     np.testing.assert_allclose(R.diagonal(), np.diag(dense), atol=1e-12 * np.abs(dense).max())
 
 
+@pytest.mark.parametrize("kernel", [ThinPlate(2), ThinPlate(3), PowerDistance(1.0), Sigmoid(0.2, 0.1)], ids=repr)
+def test_reduced_gram_columns_at_xi_are_the_cores_and_the_kernels(kernel):
+    # Φ(X, Ξ), the correction of K_Ξ, comes from the compiled loop every cached column comes from
+    # (bit for bit) and agrees with kernel(X, X[Ξ]) to round-off (exactly 0 distance for a duplicate
+    # point, where kernel()'s GEMM distances are not); a kernel without a spec (sigmoid:
+    # not c.p.d., but a Gram operator all the same) goes through kernel(X, X[Ξ]) itself
+    X = _points(70, 3, 5)
+    fac = polynomial_factor(X, ThinPlate(2))
+    R = reduced_gram(kernel, X, fac.Q)
+    xi = R.unisolvent
+    dense = R.base._block(None, xi)  # kernel(X, X[Ξ]), the kernel's own diagonal where a row is a column
+    rows = np.setdiff1d(np.arange(70), [5, 7])  # kernel()'s GEMM distances of the duplicate are not 0
+    np.testing.assert_allclose(R.Phi_XXi[rows], dense[rows], rtol=0, atol=1e-12 * max(1.0, np.abs(dense).max()))
+    np.testing.assert_array_equal(R.Phi_XXi[xi, np.arange(xi.size)], kernel.diag(X[xi]))
+    if R.base.spec is not None:
+        full = KernelGram(kernel, X).columns(xi)
+        off = np.ones(full.shape, dtype=bool)
+        off[xi, np.arange(xi.size)] = False
+        np.testing.assert_array_equal(R.Phi_XXi[off], full[off])
+
+
+@pytest.mark.parametrize(
+    "kernel", [ThinPlate(2, formula_dimension=2), Gaussian(0.3), Laplacian(0.7), PowerDistance(1.3)], ids=repr
+)
+def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
+    # the compiled column loops: one column at a time (the SMO's), batches of 8 (ensure,
+    # eval_columns), the AVX2 and the baseline build: the same operations on every entry, so the
+    # same bits (the solvers mix columns from all of these); and K_Ξ's against its NumPy blocks
+    from sdpkern import _svmcore
+
+    X = _points(1100, 7, 6)  # n not a multiple of the 1024-row blocks, d and t not of 4
+    fac = polynomial_factor(X, ThinPlate(2, formula_dimension=2))
+    G = reduced_gram(kernel, X, fac.Q) if isinstance(kernel, ThinPlate) else KernelGram(kernel, X)
+    cols = np.array([0, 5, 7, 1099, 300, 301, 302, 303, 304, 305, 306, 1024, 17], dtype=np.intp)
+    had = _svmcore.simd()
+    try:
+        results = []
+        for avx2 in (False, True):
+            _svmcore.simd(avx2)
+            batched = np.asarray(_svmcore.eval_columns(G.spec, G.n, cols))
+            alone = np.column_stack([np.asarray(_svmcore.eval_columns(G.spec, G.n, cols[[b]]))[:, 0]
+                                     for b in range(cols.size)])  # fmt: skip
+            np.testing.assert_array_equal(batched, alone)
+            results.append(batched)
+    finally:
+        _svmcore.simd(had)
+    np.testing.assert_array_equal(results[0], results[1])
+    dense = G._block(None, cols)
+    off = np.ones(dense.shape, dtype=bool)
+    off[[5, 7]] = False  # the duplicate point: kernel()'s GEMM distances are not exactly 0
+    np.testing.assert_allclose(results[0][off], dense[off], rtol=0, atol=1e-12 * max(1.0, np.abs(dense).max()))
+
+
+def test_a_dead_caches_memory_serves_the_next_cache_exactly():
+    # the store of a cache that died is handed to the next one (no reference cycle: it goes with
+    # its operator); stale columns in it change nothing (matvec over the whole written prefix)
+    import gc
+
+    from sdpkern import _svmcore
+
+    X = _points(400, 2, 7)
+    K = ThinPlate(2)(X)
+    fac = polynomial_factor(X, ThinPlate(2))
+    R = reduced_gram(ThinPlate(2), X, fac.Q)
+    dense = R._block(None, np.arange(400))
+    R.columns(np.arange(0, 400, 2))
+    gc.disable()  # the release must not wait for the cycle collector
+    try:
+        _svmcore._SPARE.clear()
+        del R
+        assert len(_svmcore._SPARE) == 1
+        spare = _svmcore._SPARE[0]
+        G = KernelGram(ThinPlate(2), X)
+        v = np.zeros(400)
+        v[[1, 3, 5, 399]] = [1.0, -2.0, 0.5, 3.0]
+        np.testing.assert_allclose(G.matvec(v), K @ v, atol=1e-12 * np.abs(K).max() * 6.5)
+        assert np.shares_memory(G.cache.store_array, spare) and not _svmcore._SPARE
+        np.testing.assert_allclose(G.columns([7, 8]), K[:, [7, 8]], atol=1e-13 * np.abs(K).max())
+    finally:
+        gc.enable()
+    assert np.abs(dense).max() > 0
+
+
+def test_cache_of_a_gone_operator_says_so():
+    from sdpkern.kernels.base import Kernel
+
+    class Odd(Kernel):  # no compiled spec: columns come from the operator
+        def _gram(self, X, Y):  # type: ignore[no-untyped-def]
+            return (X @ (X if Y is None else Y).T) ** 2
+
+    G = KernelGram(Odd(), _points(30, 2, 8))
+    cache = G.cache
+    del G
+    with pytest.raises(ParameterError, match="no longer exists"):
+        cache.ensure(np.array([1, 2], dtype=np.intp))
+
+
 def test_cache_cap_evicts_least_recently_used_and_stays_exact():
     X = _points(300, 2, 2)
     K = Gaussian(1.0)(X)

@@ -31,9 +31,10 @@ import time
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_matrix, check_positive
+from .._validation import check_positive
 from ..errors import DataError
 from ..kernels.base import Kernel
+from ..kernels.cpd import checked_matrix
 from ..kernels.gram import ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
 from .primal_svm import primal_svm_kernel
@@ -56,7 +57,7 @@ def checked_reduced_gram(kernel: Kernel, X: ArrayLike, Q: Array, reduced: Reduce
         ``reduced`` was made for another kernel, or for another number of points or of polynomials.
     """
     if reduced is None:
-        return reduced_gram(kernel, as_matrix(X, "X"), Q)
+        return reduced_gram(kernel, checked_matrix(X, "X"), Q)
     if reduced.kernel != kernel or reduced.n != Q.shape[0] or reduced.unisolvent.size != Q.shape[1]:
         raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
     return reduced
