@@ -65,7 +65,7 @@ from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
 from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _socp_problem, _validate_xy
-from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm
+from ._sdp import _combination, _lmi_of, hyper_norm
 from .cones import cone_beta, socp_cones
 from .generation import ActiveSetTrace, GenerationRoute, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_points
@@ -233,17 +233,17 @@ def _sdp(
 
 
 def _recover_csvm_sdp(problem: KernelProblem) -> Model:
-    """α = G(β)†z (002 Example 10) by :func:`._sdp._inner_argmax` (from the primal z when G(β) is
-    well conditioned, else from the LMI's dual), on the solved z/s: α = s·(G†z/s); b = γ."""
+    """α from the LMI's dual Λ = ½[α̂; −1][α̂; −1]ᵀ (complementary slackness), α̂ = α/s in the
+    scaled SDP (:func:`_sdp`); b = γ."""
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
+    m = y.shape[0]
     s = float(problem.data["alpha_scale"])
     beta = np.clip(np.asarray(problem.variables["beta"].value, dtype=float), 0.0, None)
-    v = problem.variables  # in eq. (3.8)'s units (see _sdp)
-    offset = float(np.asarray(v["gamma"].value, dtype=float).ravel()[0])
-    z = offset * y + 1.0 + np.asarray(v["eta"].value, dtype=float) - np.asarray(v["xi"].value, dtype=float)
+    Lam = problem.constraints["lmi"].dual_value
+    alpha = -s * Lam[:m, m] / Lam[m, m]
+    offset = float(np.asarray(problem.variables["gamma"].value, dtype=float).ravel()[0])  # in eq. (3.8)'s units
     K = B.learned_kernel(beta)
-    alpha = s * _inner_argmax(problem.constraints["lmi"], K * np.outer(y, y), z / s)
     coef = alpha * y
     decision = ExpansionDecision(B, beta, coef, offset)
     return Model(alpha=alpha, offset=offset, beta=beta, kernel_matrix=K, decision=decision)
