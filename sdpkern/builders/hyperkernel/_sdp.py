@@ -4,12 +4,11 @@ The SOCP forms' pieces are in :mod:`.cones`.
 
 The SDP forms (not the C-SVM's: see its ``_lmi``) write their LMI [[M(β), z], [zᵀ, t₁]] ⪰ 0
 after the congruence diag(T, 1) with
-T ∝ M̄^{-1/2} (:func:`whitening`), M̄ the form's M at β uniform: [[T M(β) T, T z], [zᵀT, t₁]] ⪰ 0.
+T = M̄^{-1/2} (:func:`whitening`), M̄ the form's M at β uniform: [[T M(β) T, T z], [zᵀT, t₁]] ⪰ 0.
 T is invertible, so the program is the same (its optimum, β, t₁ unchanged; the inner maximiser
-is x = T x̂), but its block is about a multiple of I (of M̄'s trace) where the kernels'
-eigenvalues spanned 1e-6..1e1: SCS ended its 200 000 iterations at primal residuals 1e-6..0.8
-on such status-sweep instances (m = 17-30; alignment, L2-SVM, one-class, ν-regression) and
-certifies them in 100-1 000 after it.
+is x = T x̂), but its block is about I where the kernels' eigenvalues spanned 1e-6..1e1: SCS
+ended its 200 000 iterations at primal residuals 1e-6..0.8 on such status-sweep instances (m =
+17-30; alignment, L2-SVM, one-class, ν-regression) and certifies them in 100-1 000 after it.
 Their regulariser is written by :func:`hyper_norm` (the weight inside the cone): with the weight
 on t₂ in the objective, whitening had made the L2-SVM's single-kernel limit at λ_Q = 1e-6 fail
 on both backends at tol 1e-10.
@@ -28,19 +27,10 @@ _WHITENING_FLOOR = 1e-8
 
 
 def whitening(M_ref: Array) -> Array:
-    """T = √(tr M̄/n)·M̄^{-1/2} (symmetric; eigenvalues floored at ``_WHITENING_FLOOR``·λ_max), the LMI's congruence.
-
-    T M̄ T = (tr M̄/n)·I: the congruence evens out M̄'s spectrum but keeps its trace, i.e. the
-    block's scale against t₁ and z, which each form's own scaling (t₁/s² ≈ 2 and the objective
-    divided by its estimate, in M's units) has set. Whitened to I instead, the block's scale
-    moved by n/tr M̄ against t₁: SCS then ended 200 000 iterations at primal residual 0.16-4.5 on
-    status-sweep ν-regression SDPs with C ≥ 2e4 (ionosphere m = 11, wdbc m = 16, sonar m = 27),
-    with γ drifting in its iterates; a pure scalar T = λ_max^{-1/2}·I failed the same way while
-    T = I passed, so it is the scale, not the spectrum, that SCS was missing.
-    """
+    """T = M̄^{-1/2} (symmetric; eigenvalues floored at ``_WHITENING_FLOOR``·λ_max), the LMI's congruence."""
     lam, V = np.linalg.eigh((M_ref + M_ref.T) / 2)
     lam = np.maximum(lam, _WHITENING_FLOOR * max(float(lam[-1]), 1e-300))
-    return np.asarray((V * np.sqrt(lam.mean() / lam)) @ V.T, dtype=np.float64)
+    return np.asarray((V / np.sqrt(lam)) @ V.T, dtype=np.float64)
 
 
 def hyper_norm(L: Array, beta: cp.Variable, weight: cp.Expression, t2: cp.Variable) -> cp.Constraint:
