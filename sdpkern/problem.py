@@ -84,11 +84,14 @@ class Certificate:
         ``solved``/``solved inaccurate``/...).
     iterations : int or None
     primal_residual, dual_residual : float or None
-        As the solver reports them (Clarabel ``r_prim``/``r_dual``, SCS ``res_pri``/``res_dual``).
+        Relative, in the solver's own stopping rule's terms (:func:`~sdpkern.backends.raw_certificate`):
+        Clarabel's ``r_prim``/``r_dual``; SCS's ``res_pri``/``res_dual`` divided by 1 + the norm
+        its test scales ``eps_rel`` by, so that ≤ ``tol`` means the same on both.
     gap : float or None
         abs(primal − dual objective) (SCS's ``gap``; Clarabel's two objectives' difference).
     relative_gap : float or None
-        gap / max(1, min(abs(primal objective), abs(dual objective))) (Clarabel's ``tol_gap_rel`` rule).
+        gap / max(1, min(abs(primal objective), abs(dual objective))) (Clarabel's ``tol_gap_rel`` rule);
+        for SCS gap / (1 + max(|xᵀPx|, |cᵀx|, |bᵀy|)), its own rule.
     tol : float or None
         The tolerance the solve was asked for (``tol`` of :meth:`KernelProblem.solve`).
     """
@@ -718,7 +721,7 @@ class KernelProblem:
         if unreadable is not None:
             return _Saved.failed(b, opts, reason, unreadable, time.perf_counter() - t0, tol)
         cvx_status = prob.status
-        raw_cert = raw_certificate(b.name, raw)
+        raw_cert = raw_certificate(b.name, raw, data)
         stats = prob.solver_stats
         iters = getattr(stats, "num_iters", None)
         solver_word = str(raw_cert.pop("raw_status") or cvx_status)
@@ -802,7 +805,9 @@ def _certificate(
     p, d = raw.get("primal_objective"), raw.get("dual_objective")
     gap = raw.get("gap")
     rel = None
-    if gap is not None and p is not None and d is not None:
+    if gap is not None and raw.get("gap_scale") is not None:  # SCS's own gap rule (backends.raw_certificate)
+        rel = float(gap) / (1.0 + float(raw["gap_scale"]))
+    elif gap is not None and p is not None and d is not None:
         rel = float(gap) / max(1.0, min(abs(float(p)), abs(float(d))))
     return Certificate(
         backend=backend,

@@ -285,3 +285,24 @@ def test_scale_estimate_survives_a_degenerate_libsvm_fit_at_nu_one(name: str) ->
     ref = build(name, X, y, **kw).solve("clarabel", recovery=False)
     scs = build(name, X, y, **kw).solve("scs", recovery=False)
     assert scs.objective == pytest.approx(ref.objective, rel=1e-6, abs=1e-9)
+
+
+def test_nusvm_sdp_is_scaled_where_its_optimum_is_tiny() -> None:
+    """Status sweep, ν-SVM SDP heart m = 17, ν = 0.02, λ_Q = 6.75e-6: the optimum is 5.8e-7, and the
+    unscaled SDP's "optimal" answers were 5e-4 (Clarabel) and 4 % (SCS) from the SOCP's (the gap
+    test max(1, abs(objective)) was an absolute 1e-8; measured before ``nusvm._sdp``'s scaling).
+    Scaled, both backends certify the SDP and match the SOCP to 1e-5 (measured 1.5e-6 and 6e-9),
+    and the SDP's variables read in eq. (3.9)'s units: ½t₁ is the fit ½αᵀG(β)α at the recovered α."""
+    X, y = keel("heart", 17, 88231148)
+    kw = {"nu": 0.02, "lambda_Q": 6.75e-06}
+    socp = nusvm(X, y, **kw).solve("clarabel", recovery=False)
+    problem = nusvm(X, y, form="sdp", **kw)
+    sdp = problem.solve("clarabel", recovery=False)
+    scs = nusvm(X, y, form="sdp", **kw).solve("scs", recovery=False)
+    assert socp.status == sdp.status == scs.status == "optimal"
+    assert sdp.objective == pytest.approx(socp.objective, rel=1e-5)
+    assert scs.objective == pytest.approx(socp.objective, rel=1e-5)
+    yy = np.where(y == y.max(), 1.0, -1.0)
+    ya = yy * sdp.alpha
+    fit = 0.5 * ya @ sdp.kernel_matrix @ ya
+    assert 0.5 * float(problem.variables["t1"].value) == pytest.approx(fit, rel=1e-3)

@@ -80,23 +80,7 @@ def nusvm(
     nu_par = cp.Parameter(nonneg=True, name="nu", value=check_nu(nu))
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"nu": check_nu})
     if form == "sdp":
-        beta = cp.Variable(B.size, nonneg=True, name="beta")
-        gamma = cp.Variable(name="gamma")
-        chi = cp.Variable(nonneg=True, name="chi")
-        eta_v = cp.Variable(m, nonneg=True, name="eta")
-        xi = cp.Variable(m, nonneg=True, name="xi")
-        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-        z = gamma * y_pm + chi + eta_v - xi
-        G_stack = kernels * np.outer(y_pm, y_pm)
-        T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
-        cons: dict[str, Any] = {
-            "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
-            "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2),  # t2 = (λ_Q/2)‖Lᵀβ‖
-            "scale": cp.sum(beta) == 1,
-        }
-        obj = 0.5 * t1 - nu_par * chi + cp.sum(xi) / m + t2
-        prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
-        variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+        prob, variables, cons = _sdp(y_pm, B, kernels, data)
     else:
         return _socp(Xa, y_pm, B, kernels, nu_par, lq_par, data, terms, factor_tol)
     problem = _problem(
@@ -112,6 +96,59 @@ def nusvm(
     )
     problem._rescale()
     return problem
+
+
+def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+    """The SDP form of :func:`nusvm` (002 eq. 3.9), solved scaled as the SOCP (:mod:`.scaling`).
+
+    Eq. (3.9) is min ½t₁ − νχ + (1/m)1ᵀξ + (λ_Q/2)t₂ over [[G(β), z], [zᵀ, t₁]] ⪰ 0,
+    z = γy + χ1 + η − ξ, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1. Solved in γ, χ, η, ξ divided by s and t₁ by s²
+    (the LMI's congruence diag(I, 1/s)), with the objective divided by σ = s², the SOCP's estimate
+    of the optimum: min ½t₁ − (ν/s)χ + (1/(ms))1ᵀξ + t₂ over ‖((λ_Q/2)/σ)Lᵀβ‖ ≤ t₂, the same LMI
+    on z/s (the same program; its optimum divided by σ, its inner maximiser α/s). Unscaled, the
+    optimum is 5.8e-7 on the status sweep's heart m = 17, ν = 0.02, λ_Q = 6.75e-6, the solvers'
+    gap test max(1, abs(objective)) was an absolute 1e-8, and Clarabel's and SCS's "optimal"
+    answers were 5e-4 and 4 % from the SOCP's optimum (``tests/test_scaling.py``). ``variables``
+    hold eq. (3.9)'s own γ, χ, η, ξ, t₁, t₂ (the solved ones times s or σ).
+    """
+    m = y_pm.shape[0]
+    beta = cp.Variable(B.size, nonneg=True, name="beta")
+    gamma = cp.Variable(name="gamma")
+    chi = cp.Variable(nonneg=True, name="chi")
+    eta_v = cp.Variable(m, nonneg=True, name="eta")
+    xi = cp.Variable(m, nonneg=True, name="xi")
+    t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+    z = gamma * y_pm + chi + eta_v - xi
+    G_stack = kernels * np.outer(y_pm, y_pm)
+    T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
+    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("margin", "box", "mu", "s")}  # ν/s, 1/(ms), μ/σ
+    cons: dict[str, Any] = {
+        "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
+        "hyper_norm": hyper_norm(B.L, beta, scaled["mu"], t2),  # t2 = ((λ_Q/2)/σ)‖Lᵀβ‖
+        "scale": cp.sum(beta) == 1,
+    }
+    obj = 0.5 * t1 - scaled["margin"] * chi + scaled["box"] * cp.sum(xi) + t2
+    prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
+    s_par = scaled["s"]  # the variables in eq. (3.9)'s units, for the user's reading
+    variables = {"beta": beta, "gamma": s_par * gamma, "chi": s_par * chi, "eta": s_par * eta_v, "xi": s_par * xi,
+                 "t1": s_par**2 * t1, "t2": s_par**2 * t2}  # fmt: skip
+    trials = trial_points(kernels, B.L)
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        sigma = _estimate(trials, y_pm, values)
+        s = float(np.sqrt(sigma))
+        data["alpha_scale"] = s
+        return {"margin": values["nu"] / s, "box": 1.0 / (m * s), "mu": values["lambda_Q"] / 2 / sigma, "s": s}, sigma
+
+    data["rescale"] = Rescale(scaled, compute)
+    return prob, variables, cons
+
+
+def _estimate(trials: list[Any], y_pm: Any, values: dict[str, float]) -> float:
+    """σ: the optimum's bound at the trial points (:func:`.scaling.trial_points`), the fixed-kernel
+    ν-SVM fit plus the regulariser there, the smaller (floored, :func:`.scaling.scale_of`)."""
+    mu = values["lambda_Q"] / 2
+    return scale_of(min(nusvc_fit(K, y_pm, values["nu"]) + mu * r for K, r in trials)) ** 2
 
 
 def _socp(
@@ -148,7 +185,7 @@ def _socp(
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
         mu = values["lambda_Q"] / 2
-        sigma = scale_of(min(nusvc_fit(K, y_pm, values["nu"]) + mu * r for K, r in trials)) ** 2
+        sigma = _estimate(trials, y_pm, values)
         s = float(np.sqrt(sigma))
         data["alpha_scale"] = s
         return {"box": 1.0 / (m * s), "margin": values["nu"] / s, "mu": mu / sigma}, sigma
@@ -164,10 +201,11 @@ def _recover_nusvm_sdp(problem: KernelProblem) -> Model:
     B, y = problem.data["basis"], problem.data["y"]
     beta = np.clip(_arr(problem.variables["beta"].value), 0.0, None)
     v = problem.variables
-    gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)
+    gamma, chi = _num(v["gamma"].value), _num(v["chi"].value)  # in eq. (3.9)'s units (see _sdp)
     z = gamma * y + chi + _arr(v["eta"].value) - _arr(v["xi"].value)
     G = B.learned_kernel(beta) * np.outer(y, y)
-    alpha = _inner_argmax(problem.constraints["lmi"], G, z, problem.data["lmi_congruence"])
+    s = float(problem.data["alpha_scale"])  # the LMI holds z/s; its maximiser is α/s
+    alpha = s * _inner_argmax(problem.constraints["lmi"], G, z / s, problem.data["lmi_congruence"])
     return _model(B, beta, alpha, alpha * y, gamma, rho=chi)
 
 
