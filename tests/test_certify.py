@@ -171,16 +171,17 @@ def test_l2svm_C_is_scikit_learns_and_settable():
 
 
 def test_hyperkernel_svc_huge_C_records_the_backend():
-    """Issue 17's HyperkernelSVC(C=1e12) on 40 moons: every attempt and the backend that answered
-    are recorded, and an answer the solver does not vouch for is never called optimal (a box of
-    1e12 against dual values of order 10 is still beyond both solvers; README, "Certified solves")."""
+    """Issue 17's HyperkernelSVC(C=1e12) on 40 moons through CVXPY: every attempt and the backend
+    that answered are recorded, and an answer the solver does not vouch for is never called optimal
+    (a box of 1e12 against dual values of order 10 is still beyond both solvers; README, "Certified
+    solves")."""
     from sklearn.datasets import make_moons
 
     from sdpkern.errors import SolverError
     from sdpkern.estimators import HyperkernelSVC
 
     X, y = make_moons(40, noise=0.1, random_state=0)
-    clf = HyperkernelSVC(C=1e12, max_terms=60)
+    clf = HyperkernelSVC(C=1e12, max_terms=60, solver="conic")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         try:
@@ -194,6 +195,23 @@ def test_hyperkernel_svc_huge_C_records_the_backend():
         assert clf.score(X, y) > 0.9
     else:
         assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def test_hyperkernel_svc_huge_C_native_is_certified():
+    """The same case on the default route (native from 30 points): on separable moons the box
+    C = 1e12 never binds and the native master returns the hard-margin SVM, certified by its
+    duality gap."""
+    from sklearn.datasets import make_moons
+
+    from sdpkern.estimators import HyperkernelSVC
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = HyperkernelSVC(C=1e12, max_terms=60).fit(X, y)
+    assert clf.solver_ == "native" and clf.backend_ is None
+    assert clf.status_ == "optimal" and clf.certificate_["value"] <= 1e-6
+    assert clf.score(X, y) == 1.0
 
 
 def test_scs_residuals_are_relative_in_its_own_stopping_rule() -> None:

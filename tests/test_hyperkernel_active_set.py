@@ -84,11 +84,13 @@ def test_several_rounds_when_several_terms_carry_weight(cancer):
 
 def test_estimator_active_set_matches_full_socp(cancer):
     X, y = _sample(cancer, 60, 4)
-    fast = HyperkernelSVC().fit(X[:40], y[:40])
-    slow = HyperkernelSVC(active_set=False).fit(X[:40], y[:40])
+    fast = HyperkernelSVC(solver="conic").fit(X[:40], y[:40])
+    slow = HyperkernelSVC(active_set=False).fit(X[:40], y[:40])  # "auto": the full SOCP through CVXPY
     assert abs(fast.objective_ - slow.objective_) <= 1e-6 * abs(slow.objective_)
     assert fast.active_terms_ is not None and fast.active_terms_.size <= fast.n_terms_
-    assert slow.active_terms_ is None
+    assert slow.active_terms_ is None and slow.solver_ == "conic"
+    with pytest.raises(ParameterError, match="active_set"):
+        HyperkernelSVC(solver="native", active_set=False).fit(X[:40], y[:40])
     np.testing.assert_array_equal(fast.predict(X[40:]), slow.predict(X[40:]))
 
 

@@ -249,7 +249,12 @@ def test_regulariser_weight_inside_the_cone_at_small_lambda_q() -> None:
     assert scs.objective == pytest.approx(ref.objective, rel=1e-6)
     mu = problem.data["rescale"].parameters["mu"].value
     B = problem.data["basis"]
-    assert float(problem.variables["t2"].value) == pytest.approx(mu * np.linalg.norm(B.L.T @ scs.beta), rel=1e-4)
+    # t₂ is tight on its cone (not a free epigraph variable, which would sit O(1) away). Its value,
+    # 4.6e-7 against an objective of 17.7, is set by either solver only to its feasibility
+    # residual: |t₂ − μ‖Lᵀβ‖| measured 2.6e-10 for SCS 3.3.1 (5.5e-4 relative), 3.7e-11 for Clarabel
+    # 0.11.1 (8e-5), and Clarabel at 1e-12 tolerances ends optimal_inaccurate, so 1e-4 was below
+    # what the reference solver itself attains.
+    assert float(problem.variables["t2"].value) == pytest.approx(mu * np.linalg.norm(B.L.T @ scs.beta), rel=2e-3)
 
 
 def test_nusvm_socp_is_scaled_where_its_optimum_is_tiny() -> None:

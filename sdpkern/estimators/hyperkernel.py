@@ -250,7 +250,8 @@ class _GeneratedHyperkernel(_HyperkernelBase):
         (:func:`~sdpkern.native.hyperkernel_csvm_native`; kernel columns on demand, a basis
         sampled over the pair features, :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`),
         available for :class:`HyperkernelSVC` only (others raise ParameterError). ``"auto"``:
-        native from ``NATIVE_FROM`` = 30 training points on where it is available.
+        native from ``NATIVE_FROM`` = 30 training points on where it is available (and
+        ``active_set`` is True: ``active_set=False`` asks for the full SOCP through CVXPY).
         ``solver_options`` for the native master: ``tol`` (relative gap, 1e-6), ``max_rounds``,
         ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
         for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
@@ -284,8 +285,14 @@ class _GeneratedHyperkernel(_HyperkernelBase):
                 )
             if self.form != "socp":
                 raise ParameterError("solver='native' solves the SOCP form; use form='socp' (or solver='conic')")
+            if not self.active_set:
+                raise ParameterError(
+                    "solver='native' always generates the cones; active_set=False (the full SOCP in one "
+                    "solve) needs solver='conic'"
+                )
             return "native"
-        if self.solver == "auto" and type(self)._native and self.form == "socp" and m >= NATIVE_FROM:
+        native_fits = type(self)._native and self.form == "socp" and self.active_set
+        if self.solver == "auto" and native_fits and m >= NATIVE_FROM:
             return "native"
         return "conic"
 
