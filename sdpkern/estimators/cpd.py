@@ -28,7 +28,7 @@ from ..errors import ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
 from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
-from ..native.cpd_newton import cpd_primal_svm
+from ..native.cpd_newton import cpd_beta_zero_svm, cpd_primal_svm
 from ..native.cpd_reduced import cpd_primal_svm_reduced
 from ..native.dual_svm import _one_blas_thread, cpd_dual_svm
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, squared_hinge_stationarity
@@ -423,6 +423,12 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             status = "optimal" if res.converged else "iteration_limit"
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
+        if bz and w is None and self.solver == "auto":
+            # β = 0 as a p.d. SVM on the kernel K̃ of f (sdpkern.native.cpd_newton.cpd_beta_zero_svm):
+            # Newton systems of order |s| instead of n − k (wdbc, 400 points: half the fit's time)
+            res = cpd_beta_zero_svm(ops.dense(), factor.Q, ypm, lam, max_iter=self.max_iter)
+            status = "optimal" if res.converged else "iteration_limit"
+            return _Binary(res.alpha, np.zeros(factor.space.dim), bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
             if w is not None and not bz:
                 raise ParameterError(
@@ -595,7 +601,9 @@ class CPDSVC(_CPDBase):
         ``"native"``, 2-4x faster on 3000 points and without the n × n kernel matrix.
         ``"native"``: 000 Algorithm 1 as printed (step halving, rank-one Cholesky updates).
         ``"cvxpy"``: the CVXPY builder :func:`sdpkern.builders.cpd_svm.squared_hinge`.
-        The β = 0 variant always uses Algorithm 1's β = 0 branch (eq. 18), except with ``"cvxpy"``.
+        The β = 0 variant: with ``"auto"`` and no weights, Chapelle's Newton method on the kernel
+        of f (:func:`~sdpkern.native.cpd_newton.cpd_beta_zero_svm`, the same steps as eq. 18's in
+        systems of order |s|); with ``"cvxpy"`` the builder; otherwise Algorithm 1's β = 0 branch (eq. 18).
     beta_zero : {"auto", True, False}, default="auto"
         Constrain β = 0 (000 §6.2). ``"auto"`` does so exactly when the classes are separable by
         the polynomial space (linearly separable for the thin-plate of order 2), as in 000 §7,

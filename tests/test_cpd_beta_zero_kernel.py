@@ -1,0 +1,98 @@
+"""The β = 0 problem (000 §6.2) solved as a p.d. SVM on the kernel of f
+(:func:`sdpkern.native.cpd_newton.cpd_beta_zero_svm`), checked by independent routes:
+
+* against 000 Algorithm 1's β = 0 branch (eq. 18, ``cpd_primal_svm(beta_zero=True)``, systems of
+  order n − k): objective and f to 1e-8 relative, α to 1e-6 (the same iterates up to round-off);
+* against the CVXPY builder ``squared_hinge_beta_zero``: objective to 1e-6 relative;
+* the rank-k formula K̃ = Φ − Q(QᵀΦQ − W)Qᵀ against ΦN(NᵀΦN)⁻¹NᵀΦ with an orthonormal N (1e-8);
+* ``ThinPlateSVC(solver="auto")`` on separable data takes it and matches ``solver="native"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import null_space
+
+from sdpkern import ThinPlateSVC
+from sdpkern.builders.cpd_svm import squared_hinge_beta_zero
+from sdpkern.kernels.cpd import ThinPlate
+from sdpkern.native import cpd_newton
+from sdpkern.native.cpd_newton import cpd_beta_zero_svm, cpd_primal_svm, polynomial_factor
+
+CASES = [(2, ThinPlate(2)), (2, ThinPlate(3)), (5, ThinPlate(3)), (5, ThinPlate(2, formula_dimension=2))]
+
+
+def _data(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sign(X[:, 0] * X[:, 1] + np.sin(2 * X[:, 0]) + rng.normal(size=n))
+    y[y == 0] = 1.0
+    return X, y
+
+
+@pytest.mark.parametrize(("d", "kernel"), CASES)
+@pytest.mark.parametrize("lam", [1e-3, 0.1, 10.0])
+def test_matches_algorithm1_beta_zero_branch(d, kernel, lam):
+    X, y = _data(120, d, seed=7 * d + int(10 * lam))
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    ref = cpd_primal_svm(Phi, Q, y, lam, beta_zero=True)
+    new = cpd_beta_zero_svm(Phi, Q, y, lam)
+    assert ref.converged and new.converged
+    assert abs(new.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+    assert np.linalg.norm(new.f - ref.f) <= 1e-8 * np.linalg.norm(ref.f)
+    assert np.linalg.norm(new.alpha - ref.alpha) <= 1e-6 * np.linalg.norm(ref.alpha)
+    assert np.abs(Q.T @ new.alpha).max() <= 1e-10 * np.abs(new.alpha).max()  # α ∈ 𝒫⊥
+    assert np.allclose(new.f, Phi @ new.alpha, rtol=0, atol=1e-10 * np.abs(new.f).max())
+
+
+@pytest.mark.parametrize(("d", "kernel"), CASES[:3])
+def test_matches_cvxpy(d, kernel):
+    X, y = _data(80, d, seed=3 + d)
+    lam = 0.05
+    new = cpd_beta_zero_svm(kernel(X), polynomial_factor(X, kernel).Q, y, lam)
+    sol = squared_hinge_beta_zero(X, y, kernel, C=1 / (2 * lam)).solve()
+    assert abs(new.objective - sol.objective) <= 1e-6 * abs(sol.objective)
+
+
+def test_kernel_of_f_is_a_rank_k_change_of_phi(monkeypatch):
+    X, y = _data(60, 2, seed=1)
+    kernel = ThinPlate(2)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    seen = {}
+    inner = cpd_newton.cpd_primal_svm
+
+    def spy(K, Q0, *args, **kwargs):
+        seen["K"] = K
+        return inner(K, Q0, *args, **kwargs)
+
+    monkeypatch.setattr(cpd_newton, "cpd_primal_svm", spy)
+    cpd_beta_zero_svm(Phi, Q, y, 0.1)
+    N = null_space(Q.T)  # orthonormal basis of 𝒫⊥
+    PN = Phi @ N
+    direct = PN @ np.linalg.solve(N.T @ Phi @ N, PN.T)
+    assert np.abs(seen["K"] - direct).max() <= 1e-8 * np.abs(direct).max()
+
+
+def test_estimator_auto_takes_it_and_matches_native(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)  # linearly separable: beta_zero="auto" → β = 0
+    calls = []
+    real = cpd_beta_zero_svm
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    from sdpkern.estimators import cpd
+
+    monkeypatch.setattr(cpd, "cpd_beta_zero_svm", spy)
+    auto = ThinPlateSVC(C=3.0).fit(X, y)
+    native = ThinPlateSVC(C=3.0, solver="native").fit(X, y)
+    assert calls == [1] and auto.beta_zero_ is True and native.beta_zero_ is True
+    assert auto.status_ == "optimal"
+    assert abs(auto.objective_ - native.objective_) <= 1e-8 * abs(native.objective_)
+    Xt = rng.normal(size=(30, 4))
+    fa, fn = auto.decision_function(Xt), native.decision_function(Xt)
+    assert np.abs(fa - fn).max() <= 1e-6 * np.abs(fn).max()
