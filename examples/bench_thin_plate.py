@@ -336,6 +336,19 @@ def section_small_n(quick: bool) -> None:
             extra = f", beta_zero_={m.beta_zero_}" if hasattr(m, "beta_zero_") else ""
             row.append(f"{label} {t / t_sv:.1f}x{extra}")
         print(f"  {name} n=400 (SVC {1e3 * t_sv / reps:.1f} ms/fit): " + "; ".join(row))
+    print("   beta_zero=True, the two beta = 0 routes (solver='native': 000 Algorithm 1's eq. 18 branch; 'auto': "
+          "Newton on the kernel of f, cpd_beta_zero_svm), per-fit time ratio auto / native:")
+    for name in ("pima", "wdbc", "german"):
+        X, y = keel(name, 400)
+        X = StandardScaler().fit_transform(X)
+        row = []
+        for C in (0.01, 1.0, 100.0):
+            t = {}
+            for solver in ("native", "auto"):
+                make = lambda C=C, solver=solver: ThinPlateSVC(C=C, beta_zero=True, solver=solver)  # noqa: E731
+                t[solver], _ = best_of(lambda make=make, X=X, y=y: [cold(make).fit(X, y) for _ in range(reps)])
+            row.append(f"C={C:g} {t['auto'] / t['native']:.2f}")
+        print(f"  {name} n=400: " + "; ".join(row))
 
 
 def section_model_selection(quick: bool) -> None:
