@@ -411,6 +411,18 @@ def _check_options(C: float, lambda_Q: float, tol: float, counts: dict[str, Any]
     return {name: check_integer(v, name, 1) for name, v in counts.items()}
 
 
+def _add_terms(
+    master: _Master, terms: NDArray[np.int64], cand: NDArray[np.int64], beta_full: Array, best: tuple[Any, ...]
+) -> tuple[NDArray[np.int64], tuple[Any, ...]]:
+    """The restricted set grown by the candidate terms; the best point carried over, its β padded
+    with the zeros of the new terms and its quadratics ½uᵀK_l u computed for them."""
+    J, _, alpha, _ = best
+    B = master.B
+    new_terms = np.union1d(terms, cand)
+    q = term_quadratics(B.hyperkernel, B.features[new_terms], B.X, master.y * alpha, n_jobs=master.opts["n_jobs"])
+    return new_terms, (J, beta_full[new_terms], alpha, q)
+
+
 def hyperkernel_csvm_native(
     basis: HyperkernelBasis,
     y: Array,
@@ -486,12 +498,12 @@ def hyperkernel_csvm_native(
     )  # fmt: skip
     ya = _check_labels(y, basis.X.shape[0])
     t0 = time.perf_counter()
-    box, mu, p = _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), basis.size
+    p = basis.size
     terms = np.arange(min(n["initial_terms"], p))
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
              "working_set_rounds": 100}  # fmt: skip
-    master = _Master(basis, ya, box, mu, opts)
+    master = _Master(basis, ya, _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), opts)
     beta = np.full(terms.size, 1.0 / terms.size)
     alpha, _, q, J = master.svm(terms, beta, None)
     master.best_outputs = master.outputs
@@ -527,19 +539,21 @@ def hyperkernel_csvm_native(
                     break
                 inner_tol /= 10
                 continue
-            new_terms = np.union1d(terms, cand)
-            q_best = term_quadratics(
-                basis.hyperkernel, basis.features[new_terms], basis.X, ya * alpha, n_jobs=opts["n_jobs"]
-            )
-            best = (J, beta_full[new_terms], alpha, q_best)
-            terms = new_terms
+            terms, best = _add_terms(master, terms, cand, beta_full, best)
+    stats = {"lower_bound": lower, "gap": gap, "max_violation": worst, "status": status, "rounds": rounds,
+             "steps": steps, "total_time": time.perf_counter() - t0, "history": history}  # fmt: skip
+    return _result(master, terms, best, stats)
+
+
+def _result(
+    master: _Master, terms: NDArray[np.int64], best: tuple[Any, ...], stats: dict[str, Any]
+) -> NativeMasterResult:
+    """The master's answer at its best point: β over the whole basis, the offset from the outputs."""
     J, beta, alpha, _ = best
-    e = _final_outputs(master, terms, beta, alpha, opts["sum_cache_bytes"])
+    e = _final_outputs(master, terms, beta, alpha, master.opts["sum_cache_bytes"])
     return NativeMasterResult(
-        alpha=alpha, beta=_full(beta, terms, p, fill=0.0), offset=_offset(alpha, e, ya, box), objective=J,
-        lower_bound=lower, gap=gap, max_violation=worst, terms=terms, status=status,
-        rounds=rounds, steps=steps, smo_iterations=master.smo_iterations, total_time=time.perf_counter() - t0,
-        history=history,
+        alpha=alpha, beta=_full(beta, terms, master.p, fill=0.0), offset=_offset(alpha, e, master.y, master.box),
+        objective=J, terms=terms, smo_iterations=master.smo_iterations, **stats,
     )  # fmt: skip
 
 
