@@ -67,7 +67,6 @@ from typing import Any, Literal
 import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linprog
 
 from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, UnboundedError
@@ -173,8 +172,9 @@ class _SlackScale:
     at AlmostSolved at a 2e-8 relative gap on the status sweep's r = 3 sonar m = 81, C = 5.7e3
     (at C = 1e5 too), while the hard margin (no ξ) certified in 16 iterations (issue 17).
     With ζ the cost is Σ ζ_i and the multipliers 1 − α_i/C are O(1); the margins read ζ/C
-    (DPP cannot divide by a parameter: 1/C is a parameter, set here from C). Instances whose
-    feasible w is confined by the leading coefficients need :func:`_implied_equalities` as well.
+    (DPP cannot divide by a parameter: 1/C is a parameter, set here from C). The same change
+    certified the sweep's r = 4 pima m = 67 at C = 0.028 (AlmostSolved at an 8e-8 gap before, 8
+    iterations after), an instance whose feasible w is {0} (the θ⁴ coefficients' cone).
     """
 
     inv_C: cp.Parameter
@@ -419,11 +419,6 @@ def sdpm(
         constraints.append(zeta >= 0)
         shift = shift + xi
     c0 = const + shift
-    implied = _implied_equalities(Xt, y_pm, tau)
-    named: dict[str, Any] = {}
-    if implied is not None:
-        named["leading_null"] = implied.T @ w == 0
-        constraints.append(named["leading_null"])
 
     if Xt.ndim == 4:  # several parameters, 003 §3
         block_cons = _parameter_blocks(Xt, y_pm, c0, w)
@@ -444,45 +439,8 @@ def sdpm(
     if C is not None:
         data.rescale = slack_scale
     return SDPMProblem(
-        problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1], **named}, _recover_sdpm,
-        data,
+        problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1]}, _recover_sdpm, data
     )
-
-
-def _implied_equalities(Xt: Array, y_pm: Array, tau: float | None) -> Array | None:
-    """An orthonormal basis U of the directions every feasible w of :func:`sdpm` is orthogonal to
-    (the constraint Uᵀw = 0), or None when there are none to add.
-
-    Why: on θ ∈ ℝ with r even, p_i ≥ 0 needs its leading coefficient y_i wᵀ(X_i)_r ≥ 0 (ξ and b
-    enter c_{i0} only), so feasible w lie in the cone {w: Aw ≥ 0}, A = [y_i (X_i)_r]. When
-    some rows of A vanish on that whole cone (m random rows in n ≪ m dimensions: the cone is
-    {0}) the SDP has no strictly feasible point: every block G_i is singular at every feasible
-    point. Clarabel then stalled (measured on the status sweep's r = 4, pima m = 67, C = 0.028,
-    where the cone is {0} and the optimum has w = 0: gap 8e-8 at step lengths 0.01-0.2,
-    AlmostSolved; issue 17; and on seed 1's r = 4 ionosphere m = 76, C = 97.9, where the slacks
-    in cost units alone stalled at a 1.1e-8 relative gap: 7 iterations with this). Writing
-    those rows' equalities A_E w = 0 explicitly (as Uᵀw = 0,
-    U spanning the rows of A_E, so that no equality is redundant) is the same feasible set,
-    one face down (facial reduction); further implied equalities of that face are left to the
-    cones. E is found by an LP (HiGHS): max Σ s over Aw ≥ s, 0 ≤ s ≤ 1; a row that can be
-    positive on the cone reaches s_i = 1 (w scales freely), one that cannot stays at 0.
-    """
-    r = Xt.shape[1] - 1
-    if Xt.ndim != 3 or tau is not None or r < 2 or r % 2:
-        return None
-    A = y_pm[:, None] * Xt[:, r, :]
-    m, n = A.shape
-    c = np.r_[np.zeros(n), -np.ones(m)]
-    res = linprog(c, A_ub=np.hstack([-A, np.eye(m)]), b_ub=np.zeros(m), bounds=[(None, None)] * n + [(0, 1)] * m,
-                  method="highs")  # fmt: skip
-    if res.status != 0:  # an LP failure: leave the problem as written (still the same problem)
-        return None
-    tight = res.x[n:] < 0.5
-    if not tight.any():
-        return None
-    U, sv, _ = np.linalg.svd(A[tight].T, full_matrices=False)
-    keep = sv > 1e-10 * max(float(sv[0]), 1e-300)  # a rank-deficient A_E: its row space only
-    return U[:, keep] if keep.any() else None
 
 
 @dataclass
