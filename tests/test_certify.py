@@ -251,3 +251,34 @@ def test_scs_certificate_agrees_with_its_status_on_a_large_c_socp() -> None:
     assert scs.status == ref.status == "optimal" and scs.certificate is not None
     assert scs.certificate.worst <= scs.certificate.tol
     assert scs.objective == pytest.approx(ref.objective, rel=1e-7)
+
+
+def test_cpd_squared_hinge_separable_by_its_polynomial_part_is_certified() -> None:
+    """Status-sweep miss (issue 17): c.p.d. squared hinge, wdbc m = 102, C = 3.7e5. The affine
+    part (31 terms in 30 dimensions) separates the points, so the optimum is 0 on an unbounded
+    set of β̄; Clarabel's iterates ran off (‖β̄‖ 7e4) and it stopped at AlmostSolved. With the
+    separating ball (``cpd_svm._separating_radius``) Clarabel certifies ``optimal``; the optimum is
+    0, so the second route (SCS on the same problem) is compared absolutely, to Clarabel's
+    absolute gap tolerance 1e-8, and the model must separate the training points."""
+    from sdpkern.builders.cpd_svm import squared_hinge
+    from sdpkern.datasets import load_keel
+    from sdpkern.kernels.cpd import ThinPlate
+
+    ds = load_keel("wdbc")
+    rng = np.random.default_rng(154741218)
+    y_all = (ds.y == ds.y[0]).astype(float)
+    idx = rng.permutation(ds.X.shape[0])[:102]
+    X = ds.X[idx]
+    sd = X.std(axis=0)
+    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    p = squared_hinge(X, y_all[idx], ThinPlate(2, formula_dimension=2), C=369819.237147151)
+    assert "separating_ball" in p.constraints
+    sol = p.solve("clarabel", recovery=False)
+    assert sol.status == "optimal" and sol.attempts[0].backend == "clarabel"
+    assert abs(sol.objective) <= 1e-8
+    other = p.solve("scs", recovery=False)
+    assert other.status == "optimal"
+    assert abs(sol.objective - other.objective) <= 1e-8
+    y_pm = np.where(y_all[idx] > 0, 1.0, -1.0)
+    assert sol.model.decision is not None
+    assert np.min(y_pm * sol.model.decision(X)) >= 1 - 1e-4

@@ -311,3 +311,22 @@ def test_nusvm_sdp_is_scaled_where_its_optimum_is_tiny() -> None:
     ya = yy * sdp.alpha
     fit = 0.5 * ya @ sdp.kernel_matrix @ ya
     assert 0.5 * float(problem.variables["t1"].value) == pytest.approx(fit, rel=1e-3)
+
+
+def test_restricted_socp_keeps_only_the_ball_entries_its_cones_use() -> None:
+    """Status-sweep miss (issue 17): L2-SVM, ionosphere m = 49, C = 4.714, λ_Q = 0.2. The cone
+    generation's first restricted problem (terms {0, 1, 2}) carried all 150 entries of u, 147 of
+    them in the ball alone; Clarabel stopped at AlmostSolved (primal residual 6.9e-8). With u
+    over the used columns of L (``cones.hyper_u``) the default route is ``optimal`` and agrees
+    with the direct full SOCP to 1e-8 relative."""
+    X, y = keel("ionosphere", 49, 609969516)
+    kw = {"C": 4.714202193360192, "lambda_Q": 0.20015595176264084}
+    p = l2svm(X, y, form="socp", eta=1e-4, max_terms=150, **kw)
+    restricted = l2svm(X, y, form="socp", basis=p.data["basis"], terms=[0, 1, 2], **kw)
+    (u_kept,) = [v for v in restricted.cvxpy.variables() if v.name() == "u"]
+    assert u_kept.size < p.data["basis"].size
+    sol = p.solve(recovery=False)  # the default route: cone generation, no fallback
+    assert sol.status == "optimal" and sol.method == "cone_generation" and sol.attempts[0].backend == "clarabel"
+    direct = p.solve(method="direct", recovery=False)
+    assert direct.status == "optimal"
+    assert sol.objective == pytest.approx(direct.objective, rel=1e-8)

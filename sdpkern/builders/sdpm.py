@@ -162,6 +162,30 @@ def _check_C(value: Any) -> float:
     return check_positive(value, "C")
 
 
+@dataclass
+class _SlackScale:
+    """Keeps ``inv_C`` = 1/C of :func:`sdpm`'s soft margin in step with its ``C`` parameter.
+
+    Why the slacks are solved as ζ = C·ξ: written as C Σ ξ_i, the penalty puts C on ξ's
+    cost, and where C exceeds the hard margin's largest multiplier every ξ_i is 0 at the
+    optimum with multiplier C − α_i ≈ C, so the solver's gap carries C·ξ_i: Clarabel stopped
+    at AlmostSolved at a 2e-8 relative gap on the status sweep's r = 3 sonar m = 81, C = 5.7e3
+    (at C = 1e5 too), while the hard margin (no ξ) certified in 16 iterations (issue 17).
+    With ζ the cost is Σ ζ_i and the multipliers 1 − α_i/C are O(1); the margins read ζ/C
+    (DPP cannot divide by a parameter: 1/C is a parameter, set here from C). The same change
+    certified the sweep's r = 4 pima m = 67 at C = 0.028 (AlmostSolved at an 8e-8 gap before, 8
+    iterations after), an instance whose feasible w is {0} (the θ⁴ coefficients' cone).
+    """
+
+    inv_C: cp.Parameter
+
+    def __call__(self, problem: Any) -> None:
+        """Set 1/C from the problem's ``C`` parameter (``KernelProblem._rescale``)."""
+        value = problem.parameters["C"].value
+        if value is not None:
+            self.inv_C.value = 1.0 / _check_C(value)
+
+
 # ----------------------------------------------------------------------------- problem
 class SDPMProblem(KernelProblem):
     """A :class:`~sdpkern.problem.KernelProblem` whose infeasibility report suggests a soft margin.
@@ -297,16 +321,19 @@ def _taylor_cones(
     coef = cp.multiply(np.repeat(y_pm, r + 1).reshape(m, r + 1), cp.reshape(Xf @ w, (m, r + 1), order="C"))
     e0 = np.zeros((1, r + 1))
     e0[0, 0] = 1.0
-    coef = coef + cp.reshape(c0, (m, 1), order="C") @ e0
+    c0_column = cp.reshape(c0, (m, 1), order="C") @ e0
     if tau is not None:
         tau_par = cp.Parameter(r + 1, name="tau", value=_tau_powers(tau, r))
         parameters["tau"] = tau_par
         checks["tau"] = _TauCheck(r)
         Qs = segment_map(r)
-        coef = cp.multiply(coef, np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")) @ Qs.T
+        # c_{i0} is added after the τ^j factors (τ⁰ = 1): it holds the soft margin's ζ/C
+        # (sdpm), and a parameter times ζ/C would not be DPP
+        coef = (cp.multiply(coef, np.ones((m, 1)) @ cp.reshape(tau_par, (1, r + 1), order="C")) + c0_column) @ Qs.T
         degree = 2 * r
         source = "003 eq. (6) with Corollary 1"
     else:
+        coef = coef + c0_column
         degree = r
         source = "003 eq. (6)" + (", eq. (7)" if r == 2 else "")
     cons, cone_form, kind = _polynomial_cone(coef, m, degree, form)
@@ -380,13 +407,16 @@ def sdpm(
     objective: cp.Expression = 0.5 * cp.sum_squares(w)
     constraints: list[Any] = []
     if C is not None:
-        xi = cp.Variable(m, name="xi")
+        # the slacks in cost units, ζ = C·ξ (see _SlackScale): penalty Σ w_i ζ_i, margin shift ζ/C
+        zeta = cp.Variable(m, name="zeta")
         C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
+        slack_scale = _SlackScale(cp.Parameter(nonneg=True, name="inv_C", value=1.0 / _check_C(C)))
+        xi = slack_scale.inv_C * zeta
         variables["xi"] = xi
         parameters["C"] = C_par
         checks["C"] = _check_C
-        objective = objective + C_par * (cp.sum(xi) if weights is None else weights @ xi)
-        constraints.append(xi >= 0)
+        objective = objective + (cp.sum(zeta) if weights is None else weights @ zeta)
+        constraints.append(zeta >= 0)
         shift = shift + xi
     c0 = const + shift
 
@@ -406,6 +436,8 @@ def sdpm(
     formulation += ", soft margin" if C is not None else ", hard margin"
     problem = cp.Problem(cp.Minimize(objective), constraints)
     data = _data(Xt, y_pm, classes, degree, r, tau, support_tol, checks, C, kind=kind)
+    if C is not None:
+        data.rescale = slack_scale
     return SDPMProblem(
         problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1]}, _recover_sdpm, data
     )

@@ -65,7 +65,7 @@ from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model, Solution
 from ._common import Array, ExpansionDecision, Form, _check_C, _setup, _shared_doc, _socp_problem, _validate_xy
 from ._sdp import _combination, _lmi_of, hyper_norm
-from .cones import cone_beta, socp_cones
+from .cones import cone_beta, hyper_u, socp_cones
 from .generation import ActiveSetTrace, GenerationRoute, cone_generation
 from .scaling import Rescale, scale_of, svc_optimum, trial_points
 
@@ -149,7 +149,7 @@ def csvm(
 
         def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
             alpha = cp.Variable(m, nonneg=True, name="alpha")
-            u = cp.Variable(B.L.shape[1], name="u")
+            u_kept, u = hyper_u(B.L, terms)
             tau = cp.Variable(name="tau")
             cones = socp_cones(
                 cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
@@ -158,7 +158,7 @@ def csvm(
             cons = {
                 "box": alpha <= (scaled["box"] if w is None else scaled["box"] * w),  # α ≤ C'/m = C (C·w)
                 "balance": y_pm @ alpha == 0,
-                "ball": cp.norm(u, 2) <= 1,
+                "ball": cp.norm(u_kept, 2) <= 1,
                 "kernel_cones": cones,
             }
             prob = cp.Problem(

@@ -28,7 +28,7 @@ from ._common import (
     _validate_xy,
 )
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
-from .cones import cone_beta, socp_cones
+from .cones import cone_beta, hyper_u, socp_cones
 from .generation import GenerationRoute
 from .scaling import Rescale, l2svm_optimum, scale_of, trial_points
 
@@ -176,12 +176,12 @@ def _socp_writer(
 
     def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
         alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
+        u_kept, u = hyper_u(B.L, terms)
         tau = cp.Variable(name="tau")
         cones = socp_cones(
             cp.multiply(y_pm, alpha), kernels, B.L, mu, tau, u, terms=terms, factor_tol=factor_tol, data=data
         )
-        cons: dict[str, Any] = {"ball": cp.norm(u, 2) <= 1, "kernel_cones": cones}
+        cons: dict[str, Any] = {"ball": cp.norm(u_kept, 2) <= 1, "kernel_cones": cones}
         weighted = alpha if inv_w is None else cp.multiply(np.sqrt(inv_w), alpha)
         obj = inv_s * cp.sum(alpha) - 0.5 * cp.square(y_pm @ alpha) - ridge / 2 * cp.sum_squares(weighted) + tau
         fixed = [] if inv_w is None or np.all(inv_w > 0) else [alpha[np.flatnonzero(inv_w == 0)] == 0]

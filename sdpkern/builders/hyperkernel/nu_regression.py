@@ -16,7 +16,7 @@ from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_C, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
-from .cones import cone_beta, socp_cones
+from .cones import cone_beta, hyper_u, socp_cones
 from .generation import GenerationRoute
 from .scaling import Rescale, nusvr_optimum, scale_of, trial_points
 
@@ -218,7 +218,7 @@ def _socp(
 
     def write() -> _Form:
         d = cp.Variable(m, name="d")  # (a* − a)/s
-        u = cp.Variable(B.L.shape[1], name="u")
+        u_kept, u = hyper_u(B.L, terms)
         tau = cp.Variable(name="tau")
         cones = socp_cones(
             d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
@@ -227,7 +227,7 @@ def _socp(
             "box": cp.abs(d) <= scaled["box"],
             "tube": cp.norm1(d) <= scaled["tube"],
             "balance": cp.sum(d) == 0,
-            "ball": cp.norm(u, 2) <= 1,
+            "ball": cp.norm(u_kept, 2) <= 1,
             "kernel_cones": cones,
         }
         prob = cp.Problem(

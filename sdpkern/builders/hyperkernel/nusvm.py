@@ -14,7 +14,7 @@ from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem, _validate_xy
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
-from .cones import cone_beta, socp_cones
+from .cones import cone_beta, hyper_u, socp_cones
 from .generation import GenerationRoute
 from .scaling import Rescale, nusvc_fit, scale_of, trial_points
 
@@ -165,7 +165,7 @@ def _socp(
 
     def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
         alpha = cp.Variable(m, nonneg=True, name="alpha")
-        u = cp.Variable(B.L.shape[1], name="u")
+        u_kept, u = hyper_u(B.L, terms)
         tau = cp.Variable(name="tau")
         cones = socp_cones(
             cp.multiply(y_pm, alpha), kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol,
@@ -175,7 +175,7 @@ def _socp(
             "box": alpha <= scaled["box"],
             "balance": y_pm @ alpha == 0,
             "margin": cp.sum(alpha) >= scaled["margin"],
-            "ball": cp.norm(u, 2) <= 1,
+            "ball": cp.norm(u_kept, 2) <= 1,
             "kernel_cones": cones,
         }
         prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["balance"], cons["margin"], cons["ball"], *cones])

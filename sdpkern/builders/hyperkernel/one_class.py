@@ -15,7 +15,7 @@ from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
 from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
-from .cones import cone_beta, socp_cones
+from .cones import cone_beta, hyper_u, socp_cones
 from .generation import GenerationRoute
 from .scaling import Rescale, one_class_fit, scale_of, trial_points
 
@@ -91,7 +91,7 @@ def one_class(
 
         def write() -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
             alpha = cp.Variable(m, nonneg=True, name="alpha")
-            u = cp.Variable(B.L.shape[1], name="u")
+            u_kept, u = hyper_u(B.L, terms)
             tau = cp.Variable(name="tau")
             cones = socp_cones(
                 alpha, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data,
@@ -100,7 +100,7 @@ def one_class(
             cons = {
                 "box": nu_par * alpha <= 1.0 / m,
                 "normalise": cp.sum(alpha) == 1,
-                "ball": cp.norm(u, 2) <= 1,
+                "ball": cp.norm(u_kept, 2) <= 1,
                 "kernel_cones": cones,
             }
             prob = cp.Problem(cp.Maximize(tau), [cons["box"], cons["normalise"], cons["ball"], *cones])
