@@ -98,7 +98,7 @@ def test_same_optimum_as_cvxpy_n300(d, kernel, lam):
     X, y = _data(300, d, 100 + 10 * d + kernel.order)
     fac = polynomial_factor(X, kernel)
     res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam)
-    sol = squared_hinge(X, y, kernel, lam).solve()
+    sol = squared_hinge(X, y, kernel, C=1 / (2 * lam)).solve()  # λ = 1/(2C), docs/conventions.md
     assert abs(res.objective - sol.objective) <= 1e-6 * abs(sol.objective)
 
 
