@@ -13,6 +13,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
+from sweep_instances import keel
 
 from sdpkern import KernelProblem, Model
 from sdpkern.backends import BACKENDS, Backend
@@ -236,18 +237,10 @@ def test_scs_certificate_agrees_with_its_status_on_a_large_c_socp() -> None:
     with an absolute primal residual 4.5e-3 (the box bound C/s ≈ 7e4 is in b; 4.1e-3 at these
     rounded parameters), which the sweep's "worst certificate" column printed as if relative. Now
     its certificate is within tol, and its objective is Clarabel's to 1e-7 (measured 9e-10)."""
-    from sdpkern.datasets import load_keel
-
-    ds = load_keel("ionosphere")
-    rng = np.random.default_rng(848662972)
-    y_all = (ds.y == ds.y[0]).astype(float)
-    idx = rng.permutation(ds.X.shape[0])[:11]
-    X = ds.X[idx]
-    sd = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    X, y = keel("ionosphere", 11, 848662972)
     kw = {"C": 2.18e5, "lambda_Q": 4.49e-6}
-    scs = csvm(X, y_all[idx], **kw).solve("scs", recovery=False)
-    ref = csvm(X, y_all[idx], **kw).solve("clarabel", recovery=False)
+    scs = csvm(X, y, **kw).solve("scs", recovery=False)
+    ref = csvm(X, y, **kw).solve("clarabel", recovery=False)
     assert scs.status == ref.status == "optimal" and scs.certificate is not None
     assert scs.certificate.worst <= scs.certificate.tol
     assert scs.objective == pytest.approx(ref.objective, rel=1e-7)
@@ -261,17 +254,10 @@ def test_cpd_squared_hinge_separable_by_its_polynomial_part_is_certified() -> No
     0, so the second route (SCS on the same problem) is compared absolutely, to Clarabel's
     absolute gap tolerance 1e-8, and the model must separate the training points."""
     from sdpkern.builders.cpd_svm import squared_hinge
-    from sdpkern.datasets import load_keel
     from sdpkern.kernels.cpd import ThinPlate
 
-    ds = load_keel("wdbc")
-    rng = np.random.default_rng(154741218)
-    y_all = (ds.y == ds.y[0]).astype(float)
-    idx = rng.permutation(ds.X.shape[0])[:102]
-    X = ds.X[idx]
-    sd = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    p = squared_hinge(X, y_all[idx], ThinPlate(2, formula_dimension=2), C=369819.237147151)
+    X, y = keel("wdbc", 102, 154741218)
+    p = squared_hinge(X, y, ThinPlate(2, formula_dimension=2), C=369819.237147151)
     assert "separating_ball" in p.constraints
     sol = p.solve("clarabel", recovery=False)
     assert sol.status == "optimal" and sol.attempts[0].backend == "clarabel"
@@ -279,6 +265,6 @@ def test_cpd_squared_hinge_separable_by_its_polynomial_part_is_certified() -> No
     other = p.solve("scs", recovery=False)
     assert other.status == "optimal"
     assert abs(sol.objective - other.objective) <= 1e-8
-    y_pm = np.where(y_all[idx] > 0, 1.0, -1.0)
+    y_pm = np.where(y > 0, 1.0, -1.0)
     assert sol.model.decision is not None
     assert np.min(y_pm * sol.model.decision(X)) >= 1 - 1e-4
