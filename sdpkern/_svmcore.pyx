@@ -653,6 +653,125 @@ def eval_columns(spec, Py_ssize_t n, Py_ssize_t[::1] cols):
 cdef double TAU = 1e-12
 
 
+# The two passes of an SMO step (no V: K folded, or no polynomial block) over every point in
+# memory order, four at a time (GCC/Clang vector extensions, built for AVX2 and used where the
+# CPU has it, :func:`simd`): shrunk points are marked by a status bit (S_OUT) instead of being
+# skipped through the index list, so the loads are contiguous and no branch depends on a point.
+# Measured on 3000 banana points (thin-plate, 1 thread): the index-list loops took 9-11 µs a
+# step, bound by their loop-carried compare chains (a branch-free scalar version was slower
+# still); these take 6-7 µs, so SMO's share of a fit fell from 38 to 26 ms at λ = 1e-2 and from
+# 48 to 35 ms at λ = 1, the same steps. The update of e also runs over shrunk points, harmlessly:
+# their e is recomputed before it is read again. Each lane keeps its own best and the lanes are
+# merged in index order: the choice is the index-list loop's (the baseline's, and the loop used
+# with V) but between candidates whose WSS2 scores b²/c agree to round-off, where the merged
+# cross-multiplied comparisons may pick the other one.
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <math.h>
+    #include <string.h>
+    typedef double sdpk_v4d __attribute__((vector_size(32)));
+    typedef long long sdpk_v4l __attribute__((vector_size(32)));
+    #define SDPK_BLEND(m, a, b) ((sdpk_v4d)(((m) & (sdpk_v4l)(a)) | (~(m) & (sdpk_v4l)(b))))
+    #define SDPK_BLENDL(m, a, b) (((m) & (a)) | (~(m) & (b)))
+    static inline sdpk_v4l sdpk_status4(const unsigned char *st)
+    { sdpk_v4l r = {st[0], st[1], st[2], st[3]}; return r; }
+    static inline sdpk_v4d sdpk_load4(const double *x) { sdpk_v4d r; memcpy(&r, x, sizeof r); return r; }
+    static inline void sdpk_store4(double *x, sdpk_v4d v) { memcpy(x, &v, sizeof v); }
+    /* one block of 4 of the WSS2 second-index pass (lanes beyond ``valid`` masked off) */
+    #define SDPK_SELJ_BLOCK(t, S, E, QDv, KIv, valid) do { \
+            const sdpk_v4l s_ = (S); \
+            const sdpk_v4d v_ = SDPK_BLEND((s_ & 4) != 0, one, -one) - (E); \
+            const sdpk_v4l low_ = ((s_ & 10) == 2) & (valid); \
+            g = SDPK_BLEND(low_ & (v_ < g), v_, g); \
+            const sdpk_v4d b_ = gmaxv - v_; \
+            sdpk_v4d c_ = div + (QDv) - 2.0 * (KIv); \
+            const sdpk_v4l cand_ = low_ & (b_ > 0.0); \
+            mc = SDPK_BLEND(cand_ & (c_ < mc), c_, mc); \
+            c_ = SDPK_BLEND(c_ <= 0.0, tauv, c_); \
+            const sdpk_v4d b2_ = b_ * b_; \
+            const sdpk_v4l better_ = cand_ & (b2_ * bc > bb2 * c_); \
+            bb2 = SDPK_BLEND(better_, b2_, bb2); bc = SDPK_BLEND(better_, c_, bc); \
+            bb = SDPK_BLEND(better_, b_, bb); \
+            bj = SDPK_BLENDL(better_, idx + (t), bj); \
+        } while (0)
+    #define SDPK_BODY_SELJ \
+        const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, inf = one * INFINITY; \
+        const sdpk_v4d gmaxv = one * gmax, div = one * di, tauv = one * tau; \
+        const sdpk_v4l idx = {0, 1, 2, 3}, all = idx == idx; \
+        sdpk_v4d g = inf, mc = one * *min_curv, bb2 = 0.0 * one, bc = one, bb = 0.0 * one; \
+        sdpk_v4l bj = all; /* -1: none */ \
+        ptrdiff_t t = 0; \
+        for (; t + 4 <= n; t += 4) \
+            SDPK_SELJ_BLOCK(t, sdpk_status4(st + t), sdpk_load4(e + t), sdpk_load4(QD + t), \
+                            sdpk_load4(Ki + t), all); \
+        if (t < n) { \
+            unsigned char sb[4] = {0, 0, 0, 0}; double eb[4] = {0}, qb[4] = {0}, kb[4] = {0}; \
+            for (ptrdiff_t r = t; r < n; r++) { sb[r - t] = st[r]; eb[r - t] = e[r]; qb[r - t] = QD[r]; kb[r - t] = Ki[r]; } \
+            const sdpk_v4l valid = idx < (long long)(n - t); \
+            SDPK_SELJ_BLOCK(t, sdpk_status4(sb), sdpk_load4(eb), sdpk_load4(qb), sdpk_load4(kb), valid); \
+        } \
+        /* merge the lanes in index order: the earlier index wins unless strictly better */ \
+        ptrdiff_t j = -1; double best_b2 = 0.0, best_c = 1.0, gm = INFINITY, m = *min_curv; \
+        int order[4] = {0, 1, 2, 3}; \
+        for (int a = 1; a < 4; a++) for (int c = a; c > 0 && bj[order[c]] < bj[order[c - 1]]; c--) \
+            { int tmp = order[c]; order[c] = order[c - 1]; order[c - 1] = tmp; } \
+        for (int a = 0; a < 4; a++) { \
+            const int l = order[a]; \
+            if (g[l] < gm) gm = g[l]; \
+            if (mc[l] < m) m = mc[l]; \
+            if (bj[l] >= 0 && bb2[l] * best_c > best_b2 * bc[l]) \
+                { best_b2 = bb2[l]; best_c = bc[l]; j = bj[l]; *bij = bb[l]; *aij = bc[l]; } \
+        } \
+        *gmin = gm; *min_curv = m; \
+        return j;
+    #define SDPK_BODY_UPD \
+        const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, dv = one * delta; \
+        const sdpk_v4l idx = {0, 1, 2, 3}, all = idx == idx; \
+        sdpk_v4d g = -one * INFINITY; sdpk_v4l bi = all; \
+        ptrdiff_t t = 0; \
+        for (; t + 4 <= n; t += 4) { \
+            const sdpk_v4d et = sdpk_load4(e + t) + dv * (sdpk_load4(Ki + t) - sdpk_load4(Kj + t)); \
+            sdpk_store4(e + t, et); \
+            const sdpk_v4l s_ = sdpk_status4(st + t); \
+            const sdpk_v4d v_ = SDPK_BLEND((s_ & 4) != 0, one, -one) - et; \
+            const sdpk_v4l better_ = ((s_ & 9) == 1) & (v_ > g); \
+            g = SDPK_BLEND(better_, v_, g); bi = SDPK_BLENDL(better_, idx + t, bi); \
+        } \
+        ptrdiff_t nxt = -1; double gm = -INFINITY; \
+        for (int l = 0; l < 4; l++) /* lanes hold disjoint indices: the earliest index of the max */ \
+            if (bi[l] >= 0 && (g[l] > gm || (g[l] == gm && bi[l] < nxt))) { gm = g[l]; nxt = bi[l]; } \
+        for (; t < n; t++) { \
+            const double et = e[t] + delta * (Ki[t] - Kj[t]); \
+            e[t] = et; \
+            if ((st[t] & 9) == 1) { \
+                const double v = ((st[t] & 4) ? 1.0 : -1.0) - et; \
+                if (v > gm) { gm = v; nxt = t; } \
+            } \
+        } \
+        *gmax = gm; \
+        return nxt;
+    #define SDPK_SELJ_ARGS ptrdiff_t n, const unsigned char *st, const double *e, const double *QD, \
+        const double *Ki, double gmax, double di, double tau, double *gmin, double *bij, double *aij, double *min_curv
+    #define SDPK_UPD_ARGS ptrdiff_t n, const unsigned char *st, double *e, const double *Ki, const double *Kj, \
+        double delta, double *gmax
+    /* AVX2 only: compiled for the baseline (SSE2: no 64-bit integer compare, 256-bit vectors split)
+       the passes took 3x the index-list loops', which the baseline keeps (sdpk_use_avx2 = 0) */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #define SDPK_TARGET __attribute__((target("avx2")))
+    #else
+    #define SDPK_TARGET
+    #endif
+    SDPK_TARGET static ptrdiff_t sdpk_select_j(SDPK_SELJ_ARGS) { SDPK_BODY_SELJ }
+    SDPK_TARGET static ptrdiff_t sdpk_update_e(SDPK_UPD_ARGS) { SDPK_BODY_UPD }
+    """
+    Py_ssize_t sdpk_select_j(Py_ssize_t n, const unsigned char *st, const double *e, const double *QD,
+                             const double *Ki, double gmax, double di, double tau, double *gmin, double *bij,
+                             double *aij, double *min_curv) noexcept nogil
+    Py_ssize_t sdpk_update_e(Py_ssize_t n, const unsigned char *st, double *e, const double *Ki, const double *Kj,
+                             double delta, double *gmax) noexcept nogil
+
+
 cdef inline bint _in_up(double y, double a, double c) noexcept nogil:
     return (y > 0 and a < c) or (y < 0 and a > 0)
 
@@ -668,6 +787,7 @@ cdef enum:
     S_UP = 1     # in I_up
     S_LOW = 2    # in I_low
     S_POS = 4    # y = +1
+    S_OUT = 8    # shrunk (the contiguous passes, :func:`sdpk_select_j`, skip it)
 
 
 cdef inline unsigned char _status(double y, double a, double c) noexcept nogil:
@@ -731,6 +851,8 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
     cdef const double *Vi = p.V + i * m
     cdef const double *Vt
     cdef unsigned char s
+    if m == 0 and sdpk_use_avx2:
+        return sdpk_select_j(p.n, p.st, p.e, p.QD, Ki, gmax, di, TAU, gmin, bij, aij, &p.min_curv)
     for a in range(p.n_active):
         t = p.active[a]
         s = p.st[t]
@@ -801,6 +923,8 @@ cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const doubl
         for k in range(m):
             z[k] = p.V[i * m + k] - p.V[j * m + k]
             p.s[k] += delta * z[k]
+    elif sdpk_use_avx2:
+        return sdpk_update_e(p.n, p.st, p.e, Ki, Kj, delta, gmax)
     for a in range(p.n_active):
         t = p.active[a]
         h = Ki[t] - Kj[t]
@@ -836,6 +960,7 @@ cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
         low = (p.st[t] & S_LOW) != 0
         v = _neg_grad(p.st[t], p.e[t])
         if (up and not low and v < gmin) or (low and not up and v > gmax):
+            p.st[t] |= S_OUT
             p.n_active -= 1
             p.active[a] = p.active[p.n_active]
             p.active[p.n_active] = t
@@ -901,6 +1026,9 @@ def smo_active(
     cdef unsigned char[::1] stv = st_array
     for t in range(n):
         stv[t] = _status(y[t], alpha[t], upper[t])
+    if pair:
+        for t in range(n_active, n):  # shrunk by an earlier call
+            stv[active[t]] |= S_OUT
     p.QD = &qd[0]
     p.st = &stv[0]
     p.V = &V[0, 0] if m > 0 else &vdummy
