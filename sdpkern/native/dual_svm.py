@@ -393,6 +393,8 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     st = al.state
     n, alpha, upper = st.K.n, st.alpha, st.upper
 
+    polished = [False]
+
     def try_polish() -> bool:
         # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
         # bordered system enforces Vᵀu = 0
@@ -402,7 +404,12 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
         alpha[:], st.e[:], al.z, _ = out
         al.rho = 0.0  # the multipliers are exact: c_V = z
         st.s[:] = st.V.T @ (st.ya * alpha)
+        polished[0] = True
         return True
+
+    def cheap() -> bool:
+        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
+        return n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
 
     # "auto": SMO only to a loose tolerance first, the Newton step usually finishes from there —
     # on up to 2000 points, and on any n for the squared hinge, whose Newton step keeps one
@@ -421,11 +428,20 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
         # n = 3000 banana: the Newton step there wins at λ = 1e-2, ties at 0.1, loses at 1)
         if (n <= 2000 or n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)) and try_polish():
             return True, False
+        if n <= 2000 and al.n_iter < al.max_iter:
+            # from the one round's point the step can fail, the constraints still far from holding
+            # (wdbc, n = 569, k = 31: 34 support vectors, the step pinned all but 24): the rounds to
+            # feasibility at the loose tolerance first, as before that round was the only one
+            al.solve(early_tol)
+            if al.n_iter < al.max_iter and try_polish():
+                return True, False
     if early:
-        al.solve(tol)
-    n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-    cheap = n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
-    if (polish is True or (polish == "auto" and cheap)) and al.n_iter < al.max_iter and try_polish():
+        # on to tol, the Newton step tried again after each round while it is cheap: the rounds
+        # to tol can need a penalty ρ so stiff that SMO crawls (wdbc, n = 569, k = 31: 10⁷ steps)
+        al.solve(tol, between=lambda: cheap() and al.n_iter < al.max_iter and try_polish())
+        if polished[0]:
+            return True, False
+    if (polish is True or (polish == "auto" and cheap())) and al.n_iter < al.max_iter and try_polish():
         return True, False
     if polish == "auto" and n <= 200:
         # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
@@ -444,9 +460,12 @@ class _AugmentedLagrangian:
         self.state, self.z, self.rho, self.max_iter, self.callback = state, z, rho, max_iter, callback
         self.n_iter, self.rounds = 0, 0
 
-    def solve(self, tol: float, max_rounds: int | None = None) -> tuple[float, float]:
+    def solve(
+        self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None
+    ) -> tuple[float, float]:
         """Rounds until SMO's KKT violation ≤ tol and the constraints hold (``_feasible``), or
-        ``max_rounds`` rounds (the multipliers then updated as for the next round)."""
+        ``max_rounds`` rounds (the multipliers then updated as for the next round), or until
+        ``between()``, called after each round's multiplier update, returns True."""
         st = self.state
         V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
         prev, viol, feas = np.inf, np.inf, np.inf
@@ -469,7 +488,7 @@ class _AugmentedLagrangian:
                     st.refold(self.rho)
             e += V @ dz
             prev = feas
-            if max_rounds is not None and rnd >= max_rounds:
+            if max_rounds is not None and rnd >= max_rounds or between is not None and between():
                 break
         return float(viol), feas
 
