@@ -255,6 +255,13 @@ def _farkas_inseparable(Q: Array, y: Array, f: Array, w: Array | None = None) ->
 #: twonorm, k = 21, Newton 1.8x vs 2.5x at n = 400 and 4.1x vs 10.9x on twonorm's 7400 points).
 _DUAL_MAX_POLY = 9
 
+#: ... and for any dim 𝒫 from this many points on: there the dual SMO ended by its Newton step is
+#: the faster at k = 21 too (measured, ThinPlateSVC fit time dual / reduced Newton, C = 0.5-50:
+#: german n = 600 0.5-0.8, n = 1000 0.5-0.6; twonorm n = 2000 0.35-0.46, n = 7400 0.62-0.67; at
+#: n = 400 a tie). Below it the augmented Lagrangian's rounds can crawl when the support is
+#: barely larger than 𝒫 (wdbc, n = 569, k = 31: 1 s against Newton's 30-60 ms).
+_DUAL_MIN_N = 2000
+
 
 def _separable_lp(P: Array, y: Array) -> bool:
     """Feasibility of y_i (Pβ)_i ≥ 1 for all i (HiGHS)."""
@@ -405,7 +412,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                 xi = np.maximum(0.0, 1.0 - ypm * f)  # 0 but for round-off
                 loss = float(xi @ xi) if w is None else float((w * xi) @ xi)
                 return _Binary(np.zeros(X.shape[0]), beta, bz, loss, 0, "optimal", f)
-        if (self.solver == "dual" or (self.solver == "auto" and k <= _DUAL_MAX_POLY)) and not bz:
+        dual_first = k <= _DUAL_MAX_POLY or X.shape[0] >= _DUAL_MIN_N
+        if (self.solver == "dual" or (self.solver == "auto" and dual_first)) and not bz:
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
             # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
             # that is cheap
@@ -413,8 +421,10 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                 ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto",
                 sample_weight=w,
             )  # fmt: skip
-            beta = factor.beta_from_bar(dres.beta_bar)
-            return _Binary(dres.alpha, beta, bz, dres.objective, dres.dual.n_iter, dres.status, dres.f)
+            if dres.status == "optimal" or self.solver == "dual":
+                beta = factor.beta_from_bar(dres.beta_bar)
+                return _Binary(dres.alpha, beta, bz, dres.objective, dres.dual.n_iter, dres.status, dres.f)
+            # "auto" and not certified (the SMO step cap): the reduced Newton route below decides
         if self.solver in ("auto", "reduced") and not bz:
             res = cpd_primal_svm_reduced(
                 ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter,
