@@ -347,7 +347,7 @@ def dual_svm(
         K, ya, alpha, state.e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0
     )
     if state.K is not K:  # the folded operator computed the columns
-        res.certificate["columns"] += float(state.K.columns_computed)
+        res.certificate["columns"] += float(state.K.columns_computed + state.dropped_columns)
     res.certificate["polished"] = float(polished)
     res.certificate["refined"] = float(refined)
     return res
@@ -761,12 +761,14 @@ class _SMOState:
         self.active = np.arange(K.n, dtype=np.intp)
         # folded: K is K + ρVVᵀ (:func:`_fold`), so the loop sees no V and s is kept here
         self.folded = folded
+        self.dropped_columns = 0  # computed by folded operators since replaced (:meth:`refold`)
         self._V_loop = np.zeros((K.n, 0)) if folded else V
         self._s_loop = np.zeros(0) if folded else s
 
     def refold(self, rho: float) -> None:
         """Replace the folded K + ρ_oldVVᵀ by K + ρVVᵀ (:func:`_fold`)."""
         assert isinstance(self.K, _FoldedGram)
+        self.dropped_columns += self.K.columns_computed  # (for the certificate's count)
         self.K = self.K.refolded(self.V, rho)
         self.diag = self.K.diagonal()
 
