@@ -243,6 +243,42 @@ def test_estimators_auto_route_matches_newton():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
 
 
+def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monkeypatch):
+    """dim 𝒫 = 21 (d = 20) on 2000 points: "auto" runs the dual SMO (sdpkern.estimators.cpd's
+    _DUAL_MIN_N) and reaches the reduced Newton optimum to 1e-6 relative; a dual result that is
+    not certified optimal is replaced by the Newton route's."""
+    from sdpkern.estimators import ThinPlateSVC
+    from sdpkern.estimators import cpd as cpd_est
+
+    X, y = _data(2000, 20, seed=10)
+    calls = []
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = cpd_dual_svm(*args, **kwargs)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(cpd_est, "cpd_dual_svm", counted)
+    a = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    b = ThinPlateSVC(C=5.0, beta_zero=False, solver="reduced").fit(X, y)
+    assert len(calls) == 1 and calls[0].status == "optimal"
+    assert a.status_ == b.status_ == "optimal"
+    assert abs(a.objective_ - b.objective_) <= REL * b.objective_
+
+    def uncertified(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = cpd_dual_svm(*args, **kwargs)
+        out.dual.status = "iteration_limit"
+        out.objective = 2.0 * out.objective  # a wrong value, to see that it is not the one kept
+        return out
+
+    monkeypatch.setattr(cpd_est, "cpd_dual_svm", uncertified)
+    c = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
+    assert c.status_ == "optimal"
+    assert abs(c.objective_ - b.objective_) <= REL * b.objective_
+    d = ThinPlateSVC(C=5.0, beta_zero=False, solver="dual").fit(X, y)  # keeps and reports what the dual gave
+    assert d.status_ == "iteration_limit"
+
+
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 def test_indefinite_kernel_is_a_typed_error_not_a_crash(loss):
     """Negative curvature in the compiled loop: NotPSDError with the smallest eigenvalue."""

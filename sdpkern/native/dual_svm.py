@@ -424,8 +424,8 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     # 412 columns of a fit's 4472 and 1254). Beyond 2000 points the squared hinge's Newton step is
     # tried from SMO at 1.0 first, when the rule below takes it there (measured: twonorm 1025
     # instead of 1944 steps, banana 3000 at λ = 1e-2 1792 instead of 2752, the Newton work alike)
-    stages = (_EARLIEST_TOL, _EARLY_TOL) if squared and n > 2000 else (_EARLY_TOL if squared else 0.1,)
-    stages = tuple(t for t in stages if t > tol)
+    loose = (_EARLIEST_TOL, _EARLY_TOL) if squared and n > 2000 else (_EARLY_TOL if squared else 0.1,)
+    stages = tuple(t for t in loose if t > tol)
     early = polish == "auto" and (n <= 2000 or squared) and bool(stages)
     if not early:
         al.solve(tol)
