@@ -147,6 +147,38 @@ def test_vector_passes_reach_the_index_list_loops_optimum(loss, cpd):
     np.testing.assert_allclose(res[True].outputs, res[False].outputs, atol=1e-3)
 
 
+def test_constraint_basis_and_fold_of_the_reduced_kernel():
+    # V (range Q minus the constant, by a Householder reflection of the orthonormal Q) against the
+    # pivoted QR route it replaced; K_Ξ + ρVVᵀ folded into the correction's right factor (its
+    # coordinates read off the Lagrange basis) against the dense sum, entry by entry
+    from sdpkern.kernels.gram import reduced_gram
+    from sdpkern.native.dual_svm import _constraints, _fold, _fold_coordinates
+
+    X, _ = _data(130, 3, seed=11)
+    kernel = ThinPlate(order=2, formula_dimension=2)
+    Q = polynomial_factor(X, kernel).Q
+    cons = _constraints(Q, False, 130)
+    one = np.ones(130) / np.sqrt(130)
+    assert cons.pair and cons.V.shape == (130, 3)
+    np.testing.assert_allclose(cons.V.T @ cons.V, np.eye(3), atol=1e-13)
+    np.testing.assert_allclose(cons.V.T @ one, 0.0, atol=1e-13)
+    basis = np.column_stack([one, cons.V])  # spans range Q: its projector is QQᵀ
+    np.testing.assert_allclose(basis @ basis.T, Q @ Q.T, atol=1e-12)
+    W = Q - np.outer(one, one @ Q)
+    Qw = np.linalg.svd(W, full_matrices=False)[0][:, :3]  # range W (rank 3), as the pivoted QR found it
+    np.testing.assert_allclose(Qw @ Qw.T, cons.V @ cons.V.T, atol=1e-12)
+    K = reduced_gram(kernel, X, Q)
+    G = next(_fold_coordinates(K, K.spec.left, cons.V))  # read off ℓ: no least squares
+    np.testing.assert_allclose(K.spec.left @ G, cons.V, atol=1e-12)
+    rho = 7.0
+    folded = _fold(K, cons.V, rho)
+    assert folded is not None and folded.spec.left.shape == K.spec.left.shape  # no extra width
+    cols = np.array([0, 5, 129], dtype=np.intp)
+    dense = K.to_dense() + rho * cons.V @ cons.V.T
+    np.testing.assert_allclose(folded.columns(cols), dense[:, cols], rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(folded.diagonal(), np.diag(dense), rtol=1e-12, atol=1e-10)
+
+
 def test_squared_hinge_matches_primal_newton_with_offset():
     X, y = _data(250, 3, seed=3)
     K = Gaussian(gamma=0.3)(X)
