@@ -406,6 +406,7 @@ def primal_svm_kernel(
     warm_start_size: int = 1000,
     random_state: int | None = 0,
     sample_weight: ArrayLike | None = None,
+    init: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).
 
@@ -437,6 +438,11 @@ def primal_svm_kernel(
         Per-point weights w_i ≥ 0 of the loss (point i's C is C·w_i, a weight-2 point is a
         repeated point; the Newton system's diagonal is 1/(2C w_i)); points of weight 0 never
         enter the support-vector set.
+    init : (β of shape (n,), c of shape (k,)), optional
+        A starting point instead of the warm start on a random half: e.g. the solution at a
+        neighbouring C on the same points (a grid search). The iteration and its stopping rule
+        are the same from any start (the minimiser is unique in f), so only the number of steps
+        depends on it.
 
     Returns
     -------
@@ -466,9 +472,13 @@ def primal_svm_kernel(
         sw = np.asarray(sw, dtype=np.float64)
         if not (np.any(sw[ya > 0] > 0) and np.any(sw[ya < 0] > 0)):
             raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
-    # one shuffle: the nested warm-start halves are its prefixes
-    order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
-    st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size, sw)
+    if init is not None:
+        beta0, c0 = _checked_init(init, n, U.shape[1])
+        st = _solve_kernel(op, ya, U, float(C), np.arange(n), beta0, c0, max_iter, sw)
+    else:
+        # one shuffle: the nested warm-start halves are its prefixes
+        order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
+        st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size, sw)
     out = st.Kbeta + U @ st.b
     obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya, float(C), sw)
     beta, outputs = st.beta, out
@@ -483,6 +493,21 @@ def primal_svm_kernel(
         outputs=outputs,
         factorisations=st.factorisations,
     )
+
+
+def _checked_init(init: tuple[ArrayLike, ArrayLike], n: int, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``init`` argument of :func:`primal_svm_kernel` as float arrays of shapes (n,) and (k,)."""
+    try:
+        beta0, c0 = init
+    except (TypeError, ValueError):
+        raise ParameterError("init must be a pair (beta, c)") from None
+    b = np.array(beta0, dtype=np.float64)
+    c = np.array(c0, dtype=np.float64)
+    if b.shape != (n,) or c.shape != (k,):
+        raise DataError(f"init must be (beta of shape ({n},), c of shape ({k},)); got {b.shape} and {c.shape}")
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+        raise DataError("init contains NaN or infinity")
+    return b, c
 
 
 def primal_svm_linear(
