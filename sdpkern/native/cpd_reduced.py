@@ -74,7 +74,10 @@ def checked_reduced_gram(kernel: Kernel, X: ArrayLike, Q: Array, reduced: Reduce
 #: nearest C's solution instead of from every point as a violator. Entries go with their
 #: ReducedGram (weak keys), at most _WARM_KEPT per operator; a lock guards the table (the
 #: arrays stored are never modified). Measured, german folds of 320 points, the 8 C of a grid
-#: search (1/(2λ), λ = 1e-4 … 1e3, in that order): Newton 33 → 21 ms for the 8 solves.
+#: search (1/(2λ), λ = 1e-4 … 1e3, in that order), columns cached: 31-51 ms cold, 16-27 ms warm
+#: for the 8 solves (two runs each, shared machine); fewer factorisations of order |s|, sometimes
+#: a Newton step more (at large λ every point is a violator: the cold start's first step is the
+#: answer).
 _WARM: weakref.WeakKeyDictionary[ReducedGram, dict[bytes, tuple[int, Array, Array]]] = weakref.WeakKeyDictionary()
 _WARM_KEPT = 8
 _WARM_LOCK = threading.Lock()
