@@ -6,15 +6,18 @@
   factorisations, bounded and weakly held memory, and no start from a solution with < 2k violators;
 * the operators kept for the folds of a 5-fold search, within their memory bound;
 * ``squared_distances`` bit for bit against scikit-learn's ``euclidean_distances``;
-* ``score``'s direct count against scikit-learn's ``accuracy_score``, whose errors it keeps.
+* ``score``'s direct count against scikit-learn's ``accuracy_score``, whose errors it keeps;
+* a stalled line search (t = 0) refactorises once, then gives up instead of spinning to max_iter.
 """
 
 from __future__ import annotations
 
 import gc
+import weakref
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import accuracy_score
 from sklearn.metrics.pairwise import euclidean_distances
 
@@ -91,10 +94,14 @@ def test_warm_memory_is_bounded_and_goes_with_its_operator():
         yy = np.where(rng.random(120) < 0.5, -1.0, 1.0)
         cpd_primal_svm_reduced(kernel, X, fac.Q, yy, 0.1, reduced=rk)
     assert len(cpd_reduced._WARM[rk]) == cpd_reduced._WARM_KEPT
+    before = len(cpd_reduced._WARM)
     cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.1)  # no shared operator: nothing remembered
+    assert len(cpd_reduced._WARM) == before
+    ref = weakref.ref(rk)
     del rk
     gc.collect()
-    assert len(cpd_reduced._WARM) == 0
+    assert ref() is None  # the table holds no strong reference, and the entry went with it
+    assert len(cpd_reduced._WARM) <= before - 1
 
 
 def test_no_warm_start_from_fewer_than_2k_violators():
@@ -158,3 +165,33 @@ def test_score_is_accuracy_score_and_keeps_its_errors():
         model.score(X[80:], y[80:] + 0.5)
     with pytest.raises(ValueError):  # lengths differ
         model.score(X[80:], y[81:])
+
+
+def test_a_stalled_line_search_refactorises_then_gives_up(monkeypatch):
+    # t = 0 repeats the step forever: the factor is rebuilt on the set once (then the iteration
+    # goes on to the optimum), and a second stall right after ends it, unsettled, at once
+    import sdpkern.native.primal_svm as ps
+
+    X, y = _data(150, 2, seed=9)
+    K = np.exp(-np.sum((X[:, None] - X[None]) ** 2, axis=2))
+    ref = primal_svm_kernel(K, y, C=10.0)
+    real, calls, resets = ps.exact_line_search, [], []
+    real_reset = ps._SupportFactor.reset
+
+    def first_stalls(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return 0.0 if len(calls) == 1 else real(*args, **kwargs)
+
+    def counted_reset(self):  # type: ignore[no-untyped-def]
+        resets.append(1)
+        real_reset(self)
+
+    monkeypatch.setattr(ps, "exact_line_search", first_stalls)
+    monkeypatch.setattr(ps._SupportFactor, "reset", counted_reset)
+    once = primal_svm_kernel(K, y, C=10.0)
+    assert resets == [1] and once.converged
+    assert abs(once.objective - ref.objective) <= 1e-10 * ref.objective
+    monkeypatch.setattr(ps, "exact_line_search", lambda *a, **k: 0.0)
+    with pytest.warns(ConvergenceWarning, match="did not settle its support-vector set in 2 steps"):
+        stuck = primal_svm_kernel(K, y, C=10.0, max_iter=50)
+    assert not stuck.converged and stuck.iterations == 2

@@ -218,6 +218,12 @@ class _SupportFactor:
         self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, U_F, e_j ...] for the current factor
         self._zcol = np.empty(0, dtype=np.intp)
 
+    def reset(self) -> None:
+        """Forget the factor: the next Newton point factorises its set afresh."""
+        self.R = np.empty((0, 0))
+        self.F = np.empty(0, dtype=np.intp)
+        self._Z = None
+
     def _factorise(self, idx: NDArray[np.intp]) -> None:
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam[idx]
@@ -341,6 +347,8 @@ def _solve_kernel(
     sv_mask = (yP * out < 1) & weighted
     if not sv_mask.any():
         sv_mask[:] = weighted
+    stalled = False
+    it = 0
     for it in range(1, max_iter + 1):
         sv = P[sv_mask]
         beta_sv, b_new = factor.newton_point(sv)
@@ -361,6 +369,17 @@ def _solve_kernel(
         if root_w is not None:  # C Σ w_i max(0, e_i − t g_i)² = C Σ max(0, √w_i e_i − t √w_i g_i)²
             e, g = root_w * e, root_w * g
         t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), e, g, C)
+        if t == 0.0:
+            # no move: the next step would repeat this one. The Newton point, from a factor
+            # kept over many steps (points pinned by multipliers), is then not accurate enough
+            # to descend (seen from warm starts at another C, german folds): refactorise on the
+            # set; a second stall right after that ends the iteration (unsettled)
+            if stalled:
+                break
+            stalled = True
+            factor.reset()
+            continue
+        stalled = False
         beta_P, b, Kbeta = beta_P + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
         out = Kbeta + UP @ b
         mask_new = (yP * out < 1) & weighted
@@ -368,13 +387,13 @@ def _solve_kernel(
         if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
             sv_mask = mask_new
     warnings.warn(
-        f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
+        f"primal Newton SVM did not settle its support-vector set in {it} steps (max_iter={max_iter})",
         ConvergenceWarning,
         stacklevel=4,
     )
     beta_full = np.zeros(y.shape[0])
     beta_full[P] = beta_P
-    return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False, factor.refactorisations)
+    return _KernelState(beta_full, b, Kbeta, P[sv_mask], it, False, factor.refactorisations)
 
 
 def _solve_recursive(
