@@ -216,8 +216,13 @@ def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None)
     n = X.shape[0] if m is None else int(np.count_nonzero(m))
     if factor.rank >= n:
         return True
-    Q, ym = (factor.Q, y) if m is None else (factor.Q[m], y[m])
-    if float(np.linalg.norm(ym - Q @ np.linalg.lstsq(Q, ym, rcond=None)[0])) > 1e-9 * np.sqrt(n):
+    if m is None:  # Q orthonormal: the least-squares fit is Q Qᵀy (no lstsq: 0.3 of 0.4 ms at n = 400)
+        fit = factor.Q @ (factor.Q.T @ y)
+        ym = y
+    else:
+        ym = y[m]
+        fit = factor.Q[m] @ np.linalg.lstsq(factor.Q[m], ym, rcond=None)[0]
+    if float(np.linalg.norm(ym - fit)) > 1e-9 * np.sqrt(n):
         return False
     Xm = X if m is None else X[m]
     return factor.rank >= np.unique(Xm, axis=0).shape[0]
