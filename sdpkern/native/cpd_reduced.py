@@ -190,7 +190,7 @@ def cpd_primal_svm_reduced(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             res = solve(init)
-        if not res.converged:  # (never measured; then the start is not to blame for a failure)
+        if not res.converged:  # unsettled from this start: from scratch, so that a start never fails a solve
             res = solve(None)
     assert res.outputs is not None and res.unpenalized_coef is not None
     if key is not None and res.converged:
