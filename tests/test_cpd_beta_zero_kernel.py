@@ -5,6 +5,7 @@
   order n − k): objective and f to 1e-8 relative, α to 1e-6 (the same iterates up to round-off);
 * against the CVXPY builder ``squared_hinge_beta_zero``: objective to 1e-6 relative;
 * the rank-k formula K̃ = Φ − Q(QᵀΦQ − W)Qᵀ against ΦN(NᵀΦN)⁻¹NᵀΦ with an orthonormal N (1e-8);
+* the warm-started Newton on K̃ (above 200 points) against Algorithm 1 (1e-8);
 * ``ThinPlateSVC(solver="auto")`` on separable data takes it and matches ``solver="native"``.
 """
 
@@ -13,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.linalg import null_space
+from sklearn.exceptions import ConvergenceWarning
 
 from sdpkern import ThinPlateSVC
 from sdpkern.builders.cpd_svm import squared_hinge_beta_zero
 from sdpkern.kernels.cpd import ThinPlate
 from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import cpd_beta_zero_svm, cpd_primal_svm, polynomial_factor
+from sdpkern.native.cpd_newton import beta_zero_kernel, cpd_beta_zero_svm, cpd_primal_svm, polynomial_factor
 
 CASES = [(2, ThinPlate(2)), (2, ThinPlate(3)), (5, ThinPlate(3)), (5, ThinPlate(2, formula_dimension=2))]
 
@@ -55,23 +57,46 @@ def test_matches_cvxpy(d, kernel):
     assert abs(new.objective - sol.objective) <= 1e-6 * abs(sol.objective)
 
 
-def test_kernel_of_f_is_a_rank_k_change_of_phi(monkeypatch):
-    X, y = _data(60, 2, seed=1)
-    kernel = ThinPlate(2)
+@pytest.mark.parametrize(("d", "kernel"), CASES)
+def test_kernel_of_f_is_a_rank_k_change_of_phi(d, kernel):
+    # beta_zero_kernel forms only EᵀΦE and EᵀΦQ (not ΦE): checked against ΦN(NᵀΦN)⁻¹NᵀΦ with an
+    # orthonormal N from scipy's SVD, and its α map against Φα = K̃c, Qᵀα = 0
+    X, _ = _data(60, d, seed=1)
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
-    seen = {}
-    inner = cpd_newton.cpd_primal_svm
-
-    def spy(K, Q0, *args, **kwargs):
-        seen["K"] = K
-        return inner(K, Q0, *args, **kwargs)
-
-    monkeypatch.setattr(cpd_newton, "cpd_primal_svm", spy)
-    cpd_beta_zero_svm(Phi, Q, y, 0.1)
+    bz = beta_zero_kernel(Phi, Q)
     N = null_space(Q.T)  # orthonormal basis of 𝒫⊥
     PN = Phi @ N
     direct = PN @ np.linalg.solve(N.T @ Phi @ N, PN.T)
-    assert np.abs(seen["K"] - direct).max() <= 1e-8 * np.abs(direct).max()
+    assert np.abs(bz.K - direct).max() <= 1e-8 * np.abs(direct).max()
+    assert np.array_equal(bz.K, bz.K.T)
+    c = np.random.default_rng(2).normal(size=60)
+    alpha = bz.coefficients(Phi, c)
+    assert np.abs(Q.T @ alpha).max() <= 1e-10 * np.abs(alpha).max()
+    assert np.abs(Phi @ alpha - bz.K @ c).max() <= 1e-8 * np.abs(bz.K @ c).max()
+
+
+@pytest.mark.parametrize("n", [150, 420])  # a cold start, and a warm start from a random half
+def test_warm_started_kernel_newton_matches_algorithm1(n):
+    # above _BETA_ZERO_WARM_START points the Newton iteration on K̃ starts from the solution on a
+    # random half: the same optimum as Algorithm 1's eq. (18) branch (1e-8, as above)
+    assert (n > cpd_newton._BETA_ZERO_WARM_START) == (n == 420)
+    X, y = _data(n, 2, seed=11)
+    kernel = ThinPlate(2)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    for lam in (1e-2, 1.0):
+        ref = cpd_primal_svm(Phi, Q, y, lam, beta_zero=True)
+        new = cpd_beta_zero_svm(Phi, Q, y, lam)
+        assert ref.converged and new.converged
+        assert abs(new.objective - ref.objective) <= 1e-8 * abs(ref.objective)
+        assert np.linalg.norm(new.f - ref.f) <= 1e-8 * np.linalg.norm(ref.f)
+
+
+def test_an_unsettled_iteration_warns_and_says_so():
+    X, y = _data(120, 2, seed=4)
+    kernel = ThinPlate(2)
+    with pytest.warns(ConvergenceWarning, match="did not settle"):
+        res = cpd_beta_zero_svm(kernel(X), polynomial_factor(X, kernel).Q, y, 1e-3, max_iter=1)
+    assert not res.converged
 
 
 def test_estimator_auto_takes_it_and_matches_native(monkeypatch):

@@ -419,7 +419,7 @@ def test_reduced_newton_settles_on_the_german_fold_with_mixed_column_roundings()
 
 
 @pytest.mark.parametrize("d", [2, 9])  # dim 𝒫 = 3: the dual SMO route (K + ρVVᵀ folded); 10: reduced Newton
-def test_fits_on_the_same_points_reuse_the_operators_and_match_cold_fits(d):
+def test_fits_on_the_same_points_reuse_the_operators_and_match_cold_fits(d, monkeypatch):
     # a grid search over C fits each fold once per C: the second fit on the same points takes the
     # first one's kernel operators (and column cache) and gives the same model, to round-off, as a
     # fit from scratch; other points, or another kernel, get their own
@@ -428,6 +428,7 @@ def test_fits_on_the_same_points_reuse_the_operators_and_match_cold_fits(d):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(150, d))
     y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=150) > 0, 1, -1)
+    monkeypatch.setattr(cpd, "_OPERATORS_KEPT", 2)  # (the default keeps more: tests/test_cpd_small_n.py)
     cpd._OPERATORS.clear()
     ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
     assert len(cpd._OPERATORS) == 1

@@ -216,8 +216,13 @@ def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None)
     n = X.shape[0] if m is None else int(np.count_nonzero(m))
     if factor.rank >= n:
         return True
-    Q, ym = (factor.Q, y) if m is None else (factor.Q[m], y[m])
-    if float(np.linalg.norm(ym - Q @ np.linalg.lstsq(Q, ym, rcond=None)[0])) > 1e-9 * np.sqrt(n):
+    if m is None:  # Q orthonormal: the least-squares fit is Q Qᵀy (no lstsq: 0.3 of 0.4 ms at n = 400)
+        fit = factor.Q @ (factor.Q.T @ y)
+        ym = y
+    else:
+        ym = y[m]
+        fit = factor.Q[m] @ np.linalg.lstsq(factor.Q[m], ym, rcond=None)[0]
+    if float(np.linalg.norm(ym - fit)) > 1e-9 * np.sqrt(n):
         return False
     Xm = X if m is None else X[m]
     return factor.rank >= np.unique(Xm, axis=0).shape[0]
@@ -308,9 +313,15 @@ class _Operators:
 #: returns them at its end, so fits running at once never share a column cache; reused columns
 #: are the same bits as recomputed ones (one compiled loop computes both), only their places in
 #: the cache differ (products over the store then round differently: the same model to round-off).
+#: scikit-learn's GridSearchCV fits every fold for one C before the next C, so a k-fold search
+#: comes back to a fold only after k − 1 others: up to _OPERATORS_KEPT sets are kept (8: a 5- or
+#: 7-fold search reuses them; with 2 kept, a 5-fold one never did — measured on german, 5 folds
+#: of 320 points × 8 C: grid time / SVC grid 0.31-0.35 with 2 kept, 0.18-0.25 with 6), as long as
+#: their bound on memory (:func:`_operators_bytes`) sums to at most _OPERATORS_MAX_BYTES.
 _OPERATORS: dict[bytes, _Operators] = {}
 _OPERATORS_MAX_N = 1000
-_OPERATORS_KEPT = 2
+_OPERATORS_KEPT = 8
+_OPERATORS_MAX_BYTES = 64 * 2**20
 _IN_USE = threading.local()
 _OPERATORS_LOCK = threading.Lock()
 
@@ -326,13 +337,23 @@ def _operators_key(kernel: Kernel, X: Array) -> bytes | None:
     return h.digest()
 
 
+def _operators_bytes(ops: _Operators) -> int:
+    """A bound on the memory the operators of a fit on n points hold: 8n² each for Φ (dense), Φ's
+    column cache and K_Ξ's (:class:`~sdpkern.kernels.gram.GramOperator` caches hold at most n
+    columns)."""
+    return 24 * ops.base.n * ops.base.n
+
+
 def _return_operators() -> None:
     """Give the operators of the fit that ends back to :data:`_OPERATORS` (the newest kept)."""
     with _OPERATORS_LOCK:
         for key, ops in getattr(_IN_USE, "ops", []):
             _OPERATORS.pop(key, None)
             _OPERATORS[key] = ops
-            while len(_OPERATORS) > _OPERATORS_KEPT:
+            while len(_OPERATORS) > 1 and (
+                len(_OPERATORS) > _OPERATORS_KEPT
+                or sum(map(_operators_bytes, _OPERATORS.values())) > _OPERATORS_MAX_BYTES
+            ):
                 del _OPERATORS[next(iter(_OPERATORS))]
     _IN_USE.ops = []
 
@@ -576,6 +597,31 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         if self.beta_.shape[1]:
             out = out + self.factor_.basis(Xa) @ self.beta_.T
         return np.asarray(out, dtype=np.float64)
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``), as
+        scikit-learn's ``ClassifierMixin.score``.
+
+        Unweighted, with ``y`` a vector of the labels' own dtype (integral values when floating),
+        the fraction of matches is counted directly; otherwise, and for every input scikit-learn's
+        ``accuracy_score`` would reject, that function decides (and raises). Its target-type checks
+        cost 3 ms a call, half of a grid search's scoring of 80 german points (measured).
+        """
+        from sklearn.metrics import accuracy_score
+
+        pred = self.predict(X)
+        ya = np.asarray(y)
+        if (
+            sample_weight is None
+            and ya.ndim == 1
+            and ya.shape == pred.shape
+            and ya.dtype == pred.dtype
+            and ya.dtype.kind in "biuUf"
+            and ya.size
+            and (ya.dtype.kind != "f" or bool(np.all(np.isfinite(ya)) and np.all(ya == np.round(ya))))
+        ):
+            return float(np.mean(ya == pred))
+        return float(accuracy_score(y, pred, sample_weight=sample_weight))
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

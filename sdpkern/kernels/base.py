@@ -38,9 +38,27 @@ def _check_finite(value: object, name: str) -> float:
 
 
 def squared_distances(X: NDArray[np.float64], Y: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
-    """Matrix of squared Euclidean distances ``‖x_i − y_j‖²``, clipped at 0 against round-off."""
-    D = euclidean_distances(X, X if Y is None else Y, squared=True)
+    """Matrix of squared Euclidean distances ``‖x_i − y_j‖²``, clipped at 0 against round-off.
+
+    For float64 arrays, scikit-learn's ``euclidean_distances(X, Y, squared=True)`` step for step
+    (‖x‖² + ‖y‖² − 2⟨x, y⟩, the same operations in the same order, so the same bits; zero
+    diagonal when ``Y`` is omitted) without its input checks, which cost about as much as the
+    arithmetic at the sizes of a grid search's scoring (80 × 320 points: 0.5 of 0.8 ms); other
+    dtypes go through scikit-learn.
+    """
+    if X.dtype != np.float64 or X.ndim != 2 or (Y is not None and (Y.dtype != np.float64 or Y.ndim != 2)):
+        D = euclidean_distances(X, X if Y is None else Y, squared=True)
+        np.maximum(D, 0.0, out=D)
+        return D
+    XX = np.einsum("ij,ij->i", X, X)
+    YY = XX if Y is None else np.einsum("ij,ij->i", Y, Y)
+    D = X @ (X if Y is None else Y).T
+    D *= -2.0
+    D += XX[:, None]
+    D += YY[None, :]
     np.maximum(D, 0.0, out=D)
+    if Y is None:
+        np.fill_diagonal(D, 0.0)
     return D
 
 

@@ -26,10 +26,15 @@ are violators at some stage; no n × n matrix is formed.
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
+import warnings
+import weakref
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_positive
 from ..errors import DataError
@@ -37,7 +42,7 @@ from ..kernels.base import Kernel
 from ..kernels.cpd import checked_matrix
 from ..kernels.gram import ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
-from .primal_svm import primal_svm_kernel
+from .primal_svm import PrimalSVMResult, primal_svm_kernel
 
 __all__ = ["cpd_primal_svm_reduced", "checked_reduced_gram"]
 
@@ -63,6 +68,50 @@ def checked_reduced_gram(kernel: Kernel, X: ArrayLike, Q: Array, reduced: Reduce
     return reduced
 
 
+#: The last solutions on each shared reduced kernel (a :class:`ReducedGram` passed as ``reduced``,
+#: as the estimators do: a grid search hands a fold's operators from one C to the next), keyed by
+#: a hash of (y, sample_weight): the next solve on the same points and labels starts from the
+#: nearest C's solution instead of from every point as a violator. Entries go with their
+#: ReducedGram (weak keys), at most _WARM_KEPT per operator; a lock guards the table (the
+#: arrays stored are never modified). Measured, german folds of 320 points, the 8 C of a grid
+#: search (1/(2λ), λ = 1e-4 … 1e3, in that order), columns cached: 31-51 ms cold, 16-27 ms warm
+#: for the 8 solves (two runs each, shared machine); fewer factorisations of order |s|, sometimes
+#: a Newton step more (at large λ every point is a violator: the cold start's first step is the
+#: answer).
+_WARM: weakref.WeakKeyDictionary[ReducedGram, dict[bytes, tuple[int, Array, Array]]] = weakref.WeakKeyDictionary()
+_WARM_KEPT = 8
+_WARM_LOCK = threading.Lock()
+
+
+def _warm_key(y: Array, w: Array | None) -> bytes:
+    h = hashlib.blake2b(digest_size=20)
+    h.update(np.ascontiguousarray(y, dtype=np.float64).tobytes())
+    if w is not None:
+        h.update(np.ascontiguousarray(w, dtype=np.float64).tobytes())
+    return h.digest()
+
+
+def _warm_start(rk: ReducedGram, key: bytes, k: int) -> tuple[Array, Array] | None:
+    """The remembered (γ, c) for ``key`` on ``rk``, if its violators were at least 2k: with fewer
+    the Newton systems' polynomial block Q_s is (nearly) rank deficient and the iteration from
+    such a start was seen to cycle (twonorm, 320 points, 𝒫-separable: 6-14 violators for k = 21,
+    50 steps unsettled where the cold start, from every point, settles in 19-30)."""
+    with _WARM_LOCK:
+        hit = _WARM.get(rk, {}).get(key)
+    if hit is None or hit[0] < 2 * k:
+        return None
+    return hit[1], hit[2]
+
+
+def _remember(rk: ReducedGram, key: bytes, gamma: Array, c: Array, n_violators: int) -> None:
+    with _WARM_LOCK:
+        table = _WARM.setdefault(rk, {})
+        table.pop(key, None)
+        table[key] = (n_violators, gamma.copy(), c.copy())
+        while len(table) > _WARM_KEPT:
+            del table[next(iter(table))]
+
+
 def cpd_primal_svm_reduced(
     kernel: Kernel,
     X: ArrayLike,
@@ -75,6 +124,7 @@ def cpd_primal_svm_reduced(
     warm_start_size: int = 1000,
     random_state: int | None = 0,
     sample_weight: ArrayLike | None = None,
+    warm: bool = True,
 ) -> NewtonResult:
     """000 eq. (14) solved as the p.d. problem on K_Ξ with the polynomial block unpenalised.
 
@@ -101,6 +151,10 @@ def cpd_primal_svm_reduced(
     sample_weight : (n,) array, optional
         Per-point weights of the loss: Σ w_i max(0, 1 − y_i f_i)² in eq. (14) (a weight-2 point
         is a repeated point).
+    warm : bool, default=True
+        With a shared ``reduced``, start from the last solution on it for the same y and
+        weights (another λ: :data:`_WARM`) when there is one; the optimum does not depend on
+        the start, only the Newton steps taken.
 
     Returns
     -------
@@ -115,18 +169,32 @@ def cpd_primal_svm_reduced(
     Qa = np.asarray(Q, dtype=np.float64)
     rk = checked_reduced_gram(kernel, X, Qa, reduced)
     cols0, secs0 = rk.columns_computed, rk.seconds
-    # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²) with C = 1/(2λ)
-    res = primal_svm_kernel(
-        rk,
-        y,
-        1.0 / (2.0 * lam),
-        unpenalized=Qa,
-        max_iter=max_iter,
-        warm_start_size=warm_start_size,
-        random_state=random_state,
-        sample_weight=sample_weight,
-    )
+    key = None
+    if warm and reduced is not None:
+        ya0 = np.asarray(y)
+        wa0 = None if sample_weight is None else np.asarray(sample_weight)
+        if ya0.ndim == 1 and ya0.shape[0] == rk.n and (wa0 is None or wa0.shape == ya0.shape):
+            key = _warm_key(ya0, wa0)
+    init = None if key is None else _warm_start(rk, key, Qa.shape[1])
+
+    def solve(init: tuple[Array, Array] | None) -> PrimalSVMResult:
+        # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²) with C = 1/(2λ)
+        return primal_svm_kernel(
+            rk, y, 1.0 / (2.0 * lam), unpenalized=Qa, max_iter=max_iter, warm_start_size=warm_start_size,
+            random_state=random_state, sample_weight=sample_weight, init=init,
+        )  # fmt: skip
+
+    if init is None:
+        res = solve(None)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            res = solve(init)
+        if not res.converged:  # unsettled from this start: from scratch, so that a start never fails a solve
+            res = solve(None)
     assert res.outputs is not None and res.unpenalized_coef is not None
+    if key is not None and res.converged:
+        _remember(rk, key, res.coef, res.unpenalized_coef, res.support.size)
     alpha, beta_bar = rk.to_cpd(res.coef, res.unpenalized_coef)
     ya = np.asarray(y, dtype=np.float64)
     return NewtonResult(

@@ -218,6 +218,12 @@ class _SupportFactor:
         self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, U_F, e_j ...] for the current factor
         self._zcol = np.empty(0, dtype=np.intp)
 
+    def reset(self) -> None:
+        """Forget the factor: the next Newton point factorises its set afresh."""
+        self.R = np.empty((0, 0))
+        self.F = np.empty(0, dtype=np.intp)
+        self._Z = None
+
     def _factorise(self, idx: NDArray[np.intp]) -> None:
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam[idx]
@@ -341,6 +347,8 @@ def _solve_kernel(
     sv_mask = (yP * out < 1) & weighted
     if not sv_mask.any():
         sv_mask[:] = weighted
+    stalled = False
+    it = 0
     for it in range(1, max_iter + 1):
         sv = P[sv_mask]
         beta_sv, b_new = factor.newton_point(sv)
@@ -361,6 +369,17 @@ def _solve_kernel(
         if root_w is not None:  # C Σ w_i max(0, e_i − t g_i)² = C Σ max(0, √w_i e_i − t √w_i g_i)²
             e, g = root_w * e, root_w * g
         t = exact_line_search(float(d_beta @ Kbeta), float(d_beta @ d_Kbeta), e, g, C)
+        if t == 0.0:
+            # no move: the next step would repeat this one. The Newton point, from a factor
+            # kept over many steps (points pinned by multipliers), is then not accurate enough
+            # to descend (seen from warm starts at another C, german folds): refactorise on the
+            # set; a second stall right after that ends the iteration (unsettled)
+            if stalled:
+                break
+            stalled = True
+            factor.reset()
+            continue
+        stalled = False
         beta_P, b, Kbeta = beta_P + t * d_beta, b + t * d_b, Kbeta + t * d_Kbeta
         out = Kbeta + UP @ b
         mask_new = (yP * out < 1) & weighted
@@ -368,13 +387,13 @@ def _solve_kernel(
         if mask_new.any():  # an empty set cannot happen at an optimum with C > 0; keep the set
             sv_mask = mask_new
     warnings.warn(
-        f"primal Newton SVM did not settle its support-vector set in max_iter={max_iter} steps",
+        f"primal Newton SVM did not settle its support-vector set in {it} steps (max_iter={max_iter})",
         ConvergenceWarning,
         stacklevel=4,
     )
     beta_full = np.zeros(y.shape[0])
     beta_full[P] = beta_P
-    return _KernelState(beta_full, b, Kbeta, P[sv_mask], max_iter, False, factor.refactorisations)
+    return _KernelState(beta_full, b, Kbeta, P[sv_mask], it, False, factor.refactorisations)
 
 
 def _solve_recursive(
@@ -406,6 +425,7 @@ def primal_svm_kernel(
     warm_start_size: int = 1000,
     random_state: int | None = 0,
     sample_weight: ArrayLike | None = None,
+    init: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).
 
@@ -437,6 +457,11 @@ def primal_svm_kernel(
         Per-point weights w_i ≥ 0 of the loss (point i's C is C·w_i, a weight-2 point is a
         repeated point; the Newton system's diagonal is 1/(2C w_i)); points of weight 0 never
         enter the support-vector set.
+    init : (β of shape (n,), c of shape (k,)), optional
+        A starting point instead of the warm start on a random half: e.g. the solution at a
+        neighbouring C on the same points (a grid search). The iteration and its stopping rule
+        are the same from any start (the minimiser is unique in f), so only the number of steps
+        depends on it.
 
     Returns
     -------
@@ -466,9 +491,13 @@ def primal_svm_kernel(
         sw = np.asarray(sw, dtype=np.float64)
         if not (np.any(sw[ya > 0] > 0) and np.any(sw[ya < 0] > 0)):
             raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
-    # one shuffle: the nested warm-start halves are its prefixes
-    order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
-    st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size, sw)
+    if init is not None:
+        beta0, c0 = _checked_init(init, n, U.shape[1])
+        st = _solve_kernel(op, ya, U, float(C), np.arange(n), beta0, c0, max_iter, sw)
+    else:
+        # one shuffle: the nested warm-start halves are its prefixes
+        order = np.random.default_rng(random_state).permutation(n) if n > max(warm_start_size, 2) else np.arange(n)
+        st = _solve_recursive(op, ya, U, float(C), order, n, max_iter, warm_start_size, sw)
     out = st.Kbeta + U @ st.b
     obj = squared_hinge_objective(0.5 * float(st.beta @ st.Kbeta), out, ya, float(C), sw)
     beta, outputs = st.beta, out
@@ -483,6 +512,21 @@ def primal_svm_kernel(
         outputs=outputs,
         factorisations=st.factorisations,
     )
+
+
+def _checked_init(init: tuple[ArrayLike, ArrayLike], n: int, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``init`` argument of :func:`primal_svm_kernel` as float arrays of shapes (n,) and (k,)."""
+    try:
+        beta0, c0 = init
+    except (TypeError, ValueError):
+        raise ParameterError("init must be a pair (beta, c)") from None
+    b = np.array(beta0, dtype=np.float64)
+    c = np.array(c0, dtype=np.float64)
+    if b.shape != (n,) or c.shape != (k,):
+        raise DataError(f"init must be (beta of shape ({n},), c of shape ({k},)); got {b.shape} and {c.shape}")
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+        raise DataError("init contains NaN or infinity")
+    return b, c
 
 
 def primal_svm_linear(
