@@ -50,7 +50,8 @@ def nu_regression(
     s² = Cm·(the fit part of that estimate), so that t₁'/s² ≈ 2; the recovery multiplies back.
     χ/s and ξ/s are further solved in cost units (times their objective weights ν·s/σ and
     s/(mσ), the dual's tube and box bounds, 2e3-4e4 at C ≥ 2e4 where every other cost is
-    O(1)), so that every cost is O(1); ``variables`` hold χ/s and ξ/s as before (see _sdp).
+    O(1)), and η/s in ξ's, so that every cost is O(1); ``variables`` hold χ/s, η/s and ξ/s as
+    before (see _sdp).
     SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
@@ -147,7 +148,7 @@ def _sdp(
     beta = cp.Variable(B.size, nonneg=True, name="beta")
     gamma = cp.Variable(name="gamma")
     chi_u = cp.Variable(nonneg=True, name="chi")  # χ in cost units (below)
-    eta_v = cp.Variable(2 * m, nonneg=True, name="eta")
+    eta_u = cp.Variable(2 * m, nonneg=True, name="eta")  # η in ξ's cost units (below)
     xi_u = cp.Variable(2 * m, nonneg=True, name="xi")  # ξ in cost units (below)
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
     # F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, so the printed (2m+1)-LMI holds only for z
@@ -163,14 +164,16 @@ def _sdp(
     # C = 10, m = 20 instance and Clarabel's "optimal" answer was 7e-7 off the optimum, its β 3e-3.
     y_s = cp.Parameter(m, name="y_s")
     # χ and ξ are solved in cost units, χ = u_χ·χ_u and ξ = u_ξ·ξ_u with u = 1/(their cost ν·s/σ,
-    # s/(mσ)), so that each costs 1 in the objective. Their costs are the dual's tube and box
-    # bounds, which at large C lie far beyond the dual's α (by C/|α|): with χ, ξ solved divided by
-    # s alone, the cost vector spanned w_t1 ≈ 0.03 to 4e4 and SCS ended 200 000 iterations at worst
-    # relative residual 4e-3..0.36 on the status sweep's C ≥ 2e4 instances (ionosphere m = 11, wdbc m = 16,
+    # s/(mσ)), so that each costs 1 in the objective, and η = u_ξ·η_u in ξ's units (η − ξ is one
+    # residual split into its two signs). Those costs are the dual's tube and box bounds, which at
+    # large C lie far beyond the dual's α (by C/|α|): with χ, η, ξ solved divided by s alone, the
+    # cost vector spanned w_t1 ≈ 0.03 to 4e4 and SCS ended 200 000 iterations at worst relative
+    # residual 4e-3..0.36 on the status sweep's C ≥ 2e4 instances (ionosphere m = 11, wdbc m = 16,
     # sonar m = 27): its dual residual stalled at 2e-3 while its adaptive scale ran to its 1e6 cap.
-    # In cost units the same program is certified by SCS in under 300 iterations.
+    # In these units SCS certifies them in under 300 iterations. (With η left divided by s alone,
+    # SCS ended its iterations on thyroid m = 30, C = 9.09e4, ν = 0.05, where the tube is active.)
     u = {name: cp.Parameter(nonneg=True, name=name) for name in ("u_chi", "u_xi")}
-    chi, xi = u["u_chi"] * chi_u, u["u_xi"] * xi_u  # χ/s, ξ/s
+    chi, xi, eta_v = u["u_chi"] * chi_u, u["u_xi"] * xi_u, u["u_xi"] * eta_u  # χ/s, ξ/s, η/s
     z_top = -y_s - gamma + eta_v[:m] - xi[:m] - chi
     z_bot = y_s + gamma + eta_v[m:] - xi[m:] - chi
     # The LMI on Cm·K(β) is written by the congruence diag(I/√(Cm), √(Cm)) as
