@@ -48,6 +48,10 @@ def nu_regression(
     the same estimate σ of the optimum as the SOCP's (below; ``Solution.objective`` is unscaled),
     and it is solved in γ, χ, η, ξ and y divided by s and t₁' by s² (the congruence diag(I, 1/s)),
     s² = Cm·(the fit part of that estimate), so that t₁'/s² ≈ 2; the recovery multiplies back.
+    χ/s and ξ/s are further multiplied by their objective weights ν·s/σ and s/(mσ) where these
+    exceed 1 (the dual's tube and box bounds, 2e3-4e4 at C ≥ 2e4 where every other cost is
+    O(1)), η/s by ξ's factor, so that no cost exceeds 1; ``variables`` hold χ/s, η/s and ξ/s as
+    before (see _sdp).
     SOCP: max yᵀ(a* − a) + c·τ (solved as c·max((y/c)ᵀ(a* − a) + τ): standardised targets)
     over 0 ≤ a, a* ≤ 1/m, 1ᵀ(a + a*) ≤ ν, 1ᵀa = 1ᵀa*, ‖u‖ ≤ 1,
     (Cm/2)‖R_lᵀZᵀ(a* − a)‖² ≤ (λ_Q/2)(Lu)_l − τ, with c = stddev(y) (sample, ddof = 1).
@@ -143,9 +147,9 @@ def _sdp(
     m = y_arr.shape[0]
     beta = cp.Variable(B.size, nonneg=True, name="beta")
     gamma = cp.Variable(name="gamma")
-    chi = cp.Variable(nonneg=True, name="chi")
-    eta_v = cp.Variable(2 * m, nonneg=True, name="eta")
-    xi = cp.Variable(2 * m, nonneg=True, name="xi")
+    chi_u = cp.Variable(nonneg=True, name="chi")  # χ in cost units (below)
+    eta_u = cp.Variable(2 * m, nonneg=True, name="eta")  # η in ξ's cost units (below)
+    xi_u = cp.Variable(2 * m, nonneg=True, name="xi")  # ξ in cost units (below)
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
     # F(β) = [[1, −1], [−1, 1]] ⊗ K(β) is singular, so the printed (2m+1)-LMI holds only for z
     # in its range, z_top = −z_bot; then zᵀF†z = z_botᵀK†z_bot. Writing that equality out
@@ -159,6 +163,19 @@ def _sdp(
     # s² = Cm·F (F the fit part of the estimate below) makes t1/s² ≈ 2: unscaled t1 was ~130 on a
     # C = 10, m = 20 instance and Clarabel's "optimal" answer was 7e-7 off the optimum, its β 3e-3.
     y_s = cp.Parameter(m, name="y_s")
+    # χ and ξ are solved in cost units where their costs w (ν·s/σ, s/(mσ)) exceed 1: χ = u_χ·χ_u,
+    # ξ = u_ξ·ξ_u with u = 1/max(1, w), their costs c = w·u ≤ 1, and η = u_ξ·η_u in ξ's units (η − ξ
+    # is one residual split into its two signs). Those costs are the dual's tube and box bounds,
+    # which at large C lie far beyond the dual's α (by C/|α|): with χ, η, ξ solved divided by s
+    # alone, the cost vector spanned w_t1 ≈ 0.03 to 4e4 and SCS ended 200 000 iterations at worst
+    # relative residual 4e-3..0.36 on the status sweep's C ≥ 2e4 instances (ionosphere m = 11, wdbc
+    # m = 16, sonar m = 27): its dual residual stalled at 2e-3 while its adaptive scale ran to its
+    # 1e6 cap. So scaled, SCS certifies them in under 300 iterations. (With η left divided by s,
+    # SCS ended its iterations on thyroid m = 30, C = 9.09e4, ν = 0.05, where the tube is active;
+    # with costs below 1 raised to 1 too (u > 1), pima m = 28, C = 5.94e5, ν = 0.02, λ_Q = 1.58
+    # took SCS 16 675 iterations against 2 900, or ended at its cap.)
+    u = {name: cp.Parameter(nonneg=True, name=name) for name in ("u_chi", "u_xi", "c_chi", "c_xi")}
+    chi, xi, eta_v = u["u_chi"] * chi_u, u["u_xi"] * xi_u, u["u_xi"] * eta_u  # χ/s, ξ/s, η/s
     z_top = -y_s - gamma + eta_v[:m] - xi[:m] - chi
     z_bot = y_s + gamma + eta_v[m:] - xi[m:] - chi
     # The LMI on Cm·K(β) is written by the congruence diag(I/√(Cm), √(Cm)) as
@@ -168,14 +185,14 @@ def _sdp(
     # The objective is divided by σ, the optimum's estimate of :func:`_socp` (here ×c: this form's
     # objective is the SOCP's times c), so that Clarabel's gap test max(1, abs(objective)) is
     # relative: unscaled, the objective is ~1e-4 at large C and an answer 1 % off passed as optimal.
-    w = {name: cp.Parameter(nonneg=True, name=name) for name in ("w_t1", "w_chi", "w_xi", "w_t2")}
+    w = {name: cp.Parameter(nonneg=True, name=name) for name in ("w_t1", "w_t2")} | u
     cons: dict[str, Any] = {
         "lmi": _lmi_of(K, z_bot, t1, T),
         "range": z_top + z_bot == 0,
         "hyper_norm": hyper_norm(B.L, beta, w["w_t2"], t2),  # t2 = (λ_Q/(2σ))‖Lᵀβ‖
         "scale": cp.sum(beta) == c,
     }
-    obj = w["w_t1"] * t1 + w["w_chi"] * chi + w["w_xi"] * cp.sum(xi) + t2
+    obj = w["w_t1"] * t1 + u["c_chi"] * chi_u + u["c_xi"] * cp.sum(xi_u) + t2  # ν·χ/σ + 1ᵀξ/(mσ)
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
     variables = {"beta": beta, "gamma": gamma, "chi": chi, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
     trials = trial_points(kernels, B.L, c)
@@ -186,7 +203,10 @@ def _sdp(
         sigma = scale_of(total) ** 2  # ½t₁ + ... ≈ σ
         s = scale_of(Cm * fit)  # t1/s² ≈ 2 (t1 ≈ 2Cm·fit)
         data["alpha_scale"] = s
-        weights = {"w_t1": 0.5 * s**2 / (Cm * sigma), "w_chi": values["nu"] * s / sigma, "w_xi": s / (m * sigma),
+        w_chi, w_xi = values["nu"] * s / sigma, s / (m * sigma)  # the costs of χ/s and ξ/s
+        k_chi, k_xi = max(1.0, w_chi), max(1.0, w_xi)
+        weights = {"w_t1": 0.5 * s**2 / (Cm * sigma), "u_chi": 1 / k_chi, "u_xi": 1 / k_xi,
+                   "c_chi": w_chi / k_chi, "c_xi": w_xi / k_xi,
                    "w_t2": values["lambda_Q"] / 2 / sigma, "y_s": y_arr / s}  # fmt: skip
         return weights, sigma
 
