@@ -271,6 +271,77 @@ def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monk
     assert clf.beta_zero_ is True and solved == [True]
 
 
+def _twonorm(n):
+    from sdpkern.datasets import load_keel
+
+    ds = load_keel("twonorm")
+    idx = np.random.default_rng(0).permutation(ds.y.shape[0])[:n]
+    return StandardScaler().fit_transform(ds.X[idx]), np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_lp_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch, weighted):
+    # twonorm, 1000 points: the least-squares fit misclassifies 1.4 % (under 10 %), so the LP
+    # decides β = 0 first; it answers "inseparable", and the β-free fit then skips
+    # _zero_loss_separator (its NNLS could only fail). The model is the one of beta_zero=False,
+    # which runs that search (and finds nothing), to 1e-12 of the objective.
+    import sdpkern.estimators.cpd as cpd
+
+    X, y = _twonorm(1000)
+    w = None
+    if weighted:  # weight 0 on a tenth of the points: the LP and the search see the others only
+        w = np.where(np.arange(y.shape[0]) % 10 == 0, 0.0, 1.0 + (np.arange(y.shape[0]) % 3))
+    ref = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y, sample_weight=w)
+    m = slice(None) if w is None else w > 0
+    factor = ref.factor_
+    assert not cpd._likely_inseparable(factor.Q[m], y[m])  # premise: the LP route, not fit-first
+    assert cpd.polynomially_separable(factor.P[m], y[m]) is False
+    assert cpd._zero_loss_separator(factor, y, w) is None  # the decision the skip relies on
+    searched: list[int] = []
+    zls = cpd._zero_loss_separator
+    monkeypatch.setattr(cpd, "_zero_loss_separator", lambda *a: searched.append(1) or zls(*a))
+    clf = ThinPlateSVC(C=5.0).fit(X, y, sample_weight=w)
+    assert clf.beta_zero_ is False and clf.status_ == "optimal" and searched == []
+    assert abs(clf.objective_ - ref.objective_) <= 1e-12 * ref.objective_
+    assert np.allclose(clf.alpha_, ref.alpha_, rtol=0, atol=1e-9 * np.abs(ref.alpha_).max())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_zero_loss_search_never_separates_what_the_lp_calls_inseparable(seed):
+    # the implication the skip above rests on, on constructed data at the edge: classes split by
+    # a line with a gap of 0 to 1e-3; as is (separable: both must find it), with the point nearest
+    # the line relabelled (still separable by a turned line), or with a negative point added at
+    # the midpoint of the two positive points nearest the line (inseparable by a hair: it lies in
+    # their convex hull) or deep in the positive class
+    import sdpkern.estimators.cpd as cpd
+    from sdpkern.kernels.cpd import polynomial_factor
+
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(400, 2))
+    score = X[:, 0] - 0.3 * X[:, 1]
+    X = X[np.abs(score) > [0.0, 1e-6, 1e-3][seed % 3]]
+    score = X[:, 0] - 0.3 * X[:, 1]
+    y = np.where(score > 0, 1.0, -1.0)
+    case = seed // 3
+    if case == 1:
+        y[np.argmin(np.abs(score))] *= -1.0
+    elif case == 2:
+        pos = np.flatnonzero(y > 0)
+        a, b = pos[np.argsort(score[pos])[:2]]
+        X, y = np.vstack([X, 0.5 * (X[a] + X[b])]), np.append(y, -1.0)
+    elif case == 3:
+        y[np.argmax(score)] = -1.0
+    factor = polynomial_factor(X, ThinPlate(2))
+    cpd._SEPARATORS.clear()
+    separable = cpd.polynomially_separable(factor.P, y)
+    found = cpd._zero_loss_separator(factor, y, None)
+    assert separable is (case < 2)
+    if not separable:
+        assert found is None
+    else:
+        assert found is not None and np.all(y * found[1] >= 1.0)
+
+
 def test_beta_free_fit_on_lp_separable_data_is_the_lp_separator():
     # wdbc, 400 points, beta_zero=False: separable but not by least squares; the LP's separator
     # (α = 0) attains eq. (14)'s minimum 0

@@ -265,6 +265,41 @@ def test_factor_updates_match_a_fresh_solve() -> None:
     assert factor.refactorisations < len(sets)  # the updates were used, not only refactorisations
 
 
+def test_appended_factor_carries_solved_columns_and_matches_a_fresh_solve(monkeypatch) -> None:
+    """After points are pinned (their columns e_j solved) and others appended, the solved columns
+    are extended by block elimination (_extend_columns), not re-solved; the bordered system with a
+    3-column unpenalised block U (000 eq. 17's polynomial part) is the dense solve's, to 1e-9."""
+    from sdpkern.native.primal_svm import _SupportFactor
+
+    X, y = _data(n=200, seed=6)
+    K = Gaussian(gamma=0.1)(X)
+    lam = 0.25
+    U = np.linalg.qr(np.column_stack([np.ones(200), X[:, :2]]))[0]
+    factor = _SupportFactor(PrecomputedGram(K), y, lam, U)
+    extended: list[int] = []
+    real = _SupportFactor._extend_columns
+    monkeypatch.setattr(
+        _SupportFactor,
+        "_extend_columns",
+        lambda self, R12, R22, new: extended.append(new.shape[0]) or real(self, R12, R22, new),
+    )
+    rng = np.random.default_rng(1)
+    sv = np.sort(rng.choice(200, 120, replace=False))
+    out = np.setdiff1d(np.arange(200), sv)
+    sets = [sv, sv[10:], np.union1d(sv[12:], out[:4]), np.union1d(sv[15:], out[:5]), np.union1d(sv[15:], out[:30])]
+    for sv in sets:
+        beta, c = factor.newton_point(sv)
+        m = sv.shape[0]
+        A = np.zeros((m + 3, m + 3))
+        A[:m, :m] = K[np.ix_(sv, sv)] + lam * np.eye(m)
+        A[:m, m:] = U[sv]
+        A[m:, :m] = U[sv].T
+        ref = np.linalg.solve(A, np.concatenate([y[sv], np.zeros(3)]))
+        np.testing.assert_allclose(beta, ref[:m], atol=1e-9)
+        np.testing.assert_allclose(c, ref[m:], atol=1e-9)
+    assert extended == [4, 1]  # the last set (25 more points) refactorises: cheaper by the flop count
+
+
 def test_column_oracle_is_lazy_and_matches_the_dense_solve() -> None:
     ds = load_keel("banana")
     X, y = ds.X[:1500], ds.y[:1500]

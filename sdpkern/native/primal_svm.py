@@ -199,7 +199,8 @@ class _SupportFactor:
     K_AA − R₁₂ᵀR₁₂)``: one triangular solve with ``|A|`` right-hand sides); points that left
     (``D = F \\ I``) stay in the factor and ``β_D = 0`` is imposed by Lagrange multipliers, a
     ``(|D| + k)``-dimensional system from ``R⁻¹R⁻ᵀ[y, U, E_D]``. So a step costs ``O(m²(|A| +
-    |D|))`` instead of the ``m³/3`` of refactorising; when that is cheaper, or ``D`` has grown,
+    |D|))`` instead of the ``m³/3`` of refactorising (the columns solved before an append are carried
+    over: :meth:`_extend_columns`); when that is cheaper, or ``D`` has grown,
     ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cholesky_update.
     chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
     more than a refactorisation, so they are not used here.)
@@ -216,13 +217,14 @@ class _SupportFactor:
         self.F = np.empty(0, dtype=np.intp)
         self.refactorisations = 0
         self._Z: NDArray[np.float64] | None = None  # M_FF⁻¹ [y_F, U_F, e_j ...] for the current factor
+        self._Zf: NDArray[np.float64] | None = None  # R⁻ᵀ [y_F, U_F, e_j ...]: the forward halves of _Z
         self._zcol = np.empty(0, dtype=np.intp)
 
     def reset(self) -> None:
         """Forget the factor: the next Newton point factorises its set afresh."""
         self.R = np.empty((0, 0))
         self.F = np.empty(0, dtype=np.intp)
-        self._Z = None
+        self._Z = self._Zf = None
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
         M = self.cache.block(idx, idx)
@@ -233,7 +235,7 @@ class _SupportFactor:
             raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
         self.refactorisations += 1
-        self._Z = None
+        self._Z = self._Zf = None
 
     def _append(self, new: NDArray[np.intp]) -> None:
         m, k = self.F.shape[0], new.shape[0]
@@ -251,26 +253,47 @@ class _SupportFactor:
         R[:m, :m] = self.R
         R[:m, m:] = R12
         R[m:, m:] = R22
+        if self._Z is not None and self._Zf is not None:
+            self._extend_columns(R12, R22, new)
         self.R = R
         self.F = np.concatenate([self.F, new])
-        self._Z = None
 
-    def _solve(self, rhs: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _extend_columns(self, R12: NDArray[np.float64], R22: NDArray[np.float64], new: NDArray[np.intp]) -> None:
+        """The solved columns ``M⁻¹b`` for the factor with ``new`` appended, from the old ones by
+        block elimination instead of two triangular solves of order m each: with forward halves
+        z₁ = R₁₁⁻ᵀb₁ kept, z₂ = R₂₂⁻ᵀ(b₂ − R₁₂ᵀz₁), x₂ = R₂₂⁻¹z₂ and x₁ = x_old − R₁₁⁻¹R₁₂x₂
+        (``O(m²|A| + m|A|c)`` for c columns against ``O(m²c)``: on twonorm's 7400 points the polish
+        appends 47 points to a factor of 773 holding 120 solved columns, where it refactorised
+        before). ``b₂``: y and U on the new points, 0 for the pinning columns e_j (j in the old F)."""
+        assert self._Z is not None and self._Zf is not None
+        B2 = np.zeros((new.shape[0], self._Z.shape[1]))
+        B2[:, 0] = self.y[new]
+        B2[:, 1 : 1 + self.k] = self.U[new]
+        z2 = solve_triangular(R22, B2 - R12.T @ self._Zf, trans="T", lower=False, check_finite=False)
+        x2 = solve_triangular(R22, z2, lower=False, check_finite=False)
+        W = solve_triangular(self.R, R12, lower=False, check_finite=False)
+        self._Z = np.vstack([self._Z - W @ x2, x2])
+        self._Zf = np.vstack([self._Zf, z2])
+        self._zcol = np.concatenate([self._zcol, np.full(new.shape[0], -1, dtype=np.intp)])
+
+    def _solve(self, rhs: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(M⁻¹ rhs, R⁻ᵀ rhs)``."""
         z = solve_triangular(self.R, rhs, trans="T", lower=False, check_finite=False, overwrite_b=True)
-        return solve_triangular(self.R, z, lower=False, check_finite=False, overwrite_b=True)
+        return solve_triangular(self.R, z, lower=False, check_finite=False), z
 
     def _columns(self, drop: NDArray[np.intp]) -> NDArray[np.float64]:
         """``M⁻¹[y_F, U_F, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""
         m = self.F.shape[0]
-        if self._Z is None or self._Z.shape[0] != m:
-            self._Z = self._solve(np.column_stack([self.y[self.F], self.U[self.F]]))
+        if self._Z is None or self._Zf is None or self._Z.shape[0] != m:
+            self._Z, self._Zf = self._solve(np.column_stack([self.y[self.F], self.U[self.F]]))
             self._zcol = np.full(m, -1, dtype=np.intp)
         missing = drop[self._zcol[drop] < 0]
         if missing.size:
             E = np.zeros((m, missing.shape[0]))
             E[missing, np.arange(missing.shape[0])] = 1.0
             self._zcol[missing] = self._Z.shape[1] + np.arange(missing.shape[0])
-            self._Z = np.hstack([self._Z, self._solve(E)])
+            Zm, Zfm = self._solve(E)
+            self._Z, self._Zf = np.hstack([self._Z, Zm]), np.hstack([self._Zf, Zfm])
         return self._Z[:, np.concatenate([np.arange(1 + self.k), self._zcol[drop]])]
 
     def newton_point(self, sv: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -283,13 +306,14 @@ class _SupportFactor:
         new = sv[~in_f[sv]]
         drop = np.nonzero(~in_sv[self.F])[0]
         m, mf, k, ku = self.F.shape[0] + new.shape[0], self.F.shape[0], new.shape[0], self.k
-        # flop counts: refactorising costs m'³/3; updating costs the append and the solves for
-        # the right-hand sides not solved before (all of them after an append)
+        # flop counts: refactorising costs m'³/3; updating costs the append (with the solved
+        # columns carried over: _extend_columns) and the solves for right-hand sides not solved before
+        solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 1 + ku
+        update = 2.0 * m * m * (drop.shape[0] + 1 + ku - solved)
         if k:
-            update = mf * mf * k + k * k * mf + k**3 / 3 + 2.0 * m * m * (drop.shape[0] + 1 + ku)
-        else:
-            solved = 0 if self._Z is None else int(np.count_nonzero(self._zcol[drop] >= 0)) + 1 + ku
-            update = 2.0 * m * m * (drop.shape[0] + 1 + ku - solved)
+            update += mf * mf * k + k * k * mf + k**3 / 3
+            if self._Z is not None:
+                update += mf * mf * k + 4.0 * mf * k * self._Z.shape[1]
         if mf == 0 or update > sv.shape[0] ** 3 / 3 + 4.0 * sv.shape[0] ** 2:
             self._factorise(sv)
         elif k:
