@@ -60,15 +60,16 @@ def nu_regression(
     and the smallest a + a* with a* − a = d is abs(d), so the box, tube and balance become abs(d) ≤
     1/m, ‖d‖₁ ≤ ν, 1ᵀd = 0; the pair (a, a*) could grow together along a direction that changes
     nothing, and Clarabel stalled on it), with d = s·d̂ and τ = σ·t, divided by σ: max (s/σ)(y/c)ᵀd̂
-    + t over abs(d̂) ≤ 1/(ms), ‖d̂‖₁ ≤ ν/s, 1ᵀd̂ = 0, ‖u‖ ≤ 1, (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤
+    + t over ms·abs(d̂) ≤ 1, (s/ν)‖d̂‖₁ ≤ 1 (each row divided by its bound), 1ᵀd̂ = 0, ‖u‖ ≤ 1, (Cm·s²/σ)·½‖R_lᵀZᵀd̂‖² ≤
     (λ_Q/(2σ))(Lu)_l − t, where σ bounds the optimum at a fixed β (:func:`.scaling.trial_points`,
     libsvm's ``NuSVR`` plus the regulariser there) and s² = σ/(Cm), so that t, the cones and the
     objective are O(1). The cones are the SOCP's divided by σ, so their multipliers are unchanged
     (β = c·β̂); the balance and tube
     constraints are divided by s in d̂ and the objective by σ, so their multipliers are (σ/s)·ν̂ (×c
     for the targets' scale): b = −c(σ/s)ν̂_balance (1ᵀd = 0 is −(1ᵀa − 1ᵀa*) = 0), ε =
-    c(σ/s)ν̂_tube, α* − α = Cm·s·d̂, and α, α* its negative and positive parts. Checked against the
-    SDP form and against the upper bound max_d(...) + (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
+    c(σ/s)(s/ν)ν̂_tube (the tube row's multiplier × s/ν), α* − α = Cm·s·d̂, and α, α* its negative and
+    positive parts. Checked against the SDP form and against the upper bound max_d(...) +
+    (λ_Q/2)‖Lᵀβ‖ at the returned β (tests).
 
     The regression function is f(x) = Σ_j (α*_j − α_j) k(x, x_j) − γ, and χ is the tube width ε.
     ``Solution.alpha`` is the m-vector α* − α for ``form="sdp"`` (the SDP does not separate them)
@@ -233,8 +234,8 @@ def _socp(
     scaled parameters now, the function writing the problem (its cones are the costly part)."""
     m = y_arr.shape[0]
     scaled = {
-        name: cp.Parameter(nonneg=True, name=name) for name in ("lin", "box", "tube", "mu", "quad")
-    }  # s/σ, 1/(ms), ν/s, (λ_Q/2)/σ, Cm·s²/σ
+        name: cp.Parameter(nonneg=True, name=name) for name in ("lin", "inv_box", "inv_tube", "mu", "quad")
+    }  # s/σ, ms, s/ν, (λ_Q/2)/σ, Cm·s²/σ
 
     def write() -> _Form:
         d = cp.Variable(m, name="d")  # (a* − a)/s
@@ -243,9 +244,15 @@ def _socp(
         cones = socp_cones(
             d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
         )
+        # The box and tube rows are divided by their bounds 1/(ms) and ν/s: at large C those lie far
+        # beyond the optimal d̂ (1e4-4e4 against O(1) on the status sweep's seed-2 thyroid m = 30,
+        # C = 5.5e5), past the reach of the solvers' row equilibration (Clarabel's is capped at 1e4),
+        # and SCS ended its 200 000 iterations there at relative gap 4e-2 (ionosphere m = 12,
+        # C = 3.1e3: 2e-4); divided, it certifies them in 1 625 and 375. Same program; the tube's
+        # multiplier is read back multiplied by s/ν (the recovery below).
         cons = {
-            "box": cp.abs(d) <= scaled["box"],
-            "tube": cp.norm1(d) <= scaled["tube"],
+            "box": cp.abs(d) * scaled["inv_box"] <= 1,
+            "tube": cp.norm1(d) * scaled["inv_tube"] <= 1,
             "balance": cp.sum(d) == 0,
             "ball": cp.norm(u_kept, 2) <= 1,
             "kernel_cones": cones,
@@ -263,7 +270,7 @@ def _socp(
         sigma = scale_of(_estimate(trials, y_arr, values, c) / c) ** 2
         s_ = float(np.sqrt(sigma / Cm))  # Cm·s²·‖R_lᵀZᵀd̂‖² ≈ σ with d̂ O(1)
         data["alpha_scale"], data["sigma"] = s_, sigma
-        scaled_values = {"lin": s_ / sigma, "box": 1.0 / (m * s_), "tube": values["nu"] / s_,
+        scaled_values = {"lin": s_ / sigma, "inv_box": m * s_, "inv_tube": s_ / values["nu"],
                          "mu": mu / sigma, "quad": Cm * s_**2 / sigma}  # fmt: skip
         return scaled_values, c * sigma  # the objective was divided by c and by σ
 
@@ -302,4 +309,6 @@ def _recover_regression_socp(problem: KernelProblem) -> Model:
     beta = c * cone_beta(problem)
     unit = c * sigma / s
     offset = -unit * _num(problem.constraints["balance"].dual_value)
-    return _model(B, beta, a_hat, coef, offset, epsilon=unit * _num(problem.constraints["tube"].dual_value))
+    # the tube row is ‖d̂‖₁·(s/ν) ≤ 1 (see _socp): its multiplier in ‖d̂‖₁ ≤ ν/s is the row's × s/ν
+    per_unit = _num(problem.constraints["tube"].dual_value) * _num(problem.data["rescale"].parameters["inv_tube"].value)
+    return _model(B, beta, a_hat, coef, offset, epsilon=unit * per_unit)
