@@ -244,11 +244,12 @@ def _socp(
         cones = socp_cones(
             d, kernels, B.L, scaled["mu"], tau, u, terms=terms, factor_tol=factor_tol, data=data, scale=scaled["quad"]
         )
-        # The box and tube rows are divided by their bounds 1/(ms) and ν/s: at large C those lie far
-        # beyond the optimal d̂ (1e4-4e4 against O(1) on the status sweep's seed-2 thyroid m = 30,
-        # C = 5.5e5), past the reach of the solvers' row equilibration (Clarabel's is capped at 1e4),
-        # and SCS ended its 200 000 iterations there at relative gap 4e-2 (ionosphere m = 12,
-        # C = 3.1e3: 2e-4); divided, it certifies them in 1 625 and 375. Same program; the tube's
+        # The box and tube rows are divided by their bounds 1/(ms) and ν/s: at large C those are
+        # 1e2-4e4 where the rest of the data is O(1) (status sweep, seed 2: ionosphere m = 12,
+        # C = 3.1e3, 650 and 7 000 against an optimal d̂ of at most 4.8; thyroid m = 30, C = 5.5e5,
+        # 1.3e4 and 3.9e4, where d̂ itself reaches 8e3 along a direction the kernel nearly
+        # annihilates), and SCS ended its 200 000 iterations on the thyroid one at relative gap 4e-2
+        # and took 7 375 on the ionosphere one; divided, 1 625 and 375. Same program; the tube's
         # multiplier is read back multiplied by s/ν (the recovery below).
         cons = {
             "box": cp.abs(d) * scaled["inv_box"] <= 1,
