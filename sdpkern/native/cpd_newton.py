@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, cholesky, qr, solve, solve_triangular
+from scipy.linalg.blas import dsyr2k
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import as_matrix, as_sample_weight, check_positive
@@ -118,7 +119,8 @@ def _choose_pivots(Q: Array, S: NDArray[np.int64]) -> _Pivots:
 
 
 def _cholesky_jitter(A: Array) -> tuple[Array, float]:
-    """Upper Cholesky factor of A, adding the smallest jitter ε·mean(diag) that makes it work."""
+    """Upper Cholesky factor of A (its upper triangle), adding the smallest jitter ε·mean(diag)
+    that makes it work."""
     scale = max(float(np.mean(np.abs(np.diag(A)))) if A.size else 1.0, 1e-300)
     jitter = 0.0
     for _ in range(12):
@@ -130,7 +132,7 @@ def _cholesky_jitter(A: Array) -> tuple[Array, float]:
     raise NotPSDError(
         "the Newton Hessian is not positive definite even with jitter; the data may contain many duplicate "
         "points or the kernel is not c.p.d. with respect to its polynomial space",
-        min_eigenvalue=float(np.linalg.eigvalsh(A)[0]),
+        min_eigenvalue=float(np.linalg.eigvalsh(A, UPLO="U")[0]),  # the triangle the factorisation read
     )
 
 
@@ -642,24 +644,42 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     N = np.flatnonzero(~inB).astype(np.int64)
     C = piv.coef(Q, N)
     PhiQ = Phi @ Q
-    PN = Phi[N]  # contiguous rows, then columns
-    A = PN[:, N]
+    # A = EᵀΦE in place on a copy of Φ_NN, upper triangle only (all the Cholesky reads), by one
+    # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
+    # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
+    # and three passes this replaces cost 0.6 of 3.8 ms at n = 400 (wdbc).
+    A = Phi[np.ix_(N, N)].T
     if B.size:
-        T = PN[:, B] @ C  # Φ_NB C; Φ_BN = Φ_NBᵀ
-        A -= T
-        A -= T.T
-        A += C.T @ (Phi[np.ix_(B, B)] @ C)
+        U = Phi[np.ix_(N, B)] - 0.5 * (C.T @ Phi[np.ix_(B, B)])
+        A = dsyr2k(-1.0, U, C.T, beta=1.0, c=A, lower=0, overwrite_c=1)
         EQ = PhiQ[N] - C.T @ PhiQ[B]
     else:
         EQ = PhiQ[N]
-    R, jitter = _cholesky_jitter(A)  # reads the upper triangle
+    R, jitter = _cholesky_jitter(A)  # reads the upper triangle (the lower one is Φ_NN's)
     Z = solve_triangular(R, EQ, trans="T", check_finite=False)  # R⁻ᵀ EᵀΦQ: W = ZᵀZ
     low = Z.T @ Z - Q.T @ PhiQ
     low = 0.5 * (low + low.T)
-    Kt = Phi + (Q @ low) @ Q.T
-    Kt += Kt.T  # exactly symmetric (the product rounds differently across the diagonal)
-    Kt *= 0.5
+    # Q low Qᵀ = ½(MQᵀ + QMᵀ), M = Q low, added to one triangle of a copy of Φ by BLAS syr2k (the
+    # lower one: the upper of the Fortran view Kt.T) and mirrored, so that K̃ is exactly symmetric
+    # (a product rounds differently across the diagonal) in one update and half a pass, instead of
+    # a product, a sum and a symmetrising mean over n² (0.3 of 3.8 ms at n = 400, wdbc)
+    Kt = np.array(Phi, dtype=np.float64, order="C")
+    dsyr2k(0.5, Q @ low, Q, beta=1.0, c=Kt.T, lower=0, overwrite_c=1)
+    _mirror_lower(Kt)
     return BetaZeroKernel(Kt, piv, N, C, R, jitter)
+
+
+def _mirror_lower(K: Array, block: int = 64) -> None:
+    """Copy the lower triangle of the square C-ordered ``K`` onto its upper one, in place (blocks
+    of ``block`` rows: each strided read stays in cache)."""
+    n = K.shape[0]
+    iu = np.triu_indices(min(block, n), 1)
+    for j0 in range(0, n, block):
+        j1 = min(n, j0 + block)
+        K[j0:j1, j1:] = K[j1:, j0:j1].T
+        diag = K[j0:j1, j0:j1]
+        cut = iu if j1 - j0 == block else np.triu_indices(j1 - j0, 1)
+        diag[cut] = diag.T[cut]
 
 
 #: Below this many points the β = 0 kernel SVM starts cold; above, from the solution on a random
