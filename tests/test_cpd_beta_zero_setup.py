@@ -24,6 +24,7 @@ from sdpkern.estimators._base import _plainly_binary
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
 from sdpkern.native.cpd_newton import (
     _choose_pivots,
+    _echelon_basis,
     _mirror_lower,
     _SymmetricGram,
     beta_zero_kernel,
@@ -125,3 +126,29 @@ def test_label_shortcut_only_where_sklearn_says_binary(y):
     # the shortcut takes the common cases it is for
     if y.dtype.kind in "biu" and np.unique(y).shape[0] <= 2:
         assert _plainly_binary(y, np.unique(y))
+
+
+@pytest.mark.parametrize("d", [2, 5, 30])
+def test_echelon_basis_from_the_qr_matches_the_general_route(d):
+    X, _ = _data(300, d, seed=d + 1)
+    Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
+    piv, N, C = _echelon_basis(Q)
+    ref = _choose_pivots(Q, np.arange(X.shape[0]))
+    N_ref = np.setdiff1d(np.arange(X.shape[0]), ref.B)
+    assert np.array_equal(piv.B, ref.B) and np.array_equal(N, N_ref)
+    C_ref = ref.coef(Q, N_ref)
+    assert np.abs(C - C_ref).max() <= 1e-12 * np.abs(C_ref).max()
+    E = np.zeros((X.shape[0], N.size))  # E = [−C; I] spans the null space of Qᵀ
+    E[N, np.arange(N.size)] = 1.0
+    E[piv.B] = -C
+    assert np.abs(Q.T @ E).max() <= 1e-12 * np.abs(E).max()
+
+
+def test_echelon_basis_rank_deficient_takes_the_general_route():
+    X, _ = _data(60, 2, seed=5)
+    Q = polynomial_factor(X, ThinPlate(2)).Q
+    Qd = np.column_stack([Q, Q[:, 0]])  # a repeated column: Qᵀ has rank k − 1
+    piv, N, C = _echelon_basis(Qd)
+    ref = _choose_pivots(Qd, np.arange(60))
+    assert np.array_equal(piv.B, ref.B) and piv.B.size == Q.shape[1]
+    assert np.array_equal(C, ref.coef(Qd, N))

@@ -628,6 +628,33 @@ class BetaZeroKernel:
         return alpha
 
 
+def _echelon_basis(Q: Array) -> tuple[_Pivots, NDArray[np.int64], Array]:
+    """The echelon basis E = [−C; I] of 𝒫⊥ on all n points (000 Appendix B): pivots, the other
+    points N (ascending) and C (k_s × |N|, columns in N's order).
+
+    When Qᵀ has full row rank (Q an orthonormal basis: always but for round-off), C comes from
+    the pivoted QR Qᵀ[:, piv] = U T itself: Q_B U = T₁₁ᵀ and U ᵀQ_Nᵀ = T₁₂, so C = T₁₁⁻¹T₁₂ (one
+    triangular solve; :meth:`_Pivots.coef` re-multiplies Q_N U and solves with a general LU).
+    """
+    n, k = Q.shape
+    if k == 0:
+        piv = _choose_pivots(Q, np.arange(n))
+        return piv, np.arange(n, dtype=np.int64), np.zeros((0, n))
+    U, T, order = qr(Q.T, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(T))
+    if int(np.sum(diag > RANK_TOL * max(diag[0], 1e-300))) < k:  # rank deficient: the general route
+        piv = _choose_pivots(Q, np.arange(n))
+        inB = np.zeros(n, dtype=bool)
+        inB[piv.B] = True
+        N = np.flatnonzero(~inB).astype(np.int64)
+        return piv, N, piv.coef(Q, N)
+    B = np.asarray(order[:k], dtype=np.int64)
+    rest = order[k:]
+    ascending = np.argsort(rest)
+    C = solve_triangular(T[:, :k], T[:, k:][:, ascending], check_finite=False)
+    return _Pivots(B, U, np.array(T[:, :k].T)), np.asarray(rest[ascending], dtype=np.int64), C
+
+
 def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     """K̃ = Φ − Q(QᵀΦQ − W)Qᵀ, W = QᵀΦE(EᵀΦE)⁻¹EᵀΦQ: the kernel of f = Φα, α ∈ 𝒫⊥ (000 §6.2).
 
@@ -636,13 +663,8 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products). Φ symmetric, Q (n × k) an
     orthonormal basis of range P with k ≥ 1.
     """
-    n = Phi.shape[0]
-    piv = _choose_pivots(Q, np.arange(n))
+    piv, N, C = _echelon_basis(Q)
     B = piv.B
-    inB = np.zeros(n, dtype=bool)
-    inB[B] = True
-    N = np.flatnonzero(~inB).astype(np.int64)
-    C = piv.coef(Q, N)
     PhiQ = Phi @ Q
     # A = EᵀΦE in place on a copy of Φ_NN, upper triangle only (all the Cholesky reads), by one
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
