@@ -49,7 +49,10 @@ def test_mirror_lower_copies_the_lower_triangle(n):
     assert np.array_equal(A, want)
 
 
-@pytest.mark.parametrize(("d", "kernel"), [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2)), (3, ThinPlate(3))])
+KERNELS = [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2)), (3, ThinPlate(3))]
+
+
+@pytest.mark.parametrize(("d", "kernel"), KERNELS)
 def test_factor_of_the_null_space_gram_matches_dense_blocks(d, kernel):
     X, _ = _data(150, d, seed=d)
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
