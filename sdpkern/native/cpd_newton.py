@@ -585,7 +585,7 @@ class _SymmetricGram(PrecomputedGram):
 
     # The Newton solver's three calls, read straight from K: the solver passes valid index arrays,
     # and the column cache over a dense matrix only re-checks and de-duplicates them (np.unique
-    # per call: 0.3-0.5 ms of wdbc's 4 ms Newton at n = 400, 40 calls).
+    # per call; measured, wdbc at n = 400, C = 1: the Newton solve 3.8 -> 3.2 ms CPU).
     def ensure(self, cols: ArrayLike) -> bool:
         return True
 
@@ -669,7 +669,7 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     # A = EᵀΦE in place on a copy of Φ_NN, upper triangle only (all the Cholesky reads), by one
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
     # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
-    # and three passes this replaces cost 0.6 of 3.8 ms at n = 400 (wdbc).
+    # and three passes this replaces cost 0.25-0.35 ms more (measured at n = 400: wdbc, pima, german).
     U = Phi[np.ix_(N, B)] - 0.5 * (C.T @ Phi[np.ix_(B, B)])
 
     def null_space_gram() -> Array:
@@ -687,7 +687,8 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     # Q low Qᵀ = ½(MQᵀ + QMᵀ), M = Q low, added to one triangle of a copy of Φ by BLAS syr2k (the
     # lower one: the upper of the Fortran view Kt.T) and mirrored, so that K̃ is exactly symmetric
     # (a product rounds differently across the diagonal) in one update and half a pass, instead of
-    # a product, a sum and a symmetrising mean over n² (0.3 of 3.8 ms at n = 400, wdbc)
+    # a product, a sum and a symmetrising mean over n² (with the above, the in-place Cholesky and
+    # _echelon_basis: 4.3 -> 3.1 ms CPU for this function at n = 400, wdbc, best of 40)
     Kt = np.array(Phi, dtype=np.float64, order="C")
     dsyr2k(0.5, Q @ low, Q, beta=1.0, c=Kt.T, lower=0, overwrite_c=1)
     _mirror_lower(Kt)
