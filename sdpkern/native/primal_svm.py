@@ -175,8 +175,16 @@ def _settled(sv: NDArray[np.intp], sv_new: NDArray[np.intp], slack: NDArray[np.f
     """
     if np.array_equal(sv, sv_new):
         return True
-    changed = np.setxor1d(sv, sv_new, assume_unique=True)
-    return bool(np.all(np.abs(slack[changed]) <= 1e-8))
+    changed = np.zeros(slack.shape[0], dtype=bool)
+    changed[sv] = True
+    changed[sv_new] ^= True
+    return _settled_masks(changed, slack)
+
+
+def _settled_masks(changed: NDArray[np.bool_], slack: NDArray[np.float64]) -> bool:
+    """:func:`_settled` with the points whose membership changed given as a mask (the kernel
+    solver's sets are masks: no index lists per step)."""
+    return not changed.any() or bool(np.all(np.abs(slack[changed]) <= 1e-8))
 
 
 def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
@@ -382,11 +390,10 @@ def _solve_kernel(
         beta_new_P = beta_new[P]
         out_new = Kbeta_new + UP @ b_new
         slack_new = 1 - yP * out_new
-        if _settled(np.nonzero(sv_mask)[0], np.nonzero((slack_new > 0) & weighted)[0], slack_new):
+        mask_at_new = (slack_new > 0) & weighted
+        if _settled_masks(sv_mask ^ mask_at_new, slack_new):
             # The Newton point's violators are the set it was solved on: it is the minimiser.
-            return _KernelState(
-                beta_new, b_new, Kbeta_new, P[(slack_new > 0) & weighted], it, True, factor.refactorisations
-            )
+            return _KernelState(beta_new, b_new, Kbeta_new, P[mask_at_new], it, True, factor.refactorisations)
         d_beta, d_Kbeta, d_b = beta_new_P - beta_P, Kbeta_new - Kbeta, b_new - b
         d_out = d_Kbeta + UP @ d_b
         e, g = 1 - yP * out, yP * d_out

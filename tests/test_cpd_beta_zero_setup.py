@@ -1,0 +1,157 @@
+"""The small-n fast paths of the β = 0 route (issue 15) against the plain computations they replace:
+
+* ``beta_zero_kernel``'s factor R, formed by one BLAS syr2k on the upper triangle of Φ_NN, against
+  the Cholesky factor of EᵀΦE built from its four blocks with dense products (1e-10 relative), and
+  K̃ mirrored from one triangle exactly symmetric (``_mirror_lower`` against ``np.tril``, exact);
+* with duplicated points (EᵀΦE singular) the jittered factor still solves the problem: the same
+  optimum as 000 Algorithm 1's eq. 18 branch (objective 1e-6 relative);
+* ``_SymmetricGram``'s direct reads of K̃ against ``K[np.ix_]`` (exact) and ``K @ v`` (1e-13);
+* ``cpd_beta_zero_svm``'s objective, λαᵀf + Σξ², against ``squared_hinge_objective`` from Φ
+  (1e-12 relative);
+* the estimators' label check shortcut (``_plainly_binary``) never says "binary" where
+  scikit-learn's ``type_of_target`` does not.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.utils.multiclass import type_of_target
+
+from sdpkern.estimators._base import _plainly_binary
+from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
+from sdpkern.native.cpd_newton import (
+    _choose_pivots,
+    _echelon_basis,
+    _mirror_lower,
+    _SymmetricGram,
+    beta_zero_kernel,
+    cpd_beta_zero_svm,
+    cpd_primal_svm,
+)
+
+
+def _data(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sign(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.normal(size=n))
+    y[y == 0] = 1.0
+    return X, y
+
+
+@pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 130, 200])
+def test_mirror_lower_copies_the_lower_triangle(n):
+    A = np.random.default_rng(n).normal(size=(n, n))
+    want = np.tril(A) + np.tril(A, -1).T
+    _mirror_lower(A)
+    assert np.array_equal(A, want)
+
+
+KERNELS = [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2)), (3, ThinPlate(3))]
+
+
+@pytest.mark.parametrize(("d", "kernel"), KERNELS)
+def test_factor_of_the_null_space_gram_matches_dense_blocks(d, kernel):
+    X, _ = _data(150, d, seed=d)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    bz = beta_zero_kernel(Phi, Q)
+    piv = _choose_pivots(Q, np.arange(X.shape[0]))
+    B, N, C = piv.B, bz.N, bz.C
+    assert np.array_equal(np.sort(np.concatenate([B, N])), np.arange(X.shape[0]))
+    A = Phi[np.ix_(N, N)] - Phi[np.ix_(N, B)] @ C - C.T @ Phi[np.ix_(B, N)] + C.T @ Phi[np.ix_(B, B)] @ C
+    assert bz.jitter == 0.0
+    RtR = bz.R.T @ bz.R
+    assert np.abs(RtR - A).max() <= 1e-10 * np.abs(A).max()
+    assert np.array_equal(bz.K, bz.K.T)
+
+
+def test_duplicated_points_jitter_and_match_algorithm1():
+    X, y = _data(80, 2, seed=3)
+    X = np.vstack([X, X[:10]])
+    y = np.concatenate([y, y[:10]])
+    kernel = ThinPlate(2)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    assert beta_zero_kernel(Phi, Q).jitter > 0.0
+    lam = 0.1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = cpd_beta_zero_svm(Phi, Q, y, lam)
+        ref = cpd_primal_svm(Phi, Q, y, lam, beta_zero=True)
+    assert abs(fast.objective - ref.objective) <= 1e-6 * ref.objective
+
+
+def test_symmetric_gram_reads_match_the_matrix():
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(50, 50))
+    K = M @ M.T
+    G = _SymmetricGram(K)
+    rows, cols = np.array([3, 1, 40, 7]), np.array([5, 5, 0, 49, 2])
+    assert np.array_equal(G.block(rows, cols), K[np.ix_(rows, cols)])
+    assert G.ensure(cols)
+    v = np.zeros(50)
+    v[[2, 9, 33]] = [1.5, -2.0, 0.25]
+    assert np.abs(G.matvec(v) - K @ v).max() <= 1e-13 * np.abs(K).max()
+    assert np.abs(G.matvec(v, rows) - (K @ v)[rows]).max() <= 1e-13 * np.abs(K).max()
+    assert np.array_equal(G.matvec(np.zeros(50), rows), np.zeros(4))
+
+
+@pytest.mark.parametrize("lam", [1e-3, 0.5, 20.0])
+def test_objective_from_f_matches_the_formula_from_phi(lam):
+    X, y = _data(260, 3, seed=11)  # above 200 points: the warm-started route
+    kernel = ThinPlate(2, formula_dimension=2)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    res = cpd_beta_zero_svm(Phi, Q, y, lam)
+    direct = squared_hinge_objective(Phi, res.alpha, Phi @ res.alpha, y, lam)
+    assert abs(res.objective - direct) <= 1e-12 * direct
+    assert np.abs(res.f - Phi @ res.alpha).max() <= 1e-12 * max(1.0, np.abs(res.f).max())
+
+
+LABELS = [
+    np.array([0, 1, 1, 0]), np.array([True, False]), np.array([1.0, -1.0]), np.array([0.5, 1.0]),
+    np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), np.array([1, 2, 3]), np.array(["a", "b"]),
+    np.array([1.0, 1.0]), np.array([3, 3]), np.array([1e20, 0.0]), np.array([1, 2], dtype=np.uint8),
+    np.array([1.0, 2.0], dtype=np.float32), np.array([1, 2, 2, 1], dtype=object),
+]
+
+
+@pytest.mark.parametrize("y", LABELS, ids=lambda y: f"{y.dtype}-{y.tolist()}")
+def test_label_shortcut_only_where_sklearn_says_binary(y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            kind = type_of_target(y)
+        except ValueError:
+            kind = "error"
+    if _plainly_binary(y, np.unique(y)):
+        assert kind == "binary"
+    # the shortcut takes the common cases it is for
+    if y.dtype.kind in "biu" and np.unique(y).shape[0] <= 2:
+        assert _plainly_binary(y, np.unique(y))
+
+
+@pytest.mark.parametrize("d", [2, 5, 30])
+def test_echelon_basis_from_the_qr_matches_the_general_route(d):
+    X, _ = _data(300, d, seed=d + 1)
+    Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
+    piv, N, C = _echelon_basis(Q)
+    ref = _choose_pivots(Q, np.arange(X.shape[0]))
+    N_ref = np.setdiff1d(np.arange(X.shape[0]), ref.B)
+    assert np.array_equal(piv.B, ref.B) and np.array_equal(N, N_ref)
+    C_ref = ref.coef(Q, N_ref)
+    assert np.abs(C - C_ref).max() <= 1e-12 * np.abs(C_ref).max()
+    E = np.zeros((X.shape[0], N.size))  # E = [−C; I] spans the null space of Qᵀ
+    E[N, np.arange(N.size)] = 1.0
+    E[piv.B] = -C
+    assert np.abs(Q.T @ E).max() <= 1e-12 * np.abs(E).max()
+
+
+def test_echelon_basis_rank_deficient_takes_the_general_route():
+    X, _ = _data(60, 2, seed=5)
+    Q = polynomial_factor(X, ThinPlate(2)).Q
+    Qd = np.column_stack([Q, Q[:, 0]])  # a repeated column: Qᵀ has rank k − 1
+    piv, N, C = _echelon_basis(Qd)
+    ref = _choose_pivots(Qd, np.arange(60))
+    assert np.array_equal(piv.B, ref.B) and piv.B.size == Q.shape[1]
+    assert np.array_equal(C, ref.coef(Qd, N))
