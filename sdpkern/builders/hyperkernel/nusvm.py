@@ -99,7 +99,8 @@ def nusvm(
 
 
 def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
-    """The SDP form of :func:`nusvm` (002 eq. 3.9), solved scaled as the SOCP (:mod:`.scaling`).
+    """The SDP form of :func:`nusvm` (002 eq. 3.9), solved scaled as the SOCP (:mod:`.scaling`) and
+    written so that ν = ν_max leaves it well posed.
 
     Eq. (3.9) is min ½t₁ − νχ + (1/m)1ᵀξ + (λ_Q/2)t₂ over [[G(β), z], [zᵀ, t₁]] ⪰ 0,
     z = γy + χ1 + η − ξ, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1. Solved in γ, χ, η, ξ divided by s and t₁ by s²
@@ -108,29 +109,56 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
     on z/s (the same program; its optimum divided by σ, its inner maximiser α/s). Unscaled, the
     optimum is 5.8e-7 on the status sweep's heart m = 17, ν = 0.02, λ_Q = 6.75e-6, the solvers'
     gap test max(1, abs(objective)) was an absolute 1e-8, and Clarabel's and SCS's "optimal"
-    answers were 5e-4 and 4 % from the SOCP's optimum (``tests/test_scaling.py``). ``variables``
-    hold eq. (3.9)'s own γ, χ, η, ξ, t₁, t₂ (the solved ones times s or σ).
+    answers were 5e-4 and 4 % from the SOCP's optimum (``tests/test_scaling.py``).
+
+    ν = ν_max = 2m_F/m (F the smaller class, M the other; the −1 class on a tie). Moving
+    χ → χ + δ, γ → γ − y_M δ, ξ_F → ξ_F + 2δ leaves z unchanged and costs
+    (ν_max − ν)δ/s: at ν = ν_max the optimal set is a ray (the dual's α_F are all held at 1/m,
+    its feasible set has no interior; SCS ended 200 000 iterations on the status sweep's sonar
+    m = 21, ν = ν_max). The program is therefore written in γ̃ = γ + y_M χ, ζ_F = 2χ + η_F − ξ_F
+    (free) and q = dχ with d = 1 − ν/ν_max:
+
+        z_M = γ̃y_M + η_M − ξ_M,  z_F = γ̃y_F + ζ_F,
+        cost (ν_max/s)q + (1/(ms))(1ᵀξ_M + 1ᵀη_F − 1ᵀζ_F),  2q + d(η_F − ζ_F) ≥ 0,  q ≥ 0,
+
+    which is eq. (3.9) for d > 0 (ξ_F ≥ 0 multiplied by d) and at d = 0 leaves ζ_F free and
+    q = η_F = 0: the ray collapses to a point. χ is read back as the smallest the other variables
+    allow, max(0, maxᵢ(ζ_i − η_i)/2) over F (for d > 0 the optimum's, as χ costs (ν_max − ν)/s;
+    at d = 0 the end of the ray, the limit ν → ν_max⁻), then γ = γ̃ − y_Mχ, ξ_F = 2χ + η_F − ζ_F.
+    ``variables`` hold eq. (3.9)'s own γ, χ, η, ξ, t₁, t₂ (in its units).
     """
     m = y_pm.shape[0]
+    minus = y_pm < 0
+    f_mask = minus if minus.sum() <= (~minus).sum() else ~minus  # F: the smaller class
+    F, M = np.flatnonzero(f_mask), np.flatnonzero(~f_mask)
+    y_m = float(y_pm[M[0]])
+    P_F, P_M = np.eye(m)[:, F], np.eye(m)[:, M]  # z = P_M z_M + P_F z_F
+    nu_max = 2.0 * F.size / m
     beta = cp.Variable(B.size, nonneg=True, name="beta")
-    gamma = cp.Variable(name="gamma")
-    chi = cp.Variable(nonneg=True, name="chi")
-    eta_v = cp.Variable(m, nonneg=True, name="eta")
-    xi = cp.Variable(m, nonneg=True, name="xi")
+    gamma = cp.Variable(name="gamma")  # γ̃ = γ + y_M χ
+    q = cp.Variable(nonneg=True, name="q")  # q = dχ
+    zeta = cp.Variable(F.size, name="zeta")  # ζ_F = 2χ + η_F − ξ_F
+    eta_m, xi_m = cp.Variable(M.size, nonneg=True, name="eta_M"), cp.Variable(M.size, nonneg=True, name="xi_M")
+    eta_f = cp.Variable(F.size, nonneg=True, name="eta_F")
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-    z = gamma * y_pm + chi + eta_v - xi
+    z = gamma * y_pm + P_M @ (eta_m - xi_m) + P_F @ zeta
     G_stack = kernels * np.outer(y_pm, y_pm)
     T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
-    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("margin", "box", "mu", "s")}  # ν/s, 1/(ms), μ/σ
+    # ν_max/s, 1/(ms), μ/σ, d = 1 − ν/ν_max, s
+    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("margin", "box", "mu", "d", "s")}
     cons: dict[str, Any] = {
         "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
         "hyper_norm": hyper_norm(B.L, beta, scaled["mu"], t2),  # t2 = ((λ_Q/2)/σ)‖Lᵀβ‖
         "scale": cp.sum(beta) == 1,
+        "slack_F": 2 * q + scaled["d"] * (eta_f - zeta) >= 0,  # d·ξ_F ≥ 0
     }
-    obj = 0.5 * t1 - scaled["margin"] * chi + scaled["box"] * cp.sum(xi) + t2
+    obj = 0.5 * t1 + scaled["margin"] * q + scaled["box"] * (cp.sum(xi_m) + cp.sum(eta_f) - cp.sum(zeta)) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
     s_par = scaled["s"]  # the variables in eq. (3.9)'s units, for the user's reading
-    variables = {"beta": beta, "gamma": s_par * gamma, "chi": s_par * chi, "eta": s_par * eta_v, "xi": s_par * xi,
+    chi = cp.maximum(0, cp.max(zeta - eta_f) / 2)
+    xi_f = 2 * chi + eta_f - zeta
+    variables = {"beta": beta, "gamma": s_par * (gamma - y_m * chi), "chi": s_par * chi,
+                 "eta": s_par * (P_M @ eta_m + P_F @ eta_f), "xi": s_par * (P_M @ xi_m + P_F @ xi_f),
                  "t1": s_par**2 * t1, "t2": s_par**2 * t2}  # fmt: skip
     trials = trial_points(kernels, B.L)
 
@@ -138,7 +166,8 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
         sigma = _estimate(trials, y_pm, values)
         s = float(np.sqrt(sigma))
         data["alpha_scale"] = s
-        return {"margin": values["nu"] / s, "box": 1.0 / (m * s), "mu": values["lambda_Q"] / 2 / sigma, "s": s}, sigma
+        d = max(0.0, 1.0 - values["nu"] / nu_max)
+        return {"margin": nu_max / s, "box": 1.0 / (m * s), "mu": values["lambda_Q"] / 2 / sigma, "d": d, "s": s}, sigma
 
     data["rescale"] = Rescale(scaled, compute)
     return prob, variables, cons
