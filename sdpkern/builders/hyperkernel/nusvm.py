@@ -100,77 +100,88 @@ def nusvm(
 
 def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
     """The SDP form of :func:`nusvm` (002 eq. 3.9), solved scaled as the SOCP (:mod:`.scaling`) and
-    written so that ν = ν_max leaves it well posed.
+    written so that ν at its bound leaves it well posed.
 
     Eq. (3.9) is min ½t₁ − νχ + (1/m)1ᵀξ + (λ_Q/2)t₂ over [[G(β), z], [zᵀ, t₁]] ⪰ 0,
-    z = γy + χ1 + η − ξ, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1. Solved in γ, χ, η, ξ divided by s and t₁ by s²
-    (the LMI's congruence diag(I, 1/s)), with the objective divided by σ = s², the SOCP's estimate
-    of the optimum: min ½t₁ − (ν/s)χ + (1/(ms))1ᵀξ + t₂ over ‖((λ_Q/2)/σ)Lᵀβ‖ ≤ t₂, the same LMI
-    on z/s (the same program; its optimum divided by σ, its inner maximiser α/s). Unscaled, the
-    optimum is 5.8e-7 on the status sweep's heart m = 17, ν = 0.02, λ_Q = 6.75e-6, the solvers'
-    gap test max(1, abs(objective)) was an absolute 1e-8, and Clarabel's and SCS's "optimal"
-    answers were 5e-4 and 4 % from the SOCP's optimum (``tests/test_scaling.py``).
+    z = γy + χ1 + η − ξ, ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1, χ, η, ξ ≥ 0. Solved in γ, χ, η, ξ, z divided by s
+    and t₁ by s² (the LMI's congruence diag(I, 1/s)), with the objective divided by σ = s², the
+    SOCP's estimate of the optimum (the same program; its optimum divided by σ, its inner
+    maximiser α/s). Unscaled, the optimum is 5.8e-7 on the status sweep's heart m = 17,
+    ν = 0.02, λ_Q = 6.75e-6, the solvers' gap test max(1, abs(objective)) was an absolute 1e-8,
+    and Clarabel's and SCS's "optimal" answers were 5e-4 and 4 % from the SOCP's optimum
+    (``tests/test_scaling.py``).
 
-    ν = ν_max = 2m_F/m (F the smaller class, M the other; the −1 class on a tie). Moving
-    χ → χ + δ, γ → γ − y_M δ, ξ_F → ξ_F + 2δ leaves z unchanged and costs
-    (ν_max − ν)δ/s: at ν = ν_max the optimal set is a ray (the dual's α_F are all held at 1/m,
-    its feasible set has no interior; SCS ended 200 000 iterations on the status sweep's sonar
-    m = 21, ν = ν_max). The program is therefore written in γ̃ = γ + y_M χ, ζ_F = 2χ + η_F − ξ_F
-    (free) and q = dχ with d = 1 − ν/ν_max:
+    ν at its bound. Per class c (m_c points), a_c = γy_c + χ is the class's margin level:
+    z_i = a_c + η_i − ξ_i, and −νχ + (1/m)1ᵀξ = Σ_c k_c a_c + (1/m)1ᵀ(η − z) with
+    k_c = m_c/m − ν/2 ≥ 0, zero at the class's bound ν = 2m_c/m (ν_max for the smaller class, and
+    for both when m₊ = m₋ and ν = 1). There a_c costs nothing and only ξ_c = a_c + η_c − z_c ≥ 0
+    bounds it below: the optimal set is a ray (the dual's α_c are all held at 1/m, its feasible
+    set has no interior), and SCS ended 200 000 iterations on the status sweep's sonar m = 21,
+    ν = ν_max (b and ρ 82 along the ray). So the program is written in z (free), η and
+    q_c = κ_c a_c with κ_c = 1 − νm/(2m_c) = k_c·m/m_c ∈ [0, 1]:
 
-        z_M = γ̃y_M + η_M − ξ_M,  z_F = γ̃y_F + ζ_F,
-        cost (ν_max/s)q + (1/(ms))(1ᵀξ_M + 1ᵀη_F − 1ᵀζ_F),  2q + d(η_F − ζ_F) ≥ 0,  q ≥ 0,
+        cost Σ_c (m_c/m) q_c + (1/m)1ᵀ(η − z),   q_c ≥ κ_c (z_i − η_i) for i in c  (κ_c·ξ_i ≥ 0),
+        κ₋q₊ + κ₊q₋ ≥ 0  (κ₊κ₋·χ ≥ 0),
 
-    which is eq. (3.9) for d > 0 (ξ_F ≥ 0 multiplied by d) and at d = 0 leaves ζ_F free and
-    q = η_F = 0: the ray collapses to a point. χ is read back as the smallest the other variables
-    allow, max(0, maxᵢ(ζ_i − η_i)/2) over F (for d > 0 the optimum's, as χ costs (ν_max − ν)/s;
-    at d = 0 the end of the ray, the limit ν → ν_max⁻), then γ = γ̃ − y_Mχ, ξ_F = 2χ + η_F − ζ_F.
-    ``variables`` hold eq. (3.9)'s own γ, χ, η, ξ, t₁, t₂ (in its units).
+    which is eq. (3.9) where κ_c > 0 and, where κ_c = 0, leaves q_c = 0 and a_c out of the
+    program: the ray collapses to a point. a_c is read back as its cost's minimiser over what z
+    and η allow (for κ_c > 0 the optimum's own): a_c = L_c = maxᵢ(z_i − η_i) over c, and when
+    L₊ + L₋ < 0 (χ ≥ 0 binding) the class of the smaller k_c is raised to −L of the other (both
+    by half on a tie). At κ_c = 0 this is the end of the ray and the limit ν → 2m_c/m from below.
+    Then γ = (a₊ − a₋)/2, χ = (a₊ + a₋)/2, ξ_i = a_c + η_i − z_i. ``variables`` hold eq.
+    (3.9)'s own γ, χ, η, ξ, t₁, t₂ (in its units).
     """
     m = y_pm.shape[0]
-    minus = y_pm < 0
-    f_mask = minus if minus.sum() <= (~minus).sum() else ~minus  # F: the smaller class
-    F, M = np.flatnonzero(f_mask), np.flatnonzero(~f_mask)
-    y_m = float(y_pm[M[0]])
-    P_F, P_M = np.eye(m)[:, F], np.eye(m)[:, M]  # z = P_M z_M + P_F z_F
-    nu_max = 2.0 * F.size / m
+    classes = [np.flatnonzero(y_pm > 0), np.flatnonzero(y_pm < 0)]  # +1, −1
+    sizes = [c.size for c in classes]
     beta = cp.Variable(B.size, nonneg=True, name="beta")
-    gamma = cp.Variable(name="gamma")  # γ̃ = γ + y_M χ
-    q = cp.Variable(nonneg=True, name="q")  # q = dχ
-    zeta = cp.Variable(F.size, name="zeta")  # ζ_F = 2χ + η_F − ξ_F
-    eta_m, xi_m = cp.Variable(M.size, nonneg=True, name="eta_M"), cp.Variable(M.size, nonneg=True, name="xi_M")
-    eta_f = cp.Variable(F.size, nonneg=True, name="eta_F")
+    z = cp.Variable(m, name="z")
+    eta_v = cp.Variable(m, nonneg=True, name="eta")
+    q = cp.Variable(2, name="q")  # q_c = κ_c a_c
     t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-    z = gamma * y_pm + P_M @ (eta_m - xi_m) + P_F @ zeta
     G_stack = kernels * np.outer(y_pm, y_pm)
     T = data["lmi_congruence"] = whitening(G_stack.mean(axis=0))  # see ._sdp
-    # ν_max/s, 1/(ms), μ/σ, d = 1 − ν/ν_max, s
-    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("margin", "box", "mu", "d", "s")}
+    # κ₊, κ₋ and 1/(ms) (the ξ and η weight), m_c/(ms), μ/σ, s
+    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("kappa_pos", "kappa_neg", "box", "mu", "s")}
+    kappa = [scaled["kappa_pos"], scaled["kappa_neg"]]
+    gap = z - eta_v
     cons: dict[str, Any] = {
         "lmi": _lmi_of(_combination(G_stack, beta, T), z, t1, T),
         "hyper_norm": hyper_norm(B.L, beta, scaled["mu"], t2),  # t2 = ((λ_Q/2)/σ)‖Lᵀβ‖
         "scale": cp.sum(beta) == 1,
-        "slack_F": 2 * q + scaled["d"] * (eta_f - zeta) >= 0,  # d·ξ_F ≥ 0
+        "slack_pos": q[0] >= kappa[0] * gap[classes[0]],  # κ₊·ξ₊ ≥ 0
+        "slack_neg": q[1] >= kappa[1] * gap[classes[1]],  # κ₋·ξ₋ ≥ 0
+        "margin": kappa[1] * q[0] + kappa[0] * q[1] >= 0,  # κ₊κ₋·χ ≥ 0
     }
-    obj = 0.5 * t1 + scaled["margin"] * q + scaled["box"] * (cp.sum(xi_m) + cp.sum(eta_f) - cp.sum(zeta)) + t2
+    obj = 0.5 * t1 + scaled["box"] * (sizes[0] * q[0] + sizes[1] * q[1] + cp.sum(eta_v) - cp.sum(z)) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
+    a = _class_levels(gap, classes, sizes)
+    xi = a[0] * (y_pm > 0).astype(float) + a[1] * (y_pm < 0).astype(float) - gap  # ξ_i = a_c + η_i − z_i
     s_par = scaled["s"]  # the variables in eq. (3.9)'s units, for the user's reading
-    chi = cp.maximum(0, cp.max(zeta - eta_f) / 2)
-    xi_f = 2 * chi + eta_f - zeta
-    variables = {"beta": beta, "gamma": s_par * (gamma - y_m * chi), "chi": s_par * chi,
-                 "eta": s_par * (P_M @ eta_m + P_F @ eta_f), "xi": s_par * (P_M @ xi_m + P_F @ xi_f),
-                 "t1": s_par**2 * t1, "t2": s_par**2 * t2}  # fmt: skip
+    variables = {"beta": beta, "gamma": s_par * (a[0] - a[1]) / 2, "chi": s_par * (a[0] + a[1]) / 2,
+                 "eta": s_par * eta_v, "xi": s_par * xi, "t1": s_par**2 * t1, "t2": s_par**2 * t2}  # fmt: skip
     trials = trial_points(kernels, B.L)
 
     def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
         sigma = _estimate(trials, y_pm, values)
         s = float(np.sqrt(sigma))
         data["alpha_scale"] = s
-        d = max(0.0, 1.0 - values["nu"] / nu_max)
-        return {"margin": nu_max / s, "box": 1.0 / (m * s), "mu": values["lambda_Q"] / 2 / sigma, "d": d, "s": s}, sigma
+        kap = [max(0.0, 1.0 - values["nu"] * m / (2.0 * mc)) for mc in sizes]
+        return {"kappa_pos": kap[0], "kappa_neg": kap[1], "box": 1.0 / (m * s), "mu": values["lambda_Q"] / 2 / sigma,
+                "s": s}, sigma  # fmt: skip
 
     data["rescale"] = Rescale(scaled, compute)
     return prob, variables, cons
+
+
+def _class_levels(gap: cp.Expression, classes: list[Any], sizes: list[int]) -> list[cp.Expression]:
+    """The classes' margin levels a₊, a₋ (see :func:`_sdp`) from z − η: L_c = maxᵢ(z_i − η_i) over
+    class c, the smaller class raised by the deficit −(L₊ + L₋) when that is positive (χ ≥ 0), both by
+    half on a tie: the minimiser of Σ_c k_c a_c over a_c ≥ L_c, a₊ + a₋ ≥ 0, as k_c grows with m_c."""
+    low = [cp.max(gap[c]) for c in classes]
+    deficit = cp.maximum(0, -(low[0] + low[1]))
+    share = [0.5, 0.5] if sizes[0] == sizes[1] else ([1.0, 0.0] if sizes[0] < sizes[1] else [0.0, 1.0])
+    return [low[k] + share[k] * deficit for k in range(2)]
 
 
 def _estimate(trials: list[Any], y_pm: Any, values: dict[str, float]) -> float:
