@@ -24,9 +24,10 @@ def test_sdp_at_nus_bound_is_certified_and_both_backends_return_the_same_classif
     """At ν = ν_max the held class's α are all 1/m and (b, ρ) of eq. (3.9) range over a ray;
     the SDP as written leaves it to the solver where on the ray to stop. The rewritten SDP is
     certified by both backends, its optimum matches the Clarabel SOCP's to 1e-6 relative
-    (measured ≤ 1e-7), and both backends return the ray's end: the same b and ρ to 1e-5 (measured
-    ≤ 1.5e-7; the SDP as written: 82 apart on sonar m = 21), the same decision values to 1e-5
-    (measured 1e-6), with some point of the held class exactly on its margin (min ξ = 0) or ρ = 0."""
+    (measured ≤ 1e-7), and both backends return the ray's end, some point of the held class
+    exactly on its margin (min ξ = 0) or ρ = 0. The SOCP's multipliers are moved there too: all
+    four (form, backend) pairs give the same b and ρ to 1e-5 (measured ≤ 2.6e-7; the SDP as
+    written: 82 apart on sonar m = 21, the SOCP's 8e-3) and decision values to 1e-5 (1.1e-6)."""
     X, y = keel(name, m, seed)
     nu = _nu_max(y)
     ref = nusvm(X, y, nu=nu, lambda_Q=lambda_Q).solve("clarabel", recovery=False)
@@ -40,17 +41,20 @@ def test_sdp_at_nus_bound_is_certified_and_both_backends_return_the_same_classif
         held = np.flatnonzero(sol.alpha >= (1 - 1e-6) / m)  # α at its bound 1/m
         assert min(float(xi[held].min()), rho) <= 1e-6
         sols[backend] = sol
-    a, b = sols["clarabel"], sols["scs"]
-    assert abs(a.offset - b.offset) <= 1e-5 and abs(a.model.extras["rho"] - b.model.extras["rho"]) <= 1e-5
-    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+    for backend in ("clarabel", "scs"):  # the SOCP's multipliers, moved to the ray's end (nusvm._ray_end)
+        sols[f"socp-{backend}"] = nusvm(X, y, nu=nu, lambda_Q=lambda_Q).solve(backend, recovery=False)
+    a = sols["clarabel"]
+    for key, b in sols.items():
+        assert abs(a.offset - b.offset) <= 1e-5 and abs(a.model.extras["rho"] - b.model.extras["rho"]) <= 1e-5, key
+        np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
 
 
 def test_sdp_at_nu_max_returns_the_limit_from_below():
     """The ray's end is the limit ν → ν_max⁻, where eq. (3.9) has one (b, ρ): the SDP at ν_max
     against the Clarabel SOCP (a second formulation, its b and ρ read off its multipliers) at
     ν = ν_max(1 − 1e-4), to 1e-4 (measured 1.2e-5 in b, 2.7e-5 in ρ: the path's drift over that
-    step in ν). The SOCP at ν_max itself stops elsewhere on the ray (measured ρ 0.0648 against
-    0.0566, the SDP as written at 0.667): its multipliers are not unique there."""
+    step in ν). (The SOCP's raw multipliers at ν_max stop elsewhere on the ray: measured ρ 0.0648
+    with Clarabel, and 0.667 from the SDP as written.)"""
     name, m, seed, lambda_Q = AT_BOUND[0]
     X, y = keel(name, m, seed)
     nu = _nu_max(y)

@@ -12,7 +12,19 @@ from ...errors import ParameterError
 from ...kernels.hyperkernels import Hyperkernel
 from ...kernels.lowrank import HyperkernelBasis
 from ...problem import KernelProblem, Model
-from ._common import Form, _arr, _check_nu, _model, _num, _problem, _setup, _shared_doc, _socp_problem, _validate_xy
+from ._common import (
+    Array,
+    Form,
+    _arr,
+    _check_nu,
+    _model,
+    _num,
+    _problem,
+    _setup,
+    _shared_doc,
+    _socp_problem,
+    _validate_xy,
+)
 from ._sdp import _combination, _inner_argmax, _lmi_of, hyper_norm, whitening
 from .cones import cone_beta, hyper_u, socp_cones
 from .generation import GenerationRoute
@@ -155,7 +167,7 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
     }
     obj = 0.5 * t1 + scaled["box"] * (sizes[0] * q[0] + sizes[1] * q[1] + cp.sum(eta_v) - cp.sum(z)) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
-    a = _class_levels(gap, classes, sizes)
+    a = _class_levels([cp.max(gap[c]) for c in classes], sizes)  # L_c = maxᵢ(z_i − η_i) over c
     xi = a[0] * (y_pm > 0).astype(float) + a[1] * (y_pm < 0).astype(float) - gap  # ξ_i = a_c + η_i − z_i
     s_par = scaled["s"]  # the variables in eq. (3.9)'s units, for the user's reading
     variables = {"beta": beta, "gamma": s_par * (a[0] - a[1]) / 2, "chi": s_par * (a[0] + a[1]) / 2,
@@ -174,11 +186,11 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
     return prob, variables, cons
 
 
-def _class_levels(gap: cp.Expression, classes: list[Any], sizes: list[int]) -> list[cp.Expression]:
-    """The classes' margin levels a₊, a₋ (see :func:`_sdp`) from z − η: L_c = maxᵢ(z_i − η_i) over
-    class c, the smaller class raised by the deficit −(L₊ + L₋) when that is positive (χ ≥ 0), both by
-    half on a tie: the minimiser of Σ_c k_c a_c over a_c ≥ L_c, a₊ + a₋ ≥ 0, as k_c grows with m_c."""
-    low = [cp.max(gap[c]) for c in classes]
+def _class_levels(low: list[cp.Expression], sizes: list[int]) -> list[cp.Expression]:
+    """The classes' margin levels a₊, a₋ (see :func:`_sdp`) from their lower bounds L₊, L₋ (the
+    levels ξ ≥ 0 allows): the smaller class raised by the deficit −(L₊ + L₋) when that is positive
+    (χ ≥ 0), both by half on a tie: the minimiser of Σ_c k_c a_c over a_c ≥ L_c, a₊ + a₋ ≥ 0, as
+    k_c = m_c/m − ν/2 grows with m_c."""
     deficit = cp.maximum(0, -(low[0] + low[1]))
     share = [0.5, 0.5] if sizes[0] == sizes[1] else ([1.0, 0.0] if sizes[0] < sizes[1] else [0.0, 1.0])
     return [low[k] + share[k] * deficit for k in range(2)]
@@ -253,10 +265,33 @@ def _recover_nusvm_socp(problem: KernelProblem) -> Model:
     """β from the cones; b = −(multiplier of yᵀα = 0), as for the C-SVM; ρ = multiplier of 1ᵀα ≥ ν.
 
     Solved scaled (a = α/s, divided by s²): the cones' multipliers are β unchanged, and the balance
-    and margin constraints, written in a, have multipliers 1/s times the unscaled ones."""
+    and margin constraints, written in a, have multipliers 1/s times the unscaled ones. At ν's
+    bound for a class these multipliers are not unique (:func:`_ray_end`)."""
     B, y = problem.data["basis"], problem.data["y"]
     s = float(problem.data["alpha_scale"])
     alpha = s * _arr(problem.variables["alpha"].value)
     beta = cone_beta(problem)
     offset = -s * _num(problem.constraints["balance"].dual_value)
-    return _model(B, beta, alpha, alpha * y, offset, rho=s * _num(problem.constraints["margin"].dual_value))
+    rho = s * _num(problem.constraints["margin"].dual_value)
+    offset, rho = _ray_end(B, y, alpha, beta, offset, rho, _num(problem.parameters["nu"].value))
+    return _model(B, beta, alpha, alpha * y, offset, rho=rho)
+
+
+def _ray_end(B: Any, y: Array, alpha: Array, beta: Array, offset: float, rho: float, nu: float) -> tuple[float, float]:
+    """(b, ρ) at the end of eq. (3.9)'s ray of optimal multipliers when ν is at a class's bound
+    2m_c/m (:func:`_sdp`: the class's level a_c = γy_c + χ then costs nothing), as the SDP form
+    returns them: the limit ν → 2m_c/m from below. Such a class has every α_i = 1/m > 0, so η_i = 0
+    and its level's lower bound is L_c = maxᵢ z_i over c with z = G(β)α; the other class keeps the
+    level of the multipliers (unique). Measured on the status sweep's sonar m = 21 at ν_max:
+    Clarabel's and SCS's multipliers were ρ = 0.0648 and 0.0566 (b −0.016, −0.0079), both now
+    the SDP's 0.0566. Below the bounds (b, ρ) are returned as they are."""
+    m = y.shape[0]
+    classes = [np.flatnonzero(y > 0), np.flatnonzero(y < 0)]
+    held = [1.0 - nu * m / (2.0 * c.size) <= 1e-12 for c in classes]  # κ_c = 0 (see _sdp)
+    if not any(held):
+        return offset, rho
+    z = y * (B.learned_kernel(beta) @ (y * alpha))
+    levels = [offset + rho, -offset + rho]  # a_c = γy_c + χ with γ = b, χ = ρ
+    low = [float(z[c].max()) if h else levels[k] for k, (c, h) in enumerate(zip(classes, held))]
+    a = [_num(v.value) for v in _class_levels([cp.Constant(v) for v in low], [c.size for c in classes])]
+    return (a[0] - a[1]) / 2, (a[0] + a[1]) / 2
