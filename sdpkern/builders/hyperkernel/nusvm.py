@@ -42,7 +42,9 @@ def nusvm(
     """Hyperkernel ν-SVM (002 eq. 3.9; saddle problem A.13).
 
     SDP (as written): min ½t₁ − χν + (1/m)1ᵀξ + (λ_Q/2)t₂ over χ, η, ξ, β ≥ 0, γ free,
-    ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1, [[G(β), z], [zᵀ, t₁]] ⪰ 0 with z = γy + χ1 + η − ξ.
+    ‖Lᵀβ‖ ≤ t₂, 1ᵀβ = 1, [[G(β), z], [zᵀ, t₁]] ⪰ 0 with z = γy + χ1 + η − ξ; handed to the solver
+    in per-class margin levels, so that ν at its bound 2·min(m₊, m₋)/m, where (γ, χ) range over a
+    ray, stays well posed; (b, ρ) are then the ray's end, the limit from below, in both forms.
     SOCP (derived, see the module docstring): max τ over yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m,
     ‖u‖ ≤ 1 and ½‖R_lᵀZᵀ(y∘α)‖² ≤ (λ_Q/2)(Lu)_l − τ. Both have the same optimum.
 
@@ -133,13 +135,13 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
     q_c = κ_c a_c with κ_c = 1 − νm/(2m_c) = k_c·m/m_c ∈ [0, 1]:
 
         cost Σ_c (m_c/m) q_c + (1/m)1ᵀ(η − z),   q_c ≥ κ_c (z_i − η_i) for i in c  (κ_c·ξ_i ≥ 0),
-        κ₋q₊ + κ₊q₋ ≥ 0  (κ₊κ₋·χ ≥ 0),
+        κ₋q₊ + κ₊q₋ ≥ 0  (2κ₊κ₋·χ ≥ 0),
 
     which is eq. (3.9) where κ_c > 0 and, where κ_c = 0, leaves q_c = 0 and a_c out of the
     program: the ray collapses to a point. a_c is read back as its cost's minimiser over what z
     and η allow (for κ_c > 0 the optimum's own): a_c = L_c = maxᵢ(z_i − η_i) over c, and when
-    L₊ + L₋ < 0 (χ ≥ 0 binding) the class of the smaller k_c is raised to −L of the other (both
-    by half on a tie). At κ_c = 0 this is the end of the ray and the limit ν → 2m_c/m from below.
+    L₊ + L₋ < 0 (χ ≥ 0 binding) the class of the smaller k_c is raised by the deficit (both by
+    half of it on a tie). At κ_c = 0 this is the end of the ray and the limit ν → 2m_c/m from below.
     Then γ = (a₊ − a₋)/2, χ = (a₊ + a₋)/2, ξ_i = a_c + η_i − z_i. ``variables`` hold eq.
     (3.9)'s own γ, χ, η, ξ, t₁, t₂ (in its units).
     """
@@ -163,7 +165,7 @@ def _sdp(y_pm: Any, B: Any, kernels: Any, data: Any) -> tuple[cp.Problem, dict[s
         "scale": cp.sum(beta) == 1,
         "slack_pos": q[0] >= kappa[0] * gap[classes[0]],  # κ₊·ξ₊ ≥ 0
         "slack_neg": q[1] >= kappa[1] * gap[classes[1]],  # κ₋·ξ₋ ≥ 0
-        "margin": kappa[1] * q[0] + kappa[0] * q[1] >= 0,  # κ₊κ₋·χ ≥ 0
+        "margin": kappa[1] * q[0] + kappa[0] * q[1] >= 0,  # 2κ₊κ₋·χ ≥ 0
     }
     obj = 0.5 * t1 + scaled["box"] * (sizes[0] * q[0] + sizes[1] * q[1] + cp.sum(eta_v) - cp.sum(z)) + t2
     prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
