@@ -210,8 +210,8 @@ SWEEP_SDP_CASES = [
 @pytest.mark.parametrize(("name", "m", "seed", "C", "lambda_Q"), SWEEP_SDP_CASES)
 @pytest.mark.parametrize("backend", ["clarabel", "scs"])
 def test_scaled_sdp_is_certified_on_the_sweeps_cases_and_matches_the_socp(backend, name, m, seed, C, lambda_Q):
-    """Unscaled, SCS stopped at dual residual 0.1 (m = 11, C = 6.98e5) and 2e-4 relative (m = 12)
-    after 200 000 iterations (measured before the fix); scaled, both backends certify the SDP, and
+    """Unscaled, SCS stopped after 200 000 iterations at relative gap 4e-2 (m = 11, C = 6.98e5) and
+    residuals 1e-6 (m = 12; measured before the fix); scaled, both backends certify the SDP, and
     it agrees with the SOCP solved by Clarabel (a second route): optimum to 1e-6 relative
     (measured ≤ 2.2e-7: each backend's gap and residuals are ≤ 1e-7 relative), β to 1e-6 and α to
     1e-6·C (measured ≤ 2.2e-7, 2.7e-7·C). Both support vectors sit at the box α = C on m = 12,
