@@ -53,6 +53,7 @@ M_l = Z⁺K_lZ⁺ᵀ. Each cone then acts on an r-vector instead of an m-vector.
 
 from __future__ import annotations
 
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import cvxpy as cp
@@ -122,22 +123,18 @@ def csvm(
     w = as_sample_weight(sample_weight, Xa.shape[0])
     C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"C": _check_C})
-    m, p = Xa.shape[0], B.size
+    m = Xa.shape[0]
+    trials = trial_points(kernels, B.L)
+
+    def estimate(values: dict[str, float]) -> float:
+        """s: the square root of the optimum's bound at the trial points (its fit + μ‖Lᵀβ‖)."""
+        mu = values["lambda_Q"] / 2
+        s = scale_of(min(svc_optimum(K, y_pm, values["C"], w) + mu * r for K, r in trials))
+        data["alpha_scale"] = s
+        return s
+
     if form == "sdp":
-        beta = cp.Variable(p, nonneg=True, name="beta")
-        gamma = cp.Variable(name="gamma")
-        eta_v = cp.Variable(m, nonneg=True, name="eta")
-        xi = cp.Variable(m, nonneg=True, name="xi")
-        t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
-        z = gamma * y_pm + 1.0 + eta_v - xi
-        G_stack = kernels * np.outer(y_pm, y_pm)
-        lmi = _lmi(G_stack, z, t1, beta)
-        # t2 stands for (λ_Q/2)‖Lᵀβ‖ (the weight inside the cone, see _sdp.hyper_norm)
-        cons = {"lmi": lmi, "hyper_norm": hyper_norm(B.L, beta, lq_par / 2, t2), "scale": cp.sum(beta) == 1}
-        loss = cp.sum(xi) if w is None else w @ xi
-        obj = 0.5 * t1 + C_par * loss + t2  # (C'/m)·1ᵀξ with C' = C·m
-        prob = cp.Problem(cp.Minimize(obj), list(cons.values()))
-        variables = {"beta": beta, "gamma": gamma, "eta": eta_v, "xi": xi, "t1": t1, "t2": t2}
+        prob, variables, cons = _sdp(kernels * np.outer(y_pm, y_pm), y_pm, B.L, w, estimate, data)
         recover = _recover_csvm_sdp
     else:
         # the scaled SOCP of the module docstring: a = α/s, t = τ/s², objective and cones / s²
@@ -168,12 +165,9 @@ def csvm(
             return prob, {"alpha": alpha, "u": u, "tau": tau}, cons
 
         recover = _recover_csvm_socp
-        trials = trial_points(kernels, B.L)
 
         def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
-            mu = values["lambda_Q"] / 2  # the optimum's bound at a trial point: its fit + μ‖Lᵀβ‖
-            s = scale_of(min(svc_optimum(K, y_pm, values["C"], w) + mu * r for K, r in trials))
-            data["alpha_scale"] = s
+            s = estimate(values)
             return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2}, s**2
 
         data["rescale"] = Rescale(scaled, compute)
@@ -196,15 +190,60 @@ def csvm(
     return problem
 
 
+def _sdp(
+    G_stack: Array, y: Array, L: Array, w: Array | None, estimate: Callable[[dict[str, float]], float],
+    data: MutableMapping[str, Any],
+) -> tuple[cp.Problem, dict[str, Any], dict[str, Any]]:
+    """Eq. (3.8)'s SDP, solved scaled as the SOCP (module docstring, "Scaling"): γ, η, ξ divided
+    by s and t₁, t₂ by s² (the LMI's congruence diag(I, 1/s)), the objective divided by s²:
+
+        min ½t₁ + (C/s)1ᵀξ + t₂ over ‖((λ_Q/2)/s²)Lᵀβ‖ ≤ t₂, 1ᵀβ = 1,
+        [[G(β), z], [zᵀ, t₁]] ⪰ 0, z = γy + 1/s + η − ξ
+
+    (C·w ∘ ξ with weights). Its optimum is eq. (3.8)'s divided by s², and its inner maximiser
+    is α/s. ``variables`` hold eq. (3.8)'s own γ, η, ξ, t₁, t₂ (the solved ones times s or s²).
+    Unscaled, the objective held C up to 1e6 next to t₁ ≈ 1ᵀα: SCS ended 200 000 iterations at
+    relative gap 4e-2 (objective 0.4 % high) on the status sweep's (seed 29) thyroid m = 11,
+    C = 6.98e5 and at primal and dual residuals 1e-6 (10× its tolerance) on m = 12, C = 124;
+    scaled it certifies both (in 5.7e4 and 2.3e3 iterations).
+    """
+    m, p = G_stack.shape[1], G_stack.shape[0]
+    beta = cp.Variable(p, nonneg=True, name="beta")
+    gamma = cp.Variable(name="gamma")
+    eta_v = cp.Variable(m, nonneg=True, name="eta")
+    xi = cp.Variable(m, nonneg=True, name="xi")
+    t1, t2 = cp.Variable(name="t1"), cp.Variable(name="t2")
+    scaled = {name: cp.Parameter(nonneg=True, name=name) for name in ("inv_s", "box", "mu")}  # 1/s, C/s, (λ_Q/2)/s²
+    z = gamma * y + scaled["inv_s"] + eta_v - xi
+    # t2 stands for ((λ_Q/2)/s²)‖Lᵀβ‖ (the weight inside the cone, see _sdp.hyper_norm)
+    cons = {"lmi": _lmi(G_stack, z, t1, beta), "hyper_norm": hyper_norm(L, beta, scaled["mu"], t2),
+            "scale": cp.sum(beta) == 1}  # fmt: skip
+    loss = cp.sum(xi) if w is None else w @ xi
+    prob = cp.Problem(cp.Minimize(0.5 * t1 + scaled["box"] * loss + t2), list(cons.values()))
+    # the problem's variables in eq. (3.8)'s units (γ = s·γ̂, ..., t₁ = s²·t̂₁), for the user's reading
+    s_par = scaled["s"] = cp.Parameter(nonneg=True, name="s")
+    variables = {"beta": beta, "gamma": s_par * gamma, "eta": s_par * eta_v, "xi": s_par * xi,
+                 "t1": s_par**2 * t1, "t2": s_par**2 * t2}  # fmt: skip
+
+    def compute(values: dict[str, float]) -> tuple[dict[str, float], float]:
+        s = estimate(values)
+        return {"inv_s": 1.0 / s, "box": values["C"] / s, "mu": values["lambda_Q"] / 2 / s**2, "s": s}, s**2
+
+    data["rescale"] = Rescale(scaled, compute)
+    return prob, variables, cons
+
+
 def _recover_csvm_sdp(problem: KernelProblem) -> Model:
-    """α from the LMI's dual Λ = ½[α; −1][α; −1]ᵀ (complementary slackness), b = γ."""
+    """α from the LMI's dual Λ = ½[α̂; −1][α̂; −1]ᵀ (complementary slackness), α̂ = α/s in the
+    scaled SDP (:func:`_sdp`); b = γ."""
     B: HyperkernelBasis = problem.data["basis"]
     y = problem.data["y"]
     m = y.shape[0]
+    s = float(problem.data["alpha_scale"])
     beta = np.clip(np.asarray(problem.variables["beta"].value, dtype=float), 0.0, None)
     Lam = problem.constraints["lmi"].dual_value
-    alpha = -Lam[:m, m] / Lam[m, m]
-    offset = float(np.asarray(problem.variables["gamma"].value, dtype=float).ravel()[0])
+    alpha = -s * Lam[:m, m] / Lam[m, m]
+    offset = float(np.asarray(problem.variables["gamma"].value, dtype=float).ravel()[0])  # in eq. (3.8)'s units
     K = B.learned_kernel(beta)
     coef = alpha * y
     decision = ExpansionDecision(B, beta, coef, offset)
