@@ -91,7 +91,7 @@ def test_nu_regression_case_of_the_sweep_reaches_the_bound_the_old_answer_missed
 
 @pytest.mark.parametrize("name", ["csvm", "l2svm", "nu_regression", "alignment"])
 def test_scaled_socp_matches_sdp_at_moderate_parameters(name: str) -> None:
-    """The scaled SOCP and the (unscaled, except ν-regression's) SDP: the same optimum to 1e-6
+    """The scaled SOCP and the SDP (each builder scales its own way): the same optimum to 1e-6
     relative, every β_l to 1e-3·Σβ (the SDP's interior point leaves the unused terms at ~1e-6
     each, the SOCP's at ~1e-8), the same decision values to 1e-3."""
     X, y = keel("heart", 20, 5, regression=name == "nu_regression")
