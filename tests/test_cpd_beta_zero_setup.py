@@ -7,9 +7,7 @@
   optimum as 000 Algorithm 1's eq. 18 branch (objective 1e-6 relative);
 * ``_SymmetricGram``'s direct reads of K̃ against ``K[np.ix_]`` (exact) and ``K @ v`` (1e-13);
 * ``cpd_beta_zero_svm``'s objective, λαᵀf + Σξ², against ``squared_hinge_objective`` from Φ
-  (1e-12 relative);
-* the estimators' label check shortcut (``_plainly_binary``) never says "binary" where
-  scikit-learn's ``type_of_target`` does not.
+  (1e-12 relative).
 """
 
 from __future__ import annotations
@@ -18,9 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.utils.multiclass import type_of_target
 
-from sdpkern.estimators._base import _plainly_binary
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
 from sdpkern.native.cpd_newton import (
     _choose_pivots,
@@ -106,29 +102,6 @@ def test_objective_from_f_matches_the_formula_from_phi(lam):
     direct = squared_hinge_objective(Phi, res.alpha, Phi @ res.alpha, y, lam)
     assert abs(res.objective - direct) <= 1e-12 * direct
     assert np.abs(res.f - Phi @ res.alpha).max() <= 1e-12 * max(1.0, np.abs(res.f).max())
-
-
-LABELS = [
-    np.array([0, 1, 1, 0]), np.array([True, False]), np.array([1.0, -1.0]), np.array([0.5, 1.0]),
-    np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), np.array([1, 2, 3]), np.array(["a", "b"]),
-    np.array([1.0, 1.0]), np.array([3, 3]), np.array([1e20, 0.0]), np.array([1, 2], dtype=np.uint8),
-    np.array([1.0, 2.0], dtype=np.float32), np.array([1, 2, 2, 1], dtype=object),
-]
-
-
-@pytest.mark.parametrize("y", LABELS, ids=lambda y: f"{y.dtype}-{y.tolist()}")
-def test_label_shortcut_only_where_sklearn_says_binary(y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            kind = type_of_target(y)
-        except ValueError:
-            kind = "error"
-    if _plainly_binary(y, np.unique(y)):
-        assert kind == "binary"
-    # the shortcut takes the common cases it is for
-    if y.dtype.kind in "biu" and np.unique(y).shape[0] <= 2:
-        assert _plainly_binary(y, np.unique(y))
 
 
 @pytest.mark.parametrize("d", [2, 5, 30])

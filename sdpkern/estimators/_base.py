@@ -131,21 +131,6 @@ def deprecated_attribute(new: str, old: str, convert: Any = None) -> property:
     return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in 1.1).")
 
 
-def _plainly_binary(y: NDArray[Any], classes: NDArray[Any]) -> bool:
-    """Whether scikit-learn's ``type_of_target`` would call the validated 1-D labels ``y``
-    "binary" (so ``check_classification_targets`` accepts them) by a test that costs nothing:
-    at most two values, of an integer or boolean dtype, or floating and all integral (its own
-    test). Other labels go through the check (0.17 ms a call at n = 400, a few % of a fit)."""
-    if y.ndim != 1 or classes.shape[0] > 2:
-        return False
-    if y.dtype.kind in "biu":
-        return True
-    if y.dtype.kind != "f":
-        return False
-    with np.errstate(invalid="ignore"):  # NaN or ±inf: the check below fails, scikit-learn's raises
-        return not bool(np.any(y != y.astype(np.int64).astype(y.dtype)))
-
-
 class KernelClassifierMixin(ClassifierMixin):
     """Classifiers built from binary models (docs/conventions.md, "Multiclass", "Sign and ties").
 
@@ -184,9 +169,8 @@ class KernelClassifierMixin(ClassifierMixin):
     def _fit_classifier(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
         self._validate_params()  # type: ignore[attr-defined]
         X_arr, y_arr = self._check_training_data(X, y)
+        check_classification_targets(y_arr)
         classes = np.unique(y_arr)
-        if not _plainly_binary(y_arr, classes):
-            check_classification_targets(y_arr)
         if classes.shape[0] < 2:
             raise LabelError(
                 f"y has 1 class ({classes[0]!r}); {type(self).__name__} needs at least two classes"
