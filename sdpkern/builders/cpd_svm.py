@@ -220,11 +220,24 @@ def _primal(
     The loss is the squared hinge (000 eq. 14) when ``squared`` and the hinge otherwise; with
     ``beta_zero`` the polynomial part is fixed at β = 0 (000 §6.2); w = ``sample_weight`` (all
     ones by default).
+
+    Solved in the coordinates v = Fᵀγ (γ = F(FᵀF)⁻¹v, :func:`_whitened_coordinates`): the same
+    program, with regulariser ‖v‖² and margins ΦP⊥F(FᵀF)⁻¹v + Qβ̄. In γ the margins' matrix ΦP⊥
+    carries the kernel's spectrum once more than its factor F: on the status sweep's pima m = 169,
+    C = 0.243 hinge primal its singular values spanned 0.28-2.1e3 (F's 0.52-12.5), and SCS ended
+    200 000 (and 2 000 000) iterations at primal residual 4e-6 while Clarabel certified it; in v
+    the matrix spans 0.53-200 and SCS certifies it in 175 iterations.
     """
     k = D.Q.shape[1]
-    gamma = cp.Variable(D.Pperp.shape[1], name="gamma")
+    v = cp.Variable(D.F.shape[1], name="v")
+    G, N = _whitened_coordinates(D.F, D.Pperp.shape[1])
+    gamma = G @ v
+    f = (D.Phi @ D.Pperp @ G) @ v
+    if N.shape[1]:  # directions of γ with P⊥ᵀΦP⊥γ = 0: free of the regulariser, kept as in γ
+        z = cp.Variable(N.shape[1], name="gamma_null")
+        gamma = gamma + N @ z
+        f = f + (D.Phi @ D.Pperp @ N) @ z
     beta_bar = cp.Variable(k, name="beta_bar") if k and not beta_zero else None
-    f = (D.Phi @ D.Pperp) @ gamma
     if beta_bar is not None:
         f = f + D.Q @ beta_bar
     margin = cp.pos(1 - cp.multiply(D.y, f))
@@ -234,7 +247,7 @@ def _primal(
         loss = cp.sum_squares(cp.multiply(np.sqrt(sample_weight), margin))
     else:
         loss = sample_weight @ margin
-    reg = cp.sum_squares(D.F.T @ gamma) if D.F.shape[1] else cp.Constant(0.0)
+    reg = cp.sum_squares(v) if D.F.shape[1] else cp.Constant(0.0)  # ‖Fᵀγ‖² = ‖v‖²
     cons: dict[str, Any] = {}
     radius = None if beta_bar is None else _separating_radius(D, sample_weight)
     if radius is not None:
@@ -250,6 +263,19 @@ def _primal(
 
     variables = {"gamma": gamma} | ({"beta_bar": beta_bar} if beta_bar is not None else {})
     return _problem(D, prob, lam_p, variables, cons, recover, formulation, source)
+
+
+def _whitened_coordinates(F: Array, n: int) -> tuple[Array, Array]:
+    """G = F(FᵀF)⁻¹ (so that γ = Gv has Fᵀγ = v) and N, an orthonormal basis of the directions
+    of Rⁿ that F's columns miss (γ = Nz has Fᵀγ = 0; empty unless cpd_data dropped eigenvalues).
+
+    F = V√Λ from :func:`cpd_data` has orthogonal columns, so FᵀF = Λ is diagonal.
+    """
+    G = F / np.sum(F * F, axis=0) if F.shape[1] else np.zeros((n, 0))
+    if F.shape[1] == n:
+        return G, np.zeros((n, 0))
+    U = np.linalg.svd(F, full_matrices=True)[0] if F.shape[1] else np.eye(n)
+    return G, np.ascontiguousarray(U[:, F.shape[1]:])
 
 
 def _separating_radius(D: CPDData, sample_weight: Array | None) -> float | None:

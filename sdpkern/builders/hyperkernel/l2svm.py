@@ -117,16 +117,22 @@ def l2svm(
         H = _combination(kernels * yy, beta, T) + T @ yy @ T + ridge * (T @ R @ T)
         # scaled as the SOCP: η/s, t₁/s² (the LMI by the congruence diag(I, 1/s)), objective / s²;
         # unscaled, SCS took 167 300 iterations on a status-sweep instance (m = 23), scaled 7 000
-        scaled_sdp = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
+        scaled_sdp = {name: cp.Parameter(nonneg=True, name=name) for name in ("inv_s", "mu_root")}
+        root = scaled_sdp["mu_root"]  # √(λ_Q/(2s²)): the regulariser's weight split (see _sdp.hyper_norm)
         cons: dict[str, Any] = {
             "lmi": _lmi_of(H, eta_v + scaled_sdp["inv_s"], t1, T),
-            "hyper_norm": hyper_norm(B.L, beta, scaled_sdp["mu"], t2),  # t2 = (λ_Q/(2s²))‖Lᵀβ‖
+            "hyper_norm": hyper_norm(B.L, beta, root, t2),  # t2 = √(λ_Q/(2s²))‖Lᵀβ‖
             "scale": cp.sum(beta) == 1,
         }
-        prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
-        variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": t2}
+        prob = cp.Problem(cp.Minimize(0.5 * t1 + root * t2), list(cons.values()))
+        variables = {"beta": beta, "eta": eta_v, "t1": t1, "t2": root * t2}  # "t2": the regulariser's value
+
+        def compute_sdp(values: dict[str, float]) -> tuple[dict[str, float], float]:
+            scaled, objective_scale = compute(values)
+            return {"inv_s": scaled["inv_s"], "mu_root": float(np.sqrt(scaled["mu"]))}, objective_scale
+
         recover = _recover_l2svm_sdp
-        data["rescale"] = Rescale(scaled_sdp, compute)
+        data["rescale"] = Rescale(scaled_sdp, compute_sdp)
     else:
         # scaled (see the docstring): a = α/s, t = τ/s², objective and cones divided by s²
         scaled = {"inv_s": cp.Parameter(nonneg=True, name="inv_s"), "mu": cp.Parameter(nonneg=True, name="mu")}
