@@ -259,6 +259,27 @@ def test_l2svm_sdp_regulariser_weight_split_between_cone_and_objective(backend: 
     assert np.abs(sdp.beta - socp.beta).max() <= 1e-4 * socp.beta.sum()
 
 
+@pytest.mark.parametrize("backend", ["clarabel", "scs"])
+def test_alignment_sdp_regulariser_weight_split_between_cone_and_objective(backend: str) -> None:
+    """Default status sweep (seed 0), alignment SDP sonar m = 12, λ_Q = 0.24, ridge 1.06e-3: with
+    the whole weight w = λ_Q/(2s²) inside the squared cone, t₂ = 0.014 and Clarabel ended at
+    AlmostSolved (22 iterations, primal residual 2e-3 at a 1e-15 gap; measured before the split);
+    with √w on t₂ and w^¼ inside, both backends certify it (Clarabel measured 10 iterations) at
+    the SOCP form's optimum solved by the other backend to 1e-6 relative (SCS's tol 1e-7 on the
+    O(1) scaled objective; measured ≤ 1e-7), and "t2" is the regulariser (λ_Q/2)‖Lᵀβ‖² over s²."""
+    X, y = keel("sonar", 12, 479741403)
+    kw = {"lambda_Q": 0.24149800705070956, "ridge": 0.0010616796209465002}
+    other = "scs" if backend == "clarabel" else "clarabel"
+    problem = alignment(X, y, form="sdp", **kw)
+    sdp = problem.solve(backend, recovery=False)
+    socp = alignment(X, y, **kw).solve(other, recovery=False)
+    assert sdp.status == socp.status == "optimal"
+    assert sdp.objective == pytest.approx(socp.objective, rel=1e-6)
+    s2 = problem.data["alpha_scale"] ** 2
+    regulariser = kw["lambda_Q"] / 2 * float(np.sum((problem.data["basis"].L.T @ sdp.beta) ** 2)) / s2
+    assert float(problem.variables["t2"].value) == pytest.approx(regulariser, rel=1e-4)
+
+
 def test_nusvm_socp_is_scaled_where_its_optimum_is_tiny() -> None:
     """Status sweep, ν-SVM heart m = 34, ν = 0.02, λ_Q = 4.7e-6: the optimum is 2.7e-7, and unscaled
     Clarabel and SCS both said "optimal" at 2.708e-7 and 3.039e-7 (12 % apart: an absolute gap

@@ -118,23 +118,31 @@ def _alignment_sdp(
         K = K + ridge_par * (T @ T)
     # scaled as the SOCP: the LMI on target/s and t₁/s² (congruence diag(I, 1/s)), objective / s²
     target_s = cp.Parameter(m, name="target_s")
-    lq_root = cp.Parameter(nonneg=True, name="lq_root")  # √(λ_Q/(2s²)): t2 = (λ_Q/(2s²))‖Lᵀβ‖²
+    # the weight w = λ_Q/(2s²) split between the cone and the objective (see _sdp.hyper_norm):
+    # √w·‖Lᵀβ‖² ≤ t2 (its factor w^¼ inside the square) and √w·t2 in the objective. All inside,
+    # t2 = w‖Lᵀβ‖² was 0.014 on the default sweep's sonar m = 12, λ_Q = 0.24, where CVXPY's cone
+    # ‖(1 − t2, 2x)‖ ≤ 1 + t2 for ‖x‖² ≤ t2 compares two sides that agree to t2 (see .scaling), and
+    # Clarabel ended at AlmostSolved after 22 iterations (primal residual 2e-3 at a 1e-15 gap); split,
+    # optimal in 10, as with the whole weight on t2 in the objective.
+    lq_root = cp.Parameter(nonneg=True, name="lq_root")  # √w
+    lq_quarter = cp.Parameter(nonneg=True, name="lq_quarter")  # w^¼
     cons: dict[str, Any] = {
         "lmi": _lmi_of(K, target_s, t1, T),
-        "hyper_norm": cp.sum_squares(lq_root * (B.L.T @ beta)) <= t2,  # the weight inside, see _sdp.hyper_norm
+        "hyper_norm": cp.sum_squares(lq_quarter * (B.L.T @ beta)) <= t2,  # t2 = √w‖Lᵀβ‖²
         "scale": cp.sum(beta) == 1,
     }
-    prob = cp.Problem(cp.Minimize(0.5 * t1 + t2), list(cons.values()))
-    variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": t2}
+    prob = cp.Problem(cp.Minimize(0.5 * t1 + lq_root * t2), list(cons.values()))
+    variables: dict[str, Any] = {"beta": beta, "t1": t1, "t2": lq_root * t2}  # "t2": the regulariser's value
     recover = _recover_alignment_sdp
     trials = trial_points(kernels, B.L)
 
     def compute_sdp(values: dict[str, float]) -> tuple[dict[str, Any], float]:
         s = scale_of(_estimate(trials, target, values))
         data["alpha_scale"] = s
-        return {"target_s": target / s, "lq_root": float(np.sqrt(values["lambda_Q"] / 2)) / s}, s**2
+        root = float(np.sqrt(values["lambda_Q"] / 2)) / s
+        return {"target_s": target / s, "lq_root": root, "lq_quarter": float(np.sqrt(root))}, s**2
 
-    data["rescale"] = Rescale({"target_s": target_s, "lq_root": lq_root}, compute_sdp)
+    data["rescale"] = Rescale({"target_s": target_s, "lq_root": lq_root, "lq_quarter": lq_quarter}, compute_sdp)
     return prob, variables, cons, recover
 
 
