@@ -42,7 +42,8 @@ def hyper_norm(L: Array, beta: cp.Variable, weight: cp.Expression, t2: cp.Variab
     with the weight inside it certifies that instance in 650 (the same program: t₂ is the
     regulariser's value at the optimum either way).
 
-    The L2-SVM SDP passes √weight here and puts the other √weight on t₂ in its objective (cone
+    The L2-SVM SDP passes √weight here and puts the other √weight on t₂ in its objective (the
+    alignment SDP does the same with its squared norm, :func:`.alignment.alignment`) (cone
     coefficients and objective coefficient both √weight): all inside, the cone's coefficients were
     3e-5 against t₂'s 1 on the default sweep's sonar m = 24, λ_Q = 9.6e-4, and SCS ended 200 000
     (and needed 330 000) iterations with the cone violated by its whole value (t₂ at 4.7e-6 for
