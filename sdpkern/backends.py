@@ -148,10 +148,10 @@ BACKENDS: dict[str, Backend] = {
             tol_keys=("tol_gap_abs", "tol_gap_rel", "tol_feas"),
             default_tol=1e-8,  # Clarabel's own default for all three
             # Clarabel's other settings are its own. static_regularization_constant=1e-10 (its
-            # default 1e-8) certifies the seed-2 ν-regression sweep's thyroid m = 30 SOCP (AlmostSolved
-            # at the default) and changed nothing else on 380 hyperkernel solves, but it lost 8 of the
-            # first 20 SDPM r3/r4 solves of the default sweep (seed 0; 5 errors, 3 AlmostSolved):
-            # measured, and not a default.
+            # default 1e-8) certifies the seed-2 ν-regression sweep's thyroid m = 30 SOCP
+            # (AlmostSolved at the default) and changed no other status of 422 hyperkernel and 40
+            # c.p.d. solves, but it lost 8 of the first 20 SDPM r3/r4 solves of the default sweep
+            # (seed 0; 5 errors, 3 AlmostSolved): measured, and not a default.
         ),
         Backend(
             "scs",
