@@ -210,7 +210,7 @@ def test_hinge_primal_of_the_sweep_is_certified_by_scs():
     200 000 iterations (and 2 000 000) at primal residual 4e-6 (measured before the change of
     variable v = Fᵀγ); now SCS certifies it within 2 000 (measured 175) at the optimum of the
     dual solved by Clarabel (an independent program: dual objective / λ) to 1e-6 relative (SCS's
-    tol 1e-7; measured 4e-8), and its α keeps Pᵀα = 0."""
+    tol 1e-7; measured 4.7e-8), and its α keeps Pᵀα = 0."""
     from sweep_instances import keel
 
     X, y = keel("pima", 169, 1029084187)
