@@ -268,3 +268,30 @@ def test_cpd_squared_hinge_separable_by_its_polynomial_part_is_certified() -> No
     y_pm = np.where(y > 0, 1.0, -1.0)
     assert sol.model.decision is not None
     assert np.min(y_pm * sol.model.decision(X)) >= 1 - 1e-4
+
+
+def _thyroid_nu_regression(form: str) -> KernelProblem:
+    """The seed-2 ν-regression sweep's thyroid m = 30, C = 5.5e5 (exact parameters)."""
+    X, y = keel("thyroid", 30, 947784019, regression=True)
+    kw = {"C": 551548.6951748908, "nu": 0.1, "lambda_Q": 2.2485447564007227e-06, "eta": 1e-4, "max_terms": 150}
+    return nu_regression(X, y, form=form, **kw)
+
+
+def test_recovery_re_solves_clarabel_almost_solved_with_less_regularisation():
+    """Clarabel ends this SOCP AlmostSolved (optimal_inaccurate) at its default static
+    regularisation; the recovery step with RECOVERY_OPTIONS certifies it on Clarabel, equal to the
+    SDP form's optimum (an independent program) to 1e-6 relative (measured 2e-8). Before, the
+    policy went on to SCS, whose answer was 2e-5 off."""
+    sol = _thyroid_nu_regression("socp").solve("clarabel")
+    assert [a.status for a in sol.attempts] == ["optimal_inaccurate", "optimal"]
+    assert sol.backend == "clarabel" and "own options" in sol.attempts[1].reason
+    assert sol.attempts[1].options["static_regularization_constant"] == 1e-10
+    sdp = _thyroid_nu_regression("sdp").solve("clarabel", recovery=False)
+    assert sol.objective == pytest.approx(sdp.objective, rel=1e-6)
+
+
+def test_recovery_keeps_the_callers_own_clarabel_setting():
+    """A caller who set static_regularization_constant gets no step that overrides it."""
+    sol = _thyroid_nu_regression("socp").solve("clarabel", static_regularization_constant=1e-8)
+    assert all("own options" not in a.reason for a in sol.attempts)
+    assert sol.attempts[0].status == "optimal_inaccurate"
