@@ -151,7 +151,8 @@ BACKENDS: dict[str, Backend] = {
             # default 1e-8) certifies the seed-2 ν-regression sweep's thyroid m = 30 SOCP
             # (AlmostSolved at the default) and changed no other status of 422 hyperkernel and 40
             # c.p.d. solves, but it lost 8 of the first 20 SDPM r3/r4 solves of the default sweep
-            # (seed 0; 5 errors, 3 AlmostSolved): measured, and not a default.
+            # (seed 0; 5 errors, 3 AlmostSolved): measured, and not a default; the recovery
+            # policy uses it after an AlmostSolved (problem.RECOVERY_OPTIONS).
         ),
         Backend(
             "scs",
