@@ -1,11 +1,11 @@
 """The small-n fast paths of the β = 0 route (issue 15) against the plain computations they replace:
 
 * ``beta_zero_kernel``'s factor R, formed by one BLAS syr2k on the upper triangle of Φ_NN, against
-  the Cholesky factor of EᵀΦE built from its four blocks with dense products (1e-10 relative), and
-  K̃ mirrored from one triangle exactly symmetric (``_mirror_lower`` against ``np.tril``, exact);
+  the Cholesky factor of EᵀΦE built from its four blocks with dense products (1e-10 relative);
 * with duplicated points (EᵀΦE singular) the jittered factor still solves the problem: the same
   optimum as 000 Algorithm 1's eq. 18 branch (objective 1e-6 relative);
-* ``_SymmetricGram``'s direct reads of K̃ against ``K[np.ix_]`` (exact) and ``K @ v`` (1e-13);
+* the operator reading K̃ = Φ + QLQᵀ without forming it (``_KernelOfF``) against the formed K̃:
+  blocks and products (1e-13 relative);
 * ``cpd_beta_zero_svm``'s objective, λαᵀf + Σξ², against ``squared_hinge_objective`` from Φ
   (1e-12 relative).
 """
@@ -21,8 +21,7 @@ from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_obje
 from sdpkern.native.cpd_newton import (
     _choose_pivots,
     _echelon_basis,
-    _mirror_lower,
-    _SymmetricGram,
+    _KernelOfF,
     beta_zero_kernel,
     cpd_beta_zero_svm,
     cpd_primal_svm,
@@ -35,14 +34,6 @@ def _data(n, d, seed):
     y = np.sign(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.normal(size=n))
     y[y == 0] = 1.0
     return X, y
-
-
-@pytest.mark.parametrize("n", [1, 5, 63, 64, 65, 130, 200])
-def test_mirror_lower_copies_the_lower_triangle(n):
-    A = np.random.default_rng(n).normal(size=(n, n))
-    want = np.tril(A) + np.tril(A, -1).T
-    _mirror_lower(A)
-    assert np.array_equal(A, want)
 
 
 KERNELS = [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2)), (3, ThinPlate(3))]
@@ -61,6 +52,7 @@ def test_factor_of_the_null_space_gram_matches_dense_blocks(d, kernel):
     RtR = bz.R.T @ bz.R
     assert np.abs(RtR - A).max() <= 1e-10 * np.abs(A).max()
     assert np.array_equal(bz.K, bz.K.T)
+    assert isinstance(bz.operator, _KernelOfF)
 
 
 def test_duplicated_points_jitter_and_match_algorithm1():
@@ -78,19 +70,22 @@ def test_duplicated_points_jitter_and_match_algorithm1():
     assert abs(fast.objective - ref.objective) <= 1e-6 * ref.objective
 
 
-def test_symmetric_gram_reads_match_the_matrix():
-    rng = np.random.default_rng(0)
-    M = rng.normal(size=(50, 50))
-    K = M @ M.T
-    G = _SymmetricGram(K)
-    rows, cols = np.array([3, 1, 40, 7]), np.array([5, 5, 0, 49, 2])
-    assert np.array_equal(G.block(rows, cols), K[np.ix_(rows, cols)])
+def test_kernel_of_f_operator_reads_match_the_formed_matrix():
+    X, _ = _data(90, 3, seed=4)
+    kernel = ThinPlate(2, formula_dimension=2)
+    Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
+    bz = beta_zero_kernel(Phi, Q)
+    K, G = bz.K, bz.operator
+    scale = np.abs(K).max()
+    rows, cols = np.array([3, 1, 40, 7, 89]), np.array([5, 5, 0, 49, 2, 88])
+    assert np.abs(G.block(rows, cols) - K[np.ix_(rows, cols)]).max() <= 1e-13 * scale
     assert G.ensure(cols)
-    v = np.zeros(50)
-    v[[2, 9, 33]] = [1.5, -2.0, 0.25]
-    assert np.abs(G.matvec(v) - K @ v).max() <= 1e-13 * np.abs(K).max()
-    assert np.abs(G.matvec(v, rows) - (K @ v)[rows]).max() <= 1e-13 * np.abs(K).max()
-    assert np.array_equal(G.matvec(np.zeros(50), rows), np.zeros(4))
+    v = np.zeros(90)
+    v[[2, 9, 33, 70]] = [1.5, -2.0, 0.25, 3.0]
+    assert np.abs(G.matvec(v) - K @ v).max() <= 1e-13 * scale * np.abs(v).sum()
+    assert np.abs(G.matvec(v, rows) - (K @ v)[rows]).max() <= 1e-13 * scale * np.abs(v).sum()
+    assert np.array_equal(G.matvec(np.zeros(90), rows), np.zeros(5))
+    assert np.array_equal(G.matvec(np.zeros(90)), np.zeros(90))
 
 
 @pytest.mark.parametrize("lam", [1e-3, 0.5, 20.0])

@@ -57,7 +57,7 @@ from .._validation import as_matrix, as_sample_weight, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import RANK_TOL, PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
-from ..kernels.gram import GramOperator, PrecomputedGram
+from ..kernels.gram import GramOperator
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
 from .primal_svm import primal_svm_kernel
 from .primal_svm import squared_hinge_objective as _objective_from_reg
@@ -574,45 +574,69 @@ def cpd_primal_svm(
 
 
 # ============================================================================ β = 0 by the kernel of f
-class _SymmetricGram(PrecomputedGram):
-    """A :class:`~sdpkern.kernels.gram.PrecomputedGram` of a matrix symmetric by construction:
-    the kernel of f below is (Φ + Q L Qᵀ) made exactly symmetric, so the O(n²) symmetry check
-    (``np.allclose`` against the transpose, 0.3-0.5 ms at n = 400) is not repeated."""
+class _KernelOfF(GramOperator):
+    """K̃ = Φ + Q L Qᵀ (the kernel of f, :func:`beta_zero_kernel`) read from Φ and the rank-k
+    term, never formed: a block is Φ's block plus (Q_r L) Q_cᵀ, a product Φ's rows plus
+    Q(L Q_sᵀv_s). Forming K̃ (a copy of Φ, a rank-2k BLAS update and mirroring one triangle)
+    cost 1.3 of a 15 ms fit on 400 wdbc points (CPU, the copy's fresh pages included), where the
+    Newton solve reads blocks of order |s| ≈ 60-200 and a dozen products.
 
-    def __init__(self, K: Array) -> None:
-        GramOperator.__init__(self, K.shape[0], cache_bytes=8 * K.shape[0] * K.shape[0])
-        self.K = K
+    The Newton solver's three calls only: it passes valid index arrays (no column cache over a
+    dense matrix, whose checks and np.unique per call cost 0.6 ms of a 3.8 ms solve)."""
 
-    # The Newton solver's three calls, read straight from K: the solver passes valid index arrays,
-    # and the column cache over a dense matrix only re-checks and de-duplicates them (np.unique
-    # per call; measured, wdbc at n = 400, C = 1: the Newton solve 3.8 -> 3.2 ms CPU).
+    def __init__(self, Phi: Array, Q: Array, L: Array) -> None:
+        GramOperator.__init__(self, Phi.shape[0], cache_bytes=8 * Phi.shape[0])
+        self.Phi, self.Q, self.L = Phi, Q, L
+
     def ensure(self, cols: ArrayLike) -> bool:
         return True
 
     def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
-        return np.asarray(self.K[np.ix_(np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp))])
+        r, c = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+        out = self.Phi[np.ix_(r, c)]
+        out += (self.Q[r] @ self.L) @ self.Q[c].T
+        return np.asarray(out)
 
     def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
         va = np.asarray(v, dtype=np.float64)
         nz = np.flatnonzero(va)
-        full = va[nz] @ self.K[nz] if nz.size else np.zeros(self.n)  # rows of K = its columns
-        return full if rows is None else full[np.asarray(rows, dtype=np.intp)]
+        if not nz.size:
+            return np.zeros(self.n if rows is None else np.asarray(rows).shape[0])
+        low = self.L @ (self.Q[nz].T @ va[nz])
+        full = va[nz] @ self.Phi[nz]  # rows of Φ = its columns
+        if rows is None:
+            return np.asarray(full + self.Q @ low)
+        r = np.asarray(rows, dtype=np.intp)
+        return np.asarray(full[r] + self.Q[r] @ low)
 
 
 @dataclass
 class BetaZeroKernel:
     """The kernel of f for the β = 0 problem on the training points (:func:`beta_zero_kernel`).
 
-    ``K`` = K̃ (n × n); ``piv``, ``N`` and ``C`` the echelon basis E = [−C; I] of 𝒫⊥ (000
+    K̃ = Φ + Q ``L`` Qᵀ (``L`` symmetric k × k; :attr:`K` forms it, :attr:`operator` reads it
+    without forming it); ``piv``, ``N`` and ``C`` the echelon basis E = [−C; I] of 𝒫⊥ (000
     Appendix B: rows ``piv.B`` and ``N``); ``R`` the upper Cholesky factor of EᵀΦE (with
     ``jitter`` added to its diagonal when duplicated points make it singular)."""
 
-    K: Array
+    Phi: Array
+    Q: Array
+    L: Array
     piv: _Pivots
     N: NDArray[np.int64]
     C: Array
     R: Array
     jitter: float
+
+    @property
+    def K(self) -> Array:
+        """K̃ as an n × n matrix, exactly symmetric (a reference: the solver reads :attr:`operator`)."""
+        K = self.Phi + (self.Q @ self.L) @ self.Q.T
+        return np.asarray(0.5 * (K + K.T))
+
+    @property
+    def operator(self) -> _KernelOfF:
+        return _KernelOfF(self.Phi, self.Q, self.L)
 
     def coefficients(self, Phi: Array, c: Array) -> Array:
         """α ∈ 𝒫⊥ with Φα = K̃c: α = E(EᵀΦE)⁻¹EᵀΦc (the α of f = K̃c)."""
@@ -660,8 +684,10 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
 
     Only EᵀΦE (order n − k, factorised once) and the k columns EᵀΦQ are formed — not the
     n × (n − k) product ΦE: EᵀΦE = Φ_NN − Φ_NB C − CᵀΦ_BN + CᵀΦ_BB C, EᵀΦQ = (ΦQ)_N − Cᵀ(ΦQ)_B
-    (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products). Φ symmetric, Q (n × k) an
-    orthonormal basis of range P with k ≥ 1.
+    (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products); K̃ itself is returned as the
+    rank-k term L = W − QᵀΦQ beside Φ (K̃ = Φ + QLQᵀ, read by blocks: :class:`_KernelOfF`). Φ
+    symmetric (kept by reference, not modified), Q (n × k) an orthonormal basis of range P with
+    k ≥ 1.
     """
     piv, N, C = _echelon_basis(Q)
     B = piv.B
@@ -683,29 +709,8 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
         R, jitter = _cholesky_jitter(null_space_gram())
     Z = solve_triangular(R, EQ, trans="T", check_finite=False)  # R⁻ᵀ EᵀΦQ: W = ZᵀZ
     low = Z.T @ Z - Q.T @ PhiQ
-    low = 0.5 * (low + low.T)
-    # Q low Qᵀ = ½(MQᵀ + QMᵀ), M = Q low, added to one triangle of a copy of Φ by BLAS syr2k (the
-    # lower one: the upper of the Fortran view Kt.T) and mirrored, so that K̃ is exactly symmetric
-    # (a product rounds differently across the diagonal) in one update and half a pass, instead of
-    # a product, a sum and a symmetrising mean over n² (with the above, the in-place Cholesky and
-    # _echelon_basis: 4.3 -> 3.1 ms CPU for this function at n = 400, wdbc, best of 40)
-    Kt = np.array(Phi, dtype=np.float64, order="C")
-    dsyr2k(0.5, Q @ low, Q, beta=1.0, c=Kt.T, lower=0, overwrite_c=1)
-    _mirror_lower(Kt)
-    return BetaZeroKernel(Kt, piv, N, C, R, jitter)
-
-
-def _mirror_lower(K: Array, block: int = 64) -> None:
-    """Copy the lower triangle of the square C-ordered ``K`` onto its upper one, in place (blocks
-    of ``block`` rows: each strided read stays in cache)."""
-    n = K.shape[0]
-    iu = np.triu_indices(min(block, n), 1)
-    for j0 in range(0, n, block):
-        j1 = min(n, j0 + block)
-        K[j0:j1, j1:] = K[j1:, j0:j1].T
-        diag = K[j0:j1, j0:j1]
-        cut = iu if j1 - j0 == block else np.triu_indices(j1 - j0, 1)
-        diag[cut] = diag.T[cut]
+    # K̃ = Φ + Q low Qᵀ is kept as (Φ, Q, low) and read by blocks (_KernelOfF), not formed
+    return BetaZeroKernel(Phi, Q, 0.5 * (low + low.T), piv, N, C, R, jitter)
 
 
 #: Below this many points the β = 0 kernel SVM starts cold; above, from the solution on a random
@@ -746,7 +751,7 @@ def cpd_beta_zero_svm(
         # (one warning, below, in this function's terms)
         warnings.simplefilter("ignore", ConvergenceWarning)
         res = primal_svm_kernel(
-            _SymmetricGram(bz.K), y, 1.0 / (2.0 * lam), unpenalized=np.zeros((n, 0)), max_iter=max_iter,
+            bz.operator, y, 1.0 / (2.0 * lam), unpenalized=np.zeros((n, 0)), max_iter=max_iter,
             warm_start_size=_BETA_ZERO_WARM_START,
         )  # fmt: skip
     if not res.converged:
