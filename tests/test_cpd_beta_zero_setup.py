@@ -28,16 +28,16 @@ from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
 from sdpkern.native import cpd_newton
-from sdpkern.native.primal_svm import primal_svm_kernel
 from sdpkern.native.cpd_newton import (
+    _beta_zero_newton,
     _choose_pivots,
     _echelon_basis,
-    _beta_zero_newton,
     _KernelOfF,
     beta_zero_kernel,
     cpd_beta_zero_svm,
     cpd_primal_svm,
 )
+from sdpkern.native.primal_svm import primal_svm_kernel
 
 
 def _data(n, d, seed):

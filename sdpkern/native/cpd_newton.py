@@ -636,6 +636,7 @@ class BetaZeroKernel:
 
     @property
     def operator(self) -> _KernelOfF:
+        """K̃ as an operator the Newton solver reads by blocks and products, never formed."""
         return _KernelOfF(self.Phi, self.Q, self.L)
 
     def coefficients(self, Phi: Array, c: Array) -> Array:
