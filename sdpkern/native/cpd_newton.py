@@ -575,8 +575,8 @@ def cpd_primal_svm(
 
 # ============================================================================ β = 0 by the kernel of f
 def _sub(A: Array, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
-    """``A[np.ix_(rows, cols)]`` (a new C-ordered array) by two ``take`` passes: rows, then columns
-    (measured, 369 of 400 rows and columns: 0.11 ms against 0.32 ms for the fancy index)."""
+    """``A[np.ix_(rows, cols)]`` (a new C-ordered array) by two ``take`` passes, rows then columns
+    (measured at n = 400, 369 rows and columns in cache: 0.11 ms against 0.32 ms for the fancy index)."""
     return np.asarray(A.take(rows, axis=0).take(cols, axis=1))
 
 
@@ -703,10 +703,10 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
     # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
     # and three passes this replaces cost 0.25-0.35 ms more (measured at n = 400: wdbc, pima, german).
-    U = _sub(Phi, N, B) - 0.5 * (C.T @ _sub(Phi, B, B))
+    U = _sub(Phi, B, N).T - 0.5 * (C.T @ _sub(Phi, B, B))  # Φ_NB = Φ_BNᵀ: the k rows gathered first
 
     def null_space_gram() -> Array:
-        A = _sub(Phi, N, N).T
+        A = Phi[np.ix_(N, N)].T  # one pass into fresh memory (_sub's row pass would fault in a second n²)
         return A if not B.size else dsyr2k(-1.0, U, C.T, beta=1.0, c=A, lower=0, overwrite_c=1)
 
     EQ = PhiQ[N] - C.T @ PhiQ[B] if B.size else PhiQ[N]
