@@ -839,12 +839,13 @@ def cpd_beta_zero_svm(
 
         K̃ = Φ − Q (QᵀΦQ − W)Qᵀ,   W = QᵀΦN (NᵀΦN)⁻¹ NᵀΦQ   (k × k; any basis N, here E),
 
-    a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`).
-    Chapelle's Newton method on K̃ (004; :func:`~sdpkern.native.primal_svm.primal_svm_kernel`
-    with no offset: steps (λI + K̃_ss) c_s = y_s of order |s|, exact line search, one Cholesky
-    factor kept across steps, warm-started from a random half above 200 points) then minimises
-    the same function as eq. (18)'s steps, whose Hessian is of order n − k at every step (wdbc,
-    400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
+    a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`;
+    K̃ is read by blocks, never formed). Chapelle's Newton method on K̃ (004, no offset: steps
+    (λI + K̃_ss) c_s = y_s of order |s|, exact line search, warm-started from random halves above
+    200 points; a fresh factor per step while |s| ≤ 300, else
+    :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s kept factor: :func:`_beta_zero_newton`)
+    then minimises the same function as eq. (18)'s steps, whose Hessian is of order n − k at
+    every step (wdbc, 400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
     with Φα = K̃c and Pᵀα = 0; f and the objective are recomputed from that α.
 
     Same arguments as :func:`cpd_primal_svm` (no per-point weights: ``beta_zero=True`` there).
