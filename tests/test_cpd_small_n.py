@@ -12,7 +12,9 @@
   inseparable: the optimum of the reduced Newton route and of Algorithm 1 (1e-6 relative: SMO at
   tol 1e-3 and its Newton step), its solution seeding the Newton route's warm start at the next C
   (which then runs, warm), the Newton route for separable-looking data, duplicated points, typed
-  errors.
+  errors;
+* the least-distance separator on a working set against the NNLS on every point (the same
+  separator, 1e-9 relative; None for inseparable data; the fallback when the set does not settle).
 """
 
 from __future__ import annotations
@@ -275,3 +277,42 @@ def test_cold_dual_with_duplicated_points_and_typed_errors():
     with pytest.raises((LabelError, ValueError)):
         ThinPlateSVC(C=1.0).fit(X, np.ones(X.shape[0]))
     cpd._OPERATORS.clear()
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "shift"), [(400, 30, 3.0), (300, 12, 1.5), (500, 20, 2.0), (200, 8, 1.0), (120, 3, 3.0)]
+)
+def test_working_set_separator_is_the_least_distance_separator(n, d, shift):
+    rng = np.random.default_rng(n + d)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    X += shift * 0.1 * y[:, None] * w / np.linalg.norm(w)  # a margin: separable by an affine p
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    full = cpd._min_norm_separator(P, y)
+    ws = cpd._min_norm_separator_working_set(P, y, margin)
+    assert full is not None and ws is not None
+    assert np.abs(ws - full).max() <= 1e-9 * np.abs(full).max()
+    assert float((y * (P @ ws)).min()) >= 1.0 - 1e-12
+
+
+def test_working_set_separator_on_inseparable_data_and_its_fallback(monkeypatch):
+    X, y = _inseparable(400, 10, seed=12)
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    assert cpd._min_norm_separator(P, y) is None
+    assert cpd._min_norm_separator_working_set(P, y, margin) is None
+    # a working set that never settles in its rounds: the NNLS on every point decides
+    rng = np.random.default_rng(3)
+    Xs = rng.normal(size=(400, 10))
+    ys = np.where(Xs[:, 0] > 0, 1.0, -1.0)
+    Xs[:, 0] += 0.3 * ys
+    Ps = polynomial_factor(Xs, ThinPlate(2, formula_dimension=2)).P
+    calls = []
+    real = cpd._min_norm_separator
+    monkeypatch.setattr(cpd, "_min_norm_separator", lambda P, y, w=None: (calls.append(P.shape[0]), real(P, y, w))[1])
+    anti = -np.ones(400)  # a useless order: the start set is points 0-63, which miss the support
+    out = cpd._min_norm_separator_working_set(Ps, ys, anti, rounds=1)
+    assert calls == [64, 400]  # one round on the start set, unsettled, then every point
+    assert np.abs(out - real(Ps, ys)).max() <= 1e-9 * np.abs(out).max()

