@@ -287,24 +287,24 @@ def _farkas_inseparable(Q: Array, y: Array, f: Array, w: Array | None = None) ->
 #: twonorm, k = 21, Newton 1.8x vs 2.5x at n = 400 and 4.1x vs 10.9x on twonorm's 7400 points).
 _DUAL_MAX_POLY = 9
 
-#: ``solver="auto"`` takes the dual also below _DUAL_MIN_N for a cold fit (no solution at another C
-#: on the same operator and labels, the reduced Newton route's warm start:
-#: :func:`~sdpkern.native.cpd_reduced.warm_start_known`) on data whose least-squares fit in 𝒫
-#: misclassifies at least 10 % of the points (:func:`_likely_inseparable`: many support vectors,
-#: where SMO does not crawl). Measured with
-#: the SMO of issue 15's fourth round, fit time dual / reduced Newton, 8 C from 5e-4 to 5e3,
-#: k = 21: german 320 and 400 points 0.71-0.97 (1.10-1.16 at C = 5e-4), ringnorm 0.50-0.86
-#: (1.0-1.14 at C = 5e-4). Its solution then seeds the Newton route's warm start, which a grid
-#: search's next C on the fold takes (a 5-fold grid of 8 C on german all by the dual: 0.32-0.48 s
-#: against 0.23-0.27 s by the warm-started Newton route; the same measured CPU time).
-#: Not for well separated data (wdbc, 569 points, k = 31, 34 support vectors: SMO 1 s against
-#: Newton's 30-60 ms).
 #: ... and for any dim 𝒫 from this many points on: there the dual SMO ended by its Newton step is
 #: the faster at k = 21 too (measured, ThinPlateSVC fit time dual / reduced Newton, C = 0.5-50:
 #: german n = 600 0.5-0.8, n = 1000 0.5-0.6; twonorm n = 2000 0.35-0.46, n = 7400 0.62-0.67; at
-#: n = 400 a tie). Below it the augmented Lagrangian's rounds can crawl when the support is
-#: barely larger than 𝒫 (wdbc, n = 569, k = 31: 1 s against Newton's 30-60 ms).
+#: n = 400 a tie, before the fourth round's SMO: see below). Below it the augmented Lagrangian's
+#: rounds can crawl when the support is barely larger than 𝒫 (wdbc, n = 569, k = 31: 1 s against
+#: Newton's 30-60 ms).
 _DUAL_MIN_N = 2000
+
+# ``solver="auto"`` takes the dual also below _DUAL_MIN_N for a cold fit (no solution at another C
+# on the same operator and labels, the reduced Newton route's warm start:
+# sdpkern.native.cpd_reduced.warm_start_known) on data whose least-squares fit in 𝒫 misclassifies
+# at least 10 % of the points (_likely_inseparable: many support vectors, where SMO does not
+# crawl). Measured with the SMO of issue 15's fourth round, fit time dual / reduced Newton, 8 C
+# from 5e-4 to 5e3, k = 21: german 320 and 400 points 0.71-0.97 (1.10-1.16 at C = 5e-4),
+# ringnorm 0.50-0.86 (1.00-1.14 at C = 5e-4). Its solution then seeds the Newton route's warm
+# start, which a grid search's next C on the fold takes (a 5-fold grid of 8 C on german all by
+# the dual: 0.32-0.48 s against 0.23-0.27 s by the warm-started Newton route, CPU). Not for well
+# separated data (wdbc, 569 points, k = 31, 34 support vectors: SMO 1 s against Newton's 30-60 ms).
 
 
 def _separable_lp(P: Array, y: Array) -> bool:
@@ -482,7 +482,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         dual_first = k <= _DUAL_MAX_POLY or X.shape[0] >= _DUAL_MIN_N
         seed = False  # the dual's solution starts the reduced Newton route's next solve here
         if self.solver == "auto" and not bz and not dual_first and _likely_inseparable(factor.Q, ypm):
-            # a cold fit on data 𝒫 separates badly (many support vectors): the dual too (above)
+            # a cold fit on data 𝒫 separates badly (many support vectors): the dual too (the
+            # comment after _DUAL_MIN_N)
             dual_first = seed = not warm_start_known(ops.reduced(factor.Q), ypm, w)
         if (self.solver == "dual" or (self.solver == "auto" and dual_first)) and not bz:
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫

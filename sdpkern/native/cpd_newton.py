@@ -732,7 +732,7 @@ _BETA_ZERO_WARM_START = 200
 #: this many points (:func:`_beta_zero_newton`); from a larger set on, the solver that keeps one
 #: factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes over from the
 #: iterate reached. Measured, Newton time at 400 points (CPU, best of 40), per-step
-#: refactorising / kept factor: wdbc (|s| 57-121) 0.60-0.73 at C = 0.01, 1, 100; pima and german
+#: refactorising / kept factor: wdbc (|s| 57-121) 0.59-0.73 at C = 0.01, 1, 100; pima and german
 #: at C = 1 (|s| ≈ 260) 0.94-1.03; at C = 0.01 (|s| 354-372) 1.27-1.39, hence the bound.
 _BETA_ZERO_REFACTOR_MAX = 300
 
