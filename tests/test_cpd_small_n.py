@@ -7,7 +7,14 @@
 * the operators kept for the folds of a 5-fold search, within their memory bound;
 * ``squared_distances`` bit for bit against scikit-learn's ``euclidean_distances``;
 * ``score``'s direct count against scikit-learn's ``accuracy_score``, whose errors it keeps;
-* a stalled line search (t = 0) refactorises once, then gives up instead of spinning to max_iter.
+* a stalled line search (t = 0) refactorises once, then gives up instead of spinning to max_iter;
+* ``solver="auto"``'s cold fits by the dual below 2000 points when dim 𝒫 > 9 and the data look
+  inseparable: the optimum of the reduced Newton route and of Algorithm 1 (1e-6 relative: SMO at
+  tol 1e-3 and its Newton step), its solution seeding the Newton route's warm start at the next C
+  (which then runs, warm), the Newton route for separable-looking data, duplicated points, typed
+  errors;
+* the least-distance separator on a working set against the NNLS on every point (the same
+  separator, 1e-9 relative; None for inseparable data; the fallback when the set does not settle).
 """
 
 from __future__ import annotations
@@ -195,3 +202,117 @@ def test_a_stalled_line_search_refactorises_then_gives_up(monkeypatch):
     with pytest.warns(ConvergenceWarning, match="did not settle its support-vector set in 2 steps"):
         stuck = primal_svm_kernel(K, y, C=10.0, max_iter=50)
     assert not stuck.converged and stuck.iterations == 2
+
+
+def _inseparable(n, d, seed):
+    """Data whose least-squares fit in the affine 𝒫 misclassifies well over 10 % of the points."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(np.sin(2.0 * X[:, 0]) * X[:, 1] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _routes(monkeypatch):
+    calls = []
+    for name in ("cpd_dual_svm", "cpd_primal_svm_reduced"):
+        real = getattr(cpd, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            calls.append((_name, kwargs.get("reduced")))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(cpd, name, spy)
+    return calls
+
+
+def test_cold_fit_takes_the_dual_and_seeds_the_newton_warm_start(monkeypatch):
+    X, y = _inseparable(200, 12, seed=3)  # dim 𝒫 = 13 > 9, 200 < 2000 points
+    kernel = ThinPlate(2, formula_dimension=2)
+    fac = polynomial_factor(X, kernel)
+    assert fac.Q.shape[1] > cpd._DUAL_MAX_POLY and cpd._likely_inseparable(fac.Q, y)
+    cpd._OPERATORS.clear()
+    calls = _routes(monkeypatch)
+    first = ThinPlateSVC(C=2.0).fit(X, y)
+    assert [c[0] for c in calls] == ["cpd_dual_svm"] and first.status_ == "optimal" and not first.beta_zero_
+    rk = calls[0][1]
+    assert cpd_reduced.warm_start_known(rk, y)  # the dual's solution, kept for the next C
+    ref = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.25, warm=False)  # λ = 1/(2C)
+    alg1 = cpd_primal_svm(kernel(X), fac.Q, y, 0.25)
+    for other in (ref, alg1):
+        assert abs(first.objective_ - other.objective) <= 1e-6 * other.objective
+    second = ThinPlateSVC(C=20.0).fit(X, y)  # the next C on the same points: Newton, warm
+    assert [c[0] for c in calls[1:]] == ["cpd_primal_svm_reduced"] and calls[1][1] is rk
+    ref2 = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.025, warm=False)
+    assert abs(second.objective_ - ref2.objective) <= 1e-10 * ref2.objective
+    cpd._OPERATORS.clear()
+
+
+def test_separable_looking_data_keep_the_newton_route(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 12))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] + 0.2 * rng.normal(size=150) > 0, 1.0, -1.0)
+    fac = polynomial_factor(X, ThinPlate(2, formula_dimension=2))
+    assert not cpd._likely_inseparable(fac.Q, y)
+    cpd._OPERATORS.clear()
+    calls = _routes(monkeypatch)
+    ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
+    assert "cpd_dual_svm" not in [c[0] for c in calls]
+    cpd._OPERATORS.clear()
+
+
+def test_cold_dual_with_duplicated_points_and_typed_errors():
+    from sdpkern.errors import LabelError
+
+    X, y = _inseparable(160, 12, seed=9)
+    X, y = np.vstack([X, X[:20]]), np.concatenate([y, y[:20]])
+    cpd._OPERATORS.clear()
+    fit = ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
+    kernel = ThinPlate(2, formula_dimension=2)
+    ref = cpd_primal_svm_reduced(kernel, X, polynomial_factor(X, kernel).Q, y, 0.5, warm=False)
+    assert fit.status_ == "optimal" and abs(fit.objective_ - ref.objective) <= 1e-6 * ref.objective
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(DataError):
+        ThinPlateSVC(C=1.0).fit(Xn, y)
+    with pytest.raises((LabelError, ValueError)):
+        ThinPlateSVC(C=1.0).fit(X, np.ones(X.shape[0]))
+    cpd._OPERATORS.clear()
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "shift"), [(400, 30, 3.0), (300, 12, 1.5), (500, 20, 2.0), (200, 8, 1.0), (120, 3, 3.0)]
+)
+def test_working_set_separator_is_the_least_distance_separator(n, d, shift):
+    rng = np.random.default_rng(n + d)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    X += shift * 0.1 * y[:, None] * w / np.linalg.norm(w)  # a margin: separable by an affine p
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    full = cpd._min_norm_separator(P, y)
+    ws = cpd._min_norm_separator_working_set(P, y, margin)
+    assert full is not None and ws is not None
+    assert np.abs(ws - full).max() <= 1e-9 * np.abs(full).max()
+    assert float((y * (P @ ws)).min()) >= 1.0 - 1e-12
+
+
+def test_working_set_separator_on_inseparable_data_and_its_fallback(monkeypatch):
+    X, y = _inseparable(400, 10, seed=12)
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
+    assert cpd._min_norm_separator(P, y) is None
+    assert cpd._min_norm_separator_working_set(P, y, margin) is None
+    # a working set that never settles in its rounds: the NNLS on every point decides
+    rng = np.random.default_rng(3)
+    Xs = rng.normal(size=(400, 10))
+    ys = np.where(Xs[:, 0] > 0, 1.0, -1.0)
+    Xs[:, 0] += 0.3 * ys
+    Ps = polynomial_factor(Xs, ThinPlate(2, formula_dimension=2)).P
+    calls = []
+    real = cpd._min_norm_separator
+    monkeypatch.setattr(cpd, "_min_norm_separator", lambda P, y, w=None: (calls.append(P.shape[0]), real(P, y, w))[1])
+    anti = -np.ones(400)  # a useless order: the start set is points 0-63, which miss the support
+    out = cpd._min_norm_separator_working_set(Ps, ys, anti, rounds=1)
+    assert calls == [64, 400]  # one round on the start set, unsettled, then every point
+    assert np.abs(out - real(Ps, ys)).max() <= 1e-9 * np.abs(out).max()

@@ -57,9 +57,9 @@ from .._validation import as_matrix, as_sample_weight, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import RANK_TOL, PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
-from ..kernels.gram import GramOperator, PrecomputedGram
+from ..kernels.gram import GramOperator
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
-from .primal_svm import primal_svm_kernel
+from .primal_svm import _check_inputs, _check_max_iter, _settled_masks, exact_line_search, primal_svm_kernel
 from .primal_svm import squared_hinge_objective as _objective_from_reg
 
 __all__ = [
@@ -574,45 +574,76 @@ def cpd_primal_svm(
 
 
 # ============================================================================ β = 0 by the kernel of f
-class _SymmetricGram(PrecomputedGram):
-    """A :class:`~sdpkern.kernels.gram.PrecomputedGram` of a matrix symmetric by construction:
-    the kernel of f below is (Φ + Q L Qᵀ) made exactly symmetric, so the O(n²) symmetry check
-    (``np.allclose`` against the transpose, 0.3-0.5 ms at n = 400) is not repeated."""
+def _sub(A: Array, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
+    """``A[np.ix_(rows, cols)]`` (a new C-ordered array) by two ``take`` passes, rows then columns
+    (measured at n = 400, 369 rows and columns in cache: 0.11 ms against 0.32 ms for the fancy index)."""
+    return np.asarray(A.take(rows, axis=0).take(cols, axis=1))
 
-    def __init__(self, K: Array) -> None:
-        GramOperator.__init__(self, K.shape[0], cache_bytes=8 * K.shape[0] * K.shape[0])
-        self.K = K
 
-    # The Newton solver's three calls, read straight from K: the solver passes valid index arrays,
-    # and the column cache over a dense matrix only re-checks and de-duplicates them (np.unique
-    # per call; measured, wdbc at n = 400, C = 1: the Newton solve 3.8 -> 3.2 ms CPU).
+class _KernelOfF(GramOperator):
+    """K̃ = Φ + Q L Qᵀ (the kernel of f, :func:`beta_zero_kernel`) read from Φ and the rank-k
+    term, never formed: a block is Φ's block plus (Q_r L) Q_cᵀ, a product Φ's rows plus
+    Q(L Q_sᵀv_s). Forming K̃ (a copy of Φ, a rank-2k BLAS update and mirroring one triangle)
+    cost 1.3 of a 15 ms fit on 400 wdbc points (CPU, the copy's fresh pages included), where the
+    Newton solve reads blocks of order |s| ≈ 60-200 and a dozen products.
+
+    The Newton solver's three calls only: it passes valid index arrays (no column cache over a
+    dense matrix, whose checks and np.unique per call cost 0.6 ms of a 3.8 ms solve)."""
+
+    def __init__(self, Phi: Array, Q: Array, L: Array) -> None:
+        GramOperator.__init__(self, Phi.shape[0], cache_bytes=8 * Phi.shape[0])
+        self.Phi, self.Q, self.L = Phi, Q, L
+
     def ensure(self, cols: ArrayLike) -> bool:
         return True
 
     def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
-        return np.asarray(self.K[np.ix_(np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp))])
+        r, c = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+        out = _sub(self.Phi, r, c)
+        out += (self.Q[r] @ self.L) @ self.Q[c].T
+        return np.asarray(out)
 
     def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
         va = np.asarray(v, dtype=np.float64)
         nz = np.flatnonzero(va)
-        full = va[nz] @ self.K[nz] if nz.size else np.zeros(self.n)  # rows of K = its columns
-        return full if rows is None else full[np.asarray(rows, dtype=np.intp)]
+        if not nz.size:
+            return np.zeros(self.n if rows is None else np.asarray(rows).shape[0])
+        low = self.L @ (self.Q[nz].T @ va[nz])
+        full = va[nz] @ self.Phi[nz]  # rows of Φ = its columns
+        if rows is None:
+            return np.asarray(full + self.Q @ low)
+        r = np.asarray(rows, dtype=np.intp)
+        return np.asarray(full[r] + self.Q[r] @ low)
 
 
 @dataclass
 class BetaZeroKernel:
     """The kernel of f for the β = 0 problem on the training points (:func:`beta_zero_kernel`).
 
-    ``K`` = K̃ (n × n); ``piv``, ``N`` and ``C`` the echelon basis E = [−C; I] of 𝒫⊥ (000
+    K̃ = Φ + Q ``L`` Qᵀ (``L`` symmetric k × k; :attr:`K` forms it, :attr:`operator` reads it
+    without forming it); ``piv``, ``N`` and ``C`` the echelon basis E = [−C; I] of 𝒫⊥ (000
     Appendix B: rows ``piv.B`` and ``N``); ``R`` the upper Cholesky factor of EᵀΦE (with
     ``jitter`` added to its diagonal when duplicated points make it singular)."""
 
-    K: Array
+    Phi: Array
+    Q: Array
+    L: Array
     piv: _Pivots
     N: NDArray[np.int64]
     C: Array
     R: Array
     jitter: float
+
+    @property
+    def K(self) -> Array:
+        """K̃ as an n × n matrix, exactly symmetric (a reference: the solver reads :attr:`operator`)."""
+        K = self.Phi + (self.Q @ self.L) @ self.Q.T
+        return np.asarray(0.5 * (K + K.T))
+
+    @property
+    def operator(self) -> _KernelOfF:
+        """K̃ as an operator the Newton solver reads by blocks and products, never formed."""
+        return _KernelOfF(self.Phi, self.Q, self.L)
 
     def coefficients(self, Phi: Array, c: Array) -> Array:
         """α ∈ 𝒫⊥ with Φα = K̃c: α = E(EᵀΦE)⁻¹EᵀΦc (the α of f = K̃c)."""
@@ -660,8 +691,10 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
 
     Only EᵀΦE (order n − k, factorised once) and the k columns EᵀΦQ are formed — not the
     n × (n − k) product ΦE: EᵀΦE = Φ_NN − Φ_NB C − CᵀΦ_BN + CᵀΦ_BB C, EᵀΦQ = (ΦQ)_N − Cᵀ(ΦQ)_B
-    (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products). Φ symmetric, Q (n × k) an
-    orthonormal basis of range P with k ≥ 1.
+    (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products); K̃ itself is returned as the
+    rank-k term L = W − QᵀΦQ beside Φ (K̃ = Φ + QLQᵀ, read by blocks: :class:`_KernelOfF`). Φ
+    symmetric (kept by reference, not modified), Q (n × k) an orthonormal basis of range P with
+    k ≥ 1.
     """
     piv, N, C = _echelon_basis(Q)
     B = piv.B
@@ -670,10 +703,10 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
     # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
     # and three passes this replaces cost 0.25-0.35 ms more (measured at n = 400: wdbc, pima, german).
-    U = Phi[np.ix_(N, B)] - 0.5 * (C.T @ Phi[np.ix_(B, B)])
+    U = _sub(Phi, B, N).T - 0.5 * (C.T @ _sub(Phi, B, B))  # Φ_NB = Φ_BNᵀ: the k rows gathered first
 
     def null_space_gram() -> Array:
-        A = Phi[np.ix_(N, N)].T
+        A = Phi[np.ix_(N, N)].T  # one pass into fresh memory (_sub's row pass would fault in a second n²)
         return A if not B.size else dsyr2k(-1.0, U, C.T, beta=1.0, c=A, lower=0, overwrite_c=1)
 
     EQ = PhiQ[N] - C.T @ PhiQ[B] if B.size else PhiQ[N]
@@ -683,29 +716,8 @@ def beta_zero_kernel(Phi: Array, Q: Array) -> BetaZeroKernel:
         R, jitter = _cholesky_jitter(null_space_gram())
     Z = solve_triangular(R, EQ, trans="T", check_finite=False)  # R⁻ᵀ EᵀΦQ: W = ZᵀZ
     low = Z.T @ Z - Q.T @ PhiQ
-    low = 0.5 * (low + low.T)
-    # Q low Qᵀ = ½(MQᵀ + QMᵀ), M = Q low, added to one triangle of a copy of Φ by BLAS syr2k (the
-    # lower one: the upper of the Fortran view Kt.T) and mirrored, so that K̃ is exactly symmetric
-    # (a product rounds differently across the diagonal) in one update and half a pass, instead of
-    # a product, a sum and a symmetrising mean over n² (with the above, the in-place Cholesky and
-    # _echelon_basis: 4.3 -> 3.1 ms CPU for this function at n = 400, wdbc, best of 40)
-    Kt = np.array(Phi, dtype=np.float64, order="C")
-    dsyr2k(0.5, Q @ low, Q, beta=1.0, c=Kt.T, lower=0, overwrite_c=1)
-    _mirror_lower(Kt)
-    return BetaZeroKernel(Kt, piv, N, C, R, jitter)
-
-
-def _mirror_lower(K: Array, block: int = 64) -> None:
-    """Copy the lower triangle of the square C-ordered ``K`` onto its upper one, in place (blocks
-    of ``block`` rows: each strided read stays in cache)."""
-    n = K.shape[0]
-    iu = np.triu_indices(min(block, n), 1)
-    for j0 in range(0, n, block):
-        j1 = min(n, j0 + block)
-        K[j0:j1, j1:] = K[j1:, j0:j1].T
-        diag = K[j0:j1, j0:j1]
-        cut = iu if j1 - j0 == block else np.triu_indices(j1 - j0, 1)
-        diag[cut] = diag.T[cut]
+    # K̃ = Φ + Q low Qᵀ is kept as (Φ, Q, low) and read by blocks (_KernelOfF), not formed
+    return BetaZeroKernel(Phi, Q, 0.5 * (low + low.T), piv, N, C, R, jitter)
 
 
 #: Below this many points the β = 0 kernel SVM starts cold; above, from the solution on a random
@@ -714,6 +726,106 @@ def _mirror_lower(K: Array, block: int = 64) -> None:
 #: points, few support vectors), warm-started 3-6. Measured, cpd_beta_zero_svm at 400 points,
 #: warm vs cold: λ = 5e-3 0.66-0.84x (wdbc, pima, german), λ = 0.5 0.99-1.2x, λ = 50 1.07-1.17x.
 _BETA_ZERO_WARM_START = 200
+
+
+#: The β = 0 Newton steps refactorise λI + K̃_ss at every step while the violator set has at most
+#: this many points (:func:`_beta_zero_newton`); from a larger set on, the solver that keeps one
+#: factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes over from the
+#: iterate reached. Measured, Newton time at 400 points (CPU, best of 40), per-step
+#: refactorising / kept factor: wdbc (|s| 57-121) 0.59-0.73 at C = 0.01, 1, 100; pima and german
+#: at C = 1 (|s| ≈ 260) 0.94-1.03; at C = 0.01 (|s| 354-372) 1.27-1.39, hence the bound.
+_BETA_ZERO_REFACTOR_MAX = 300
+
+
+def _newton_on_points(
+    Phi: Array, Q: Array, M: Array, y: Array, C: float, P: NDArray[np.intp], c: Array, max_iter: int
+) -> tuple[Array, int, bool | None]:
+    """Chapelle's finite Newton method (004) on K̃ = Φ + MQᵀ restricted to the points ``P``
+    (sorted), no offset, from ``c`` (over all n points, zero off P): each step solves
+    (λI + K̃_ss)c_s = y_s (λ = 1/(2C)) by a fresh Cholesky factor, then the exact line search;
+    it stops when the Newton point's violators are the set it was solved on.
+
+    Returns (c, steps, settled); settled is None when a set exceeds _BETA_ZERO_REFACTOR_MAX
+    points or λI + K̃_ss is not numerically positive definite (the caller hands over)."""
+    n, lam = y.shape[0], 0.5 / C
+    whole = P.shape[0] == n
+    yP = y[P]
+
+    def product(cf: Array) -> Array:  # (K̃ cf) on P; one matrix-vector product with Φ (no row gathers)
+        o = Phi @ cf + M @ (Q.T @ cf)
+        return o if whole else o[P]
+
+    o = product(c) if c.any() else np.zeros(P.shape[0])
+    cP = c[P]
+    mask = yP * o < 1.0
+    if not mask.any():
+        mask[:] = True
+    it = 0
+    for it in range(1, max_iter + 1):
+        s = P[mask]
+        if s.shape[0] > _BETA_ZERO_REFACTOR_MAX:
+            return _scatter(n, P, cP), it - 1, None
+        A = _sub(Phi, s, s)
+        A += M[s] @ Q[s].T  # the upper triangle is all the Cholesky reads
+        A.flat[:: s.shape[0] + 1] += lam
+        try:
+            R = cholesky(A, lower=False, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return _scatter(n, P, cP), it - 1, None
+        cf = np.zeros(n)
+        cf[s] = cho_solve((R, False), y[s], check_finite=False)
+        o_new = product(cf)
+        slack = 1.0 - yP * o_new
+        if _settled_masks(mask ^ (slack > 0.0), slack):
+            return cf, it, True
+        d, do = cf[P] - cP, o_new - o
+        t = exact_line_search(float(d @ o), float(d @ do), 1.0 - yP * o, yP * do, C)
+        if t == 0.0:  # no descent from a fresh factor: unsettled (the caller re-solves)
+            break
+        cP, o = cP + t * d, o + t * do
+        moved = yP * o < 1.0
+        if moved.any():
+            mask = moved
+    return _scatter(n, P, cP), it, False
+
+
+def _scatter(n: int, P: NDArray[np.intp], v: Array) -> Array:
+    out = np.zeros(n)
+    out[P] = v
+    return out
+
+
+def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> tuple[Array, int, bool, int]:
+    """The squared-hinge SVM without offset on K̃ (:func:`cpd_beta_zero_svm`): (c, steps,
+    settled, factorisations).
+
+    Warm-started from nested random halves above _BETA_ZERO_WARM_START points (C scaled by the
+    size ratio, as :func:`~sdpkern.native.primal_svm.primal_svm_kernel` does: the halves then
+    estimate the same function), each solved by :func:`_newton_on_points`. Steps that refactorise
+    cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points at C = 1, 2.4 ms against
+    4.0 for the kept-factor solver (CPU). A set larger than _BETA_ZERO_REFACTOR_MAX hands the
+    iterate over to that solver, and an unsettled last level is re-solved by it from scratch, so
+    that the answer is always the one the kept-factor solver certifies."""
+    n = y.shape[0]
+    M = bz.Q @ bz.L
+    order = np.random.default_rng(0).permutation(n) if n > _BETA_ZERO_WARM_START else np.arange(n)
+    levels = [(n, C)]  # (points, C) from the whole set down to the smallest half
+    while levels[-1][0] > _BETA_ZERO_WARM_START and np.unique(y[order[: levels[-1][0] // 2]]).shape[0] == 2:
+        p, Cp = levels[-1]
+        levels.append((p // 2, Cp * p / (p // 2)))
+    c, steps, settled, factorisations = np.zeros(n), 0, None, 0
+    for p, Cp in reversed(levels):
+        c, steps, settled = _newton_on_points(bz.Phi, bz.Q, M, y, Cp, np.sort(order[:p]), c, max_iter)
+        factorisations += steps
+        if settled is None:
+            break
+    if settled:
+        return c, steps, True, factorisations
+    res = primal_svm_kernel(
+        bz.operator, y, C, unpenalized=np.zeros((n, 0)), max_iter=max_iter, warm_start_size=_BETA_ZERO_WARM_START,
+        init=(c, np.zeros(0)) if settled is None else None,
+    )  # fmt: skip
+    return res.coef, res.iterations, res.converged, factorisations + res.factorisations
 
 
 def cpd_beta_zero_svm(
@@ -727,12 +839,13 @@ def cpd_beta_zero_svm(
 
         K̃ = Φ − Q (QᵀΦQ − W)Qᵀ,   W = QᵀΦN (NᵀΦN)⁻¹ NᵀΦQ   (k × k; any basis N, here E),
 
-    a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`).
-    Chapelle's Newton method on K̃ (004; :func:`~sdpkern.native.primal_svm.primal_svm_kernel`
-    with no offset: steps (λI + K̃_ss) c_s = y_s of order |s|, exact line search, one Cholesky
-    factor kept across steps, warm-started from a random half above 200 points) then minimises
-    the same function as eq. (18)'s steps, whose Hessian is of order n − k at every step (wdbc,
-    400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
+    a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`;
+    K̃ is read by blocks, never formed). Chapelle's Newton method on K̃ (004, no offset: steps
+    (λI + K̃_ss) c_s = y_s of order |s|, exact line search, warm-started from random halves above
+    200 points; a fresh factor per step while |s| ≤ 300, else
+    :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s kept factor: :func:`_beta_zero_newton`)
+    then minimises the same function as eq. (18)'s steps, whose Hessian is of order n − k at
+    every step (wdbc, 400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
     with Φα = K̃c and Pᵀα = 0; f and the objective are recomputed from that α.
 
     Same arguments as :func:`cpd_primal_svm` (no per-point weights: ``beta_zero=True`` there).
@@ -741,21 +854,20 @@ def cpd_beta_zero_svm(
     n, k = Q.shape
     if k == 0:
         return cpd_primal_svm(Phi, Q, y, lam, max_iter=max_iter)
+    y = _check_inputs(y, 1.0 / (2.0 * lam), n)
+    _check_max_iter(max_iter)
     bz = beta_zero_kernel(Phi, Q)
     with warnings.catch_warnings():
         # (one warning, below, in this function's terms)
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = primal_svm_kernel(
-            _SymmetricGram(bz.K), y, 1.0 / (2.0 * lam), unpenalized=np.zeros((n, 0)), max_iter=max_iter,
-            warm_start_size=_BETA_ZERO_WARM_START,
-        )  # fmt: skip
-    if not res.converged:
+        coef, steps, converged, factorisations = _beta_zero_newton(bz, y, 1.0 / (2.0 * lam), max_iter)
+    if not converged:
         warnings.warn(
             f"the β = 0 Newton iteration did not settle in max_iter={max_iter} steps; the answer is the last iterate",
             ConvergenceWarning,
             stacklevel=2,
         )
-    alpha = bz.coefficients(Phi, res.coef)
+    alpha = bz.coefficients(Phi, coef)
     f = Phi @ alpha
     # eq. (14) from f = Φα at hand, λαᵀf + Σ ξ_i² (α has no zeros here, so squared_hinge_objective's
     # Φ[nz, nz] would copy all of Φ: 0.4 ms of a 9 ms fit at n = 400)
@@ -765,9 +877,9 @@ def cpd_beta_zero_svm(
         f=f,
         objective=_objective_from_reg(lam * float(alpha @ f), f, y, 1.0),
         violators=np.flatnonzero(y * f < 1.0),
-        iterations=res.iterations,
-        converged=res.converged,
-        n_refactor=res.factorisations + 1,
+        iterations=steps,
+        converged=converged,
+        n_refactor=factorisations + 1,
         n_updates=0,
         jitter=bz.jitter,
     )

@@ -44,7 +44,7 @@ from ..kernels.gram import ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
 from .primal_svm import PrimalSVMResult, primal_svm_kernel
 
-__all__ = ["cpd_primal_svm_reduced", "checked_reduced_gram"]
+__all__ = ["cpd_primal_svm_reduced", "checked_reduced_gram", "warm_start_known", "remember_solution"]
 
 Array = NDArray[np.float64]
 
@@ -110,6 +110,28 @@ def _remember(rk: ReducedGram, key: bytes, gamma: Array, c: Array, n_violators: 
         table[key] = (n_violators, gamma.copy(), c.copy())
         while len(table) > _WARM_KEPT:
             del table[next(iter(table))]
+
+
+def warm_start_known(rk: ReducedGram, y: ArrayLike, sample_weight: ArrayLike | None = None) -> bool:
+    """Whether :func:`cpd_primal_svm_reduced` on ``rk`` (passed as ``reduced``) with these labels
+    and weights would start from a remembered solution (:data:`_WARM`; another C's, on the
+    same points)."""
+    ya, wa = np.asarray(y), None if sample_weight is None else np.asarray(sample_weight)
+    if ya.ndim != 1 or ya.shape[0] != rk.n or (wa is not None and wa.shape != ya.shape):
+        return False
+    return _warm_start(rk, _warm_key(ya, wa), rk.unisolvent.size) is not None
+
+
+def remember_solution(
+    rk: ReducedGram, y: ArrayLike, sample_weight: ArrayLike | None, gamma: Array, c: Array, n_violators: int
+) -> None:
+    """Keep (γ, c), a solution of the p.d. problem on ``rk`` found by another solver (the dual
+    SMO, :func:`sdpkern.native.dual_svm.cpd_dual_svm`: γ its ``dual_coef``, c its
+    ``coef_unpenalized``), as the start of the next :func:`cpd_primal_svm_reduced` on ``rk``
+    with these labels and weights (a grid search's next C on the same fold)."""
+    ya, wa = np.asarray(y), None if sample_weight is None else np.asarray(sample_weight)
+    if ya.ndim == 1 and ya.shape[0] == rk.n:
+        _remember(rk, _warm_key(ya, wa), gamma, c, n_violators)
 
 
 def cpd_primal_svm_reduced(
