@@ -60,6 +60,7 @@ polynomial and Gaussian kernels.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -162,28 +163,185 @@ def _check_C(value: Any) -> float:
     return check_positive(value, "C")
 
 
-@dataclass
-class _SlackScale:
-    """Keeps ``inv_C`` = 1/C of :func:`sdpm`'s soft margin in step with its ``C`` parameter.
+#: libsvm's iteration cap in the scale estimate (an estimate, not a result: a capped run still
+#: gives the order of magnitude; as :data:`sdpkern.builders.hyperkernel.scaling._ESTIMATE_MAX_ITER`).
+_ESTIMATE_MAX_ITER = 20_000
 
-    Why the slacks are solved as ζ = C·ξ: written as C Σ ξ_i, the penalty puts C on ξ's
-    cost, and where C exceeds the hard margin's largest multiplier every ξ_i is 0 at the
-    optimum with multiplier C − α_i ≈ C, so the solver's gap carries C·ξ_i: Clarabel stopped
-    at AlmostSolved at a 2e-8 relative gap on the status sweep's r = 3 sonar m = 81, C = 5.7e3
-    (at C = 1e5 too), while the hard margin (no ξ) certified in 16 iterations (issue 17).
-    With ζ the cost is Σ ζ_i and the multipliers 1 − α_i/C are O(1); the margins read ζ/C
-    (DPP cannot divide by a parameter: 1/C is a parameter, set here from C). The same change
-    certified the sweep's r = 4 pima m = 67 at C = 0.028 (AlmostSolved at an 8e-8 gap before, 8
-    iterations after), an instance whose feasible w is {0} (the θ⁴ coefficients' cone).
+#: Rounds of virtual examples in the scale estimate and the initial θ on the whole line.
+_ESTIMATE_ROUNDS = 4
+_LINE_GRID = (0.0, -0.5, 0.5, -1.0, 1.0, -2.0, 2.0, -4.0, 4.0)
+
+#: The smallest scale σ (a zero optimum has no scale).
+_SIGMA_FLOOR = 1e-12
+
+
+def _polynomial_floor(c: Array, tau: float | None) -> tuple[Array, Array]:
+    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ for a negative leading coefficient) and a
+    minimiser per row (on ℝ among the critical points and ±1, ±2 when the minimum is −∞)."""
+    m, r1 = c.shape
+    floor, arg = c[:, 0].copy(), np.zeros(m)
+    if r1 == 1:
+        return floor, arg
+    for i in range(m):
+        p = c[i, ::-1]
+        dp = np.polyder(p)
+        roots = np.roots(dp) if np.any(dp) else np.zeros(0)
+        roots = roots[np.abs(roots.imag) <= 1e-9 * (1.0 + np.abs(roots.real))].real
+        if tau is None:
+            cand = np.concatenate([roots, [0.0, -1.0, 1.0, -2.0, 2.0]])
+        else:
+            cand = np.concatenate([roots[np.abs(roots) <= tau], [-tau, 0.0, tau]])
+        vals = np.polyval(p, cand)
+        k = int(np.argmin(vals))
+        arg[i] = cand[k]
+        floor[i] = -np.inf if tau is None and c[i, -1] < 0 else vals[k]
+    return floor, arg
+
+
+def _schur_floor(Xt: Array, y: Array, d: Array) -> Array:
+    """The largest g_i with y_i Σ_k d_k Q_i^k − g_i e₀e₀ᵀ ⪰ 0 (003 §3's block at w = d): the Schur
+    complement a₀₀ − a₀ᵀA⁻¹a₀ of its lower block A (−∞ unless A ≻ 0)."""
+    A = y[:, None, None] * np.einsum("iabn,n->iab", Xt, d)
+    out = np.full(A.shape[0], -np.inf)
+    for i, Ai in enumerate(A):
+        lower = (Ai[1:, 1:] + Ai[1:, 1:].T) / 2
+        if np.linalg.eigvalsh(lower)[0] > 0:
+            out[i] = Ai[0, 0] - Ai[0, 1:] @ np.linalg.solve(lower, Ai[1:, 0])
+    return out
+
+
+def _upper_bound(d: Array, floor: Array, y: Array, cost: Array, offset: bool) -> float:
+    """min over t ≥ 0 and b of ½t²‖d‖² + Σ_i cost_i (1 − y_i b − t·floor_i)₊: the primal objective
+    at w = t·d with the least slacks (``floor`` the margin polynomials' minima at w = d), an upper
+    bound on the optimum (t = 0 is w = 0)."""
+    best = np.inf
+    for t in np.concatenate([[0.0], np.geomspace(1e-4, 2.0, 61)]):
+        need = np.ones_like(floor) if t == 0 else 1.0 - t * floor
+        if not np.all(np.isfinite(need)):
+            continue
+        # the hinge sum is piecewise linear in b: its minimum is at a kink y_i b = need_i
+        bs = np.concatenate([y * need, [0.0]]) if offset else np.zeros(1)
+        hinge = (cost[None, :] * np.maximum(need[None, :] - y[None, :] * bs[:, None], 0.0)).sum(axis=1)
+        best = min(best, 0.5 * t * t * float(d @ d) + float(hinge.min()))
+    return best
+
+
+def _virtual_svm(P: Array, labels: Array, cost: Array) -> tuple[Array, float]:
+    """libsvm's linear C-SVM on the virtual examples ``P`` (per-example box ``cost``): its w and
+    the dual value of its α. When every trajectory's boxes sum to its C·w_i that α is feasible
+    for the SDPM's dual (003 eq. 8 with moment blocks Σ_k α_k (1, θ_k, θ_k², ...), a sum of
+    rank-one Hankel matrices; with or without an offset, as libsvm keeps Σ y α = 0), so the
+    value is a lower bound on the optimum."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    svc = SVC(kernel="linear", C=1.0, max_iter=_ESTIMATE_MAX_ITER)
+    with warnings.catch_warnings():
+        # a capped libsvm run is a scale estimate, not an answer reported to the user
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc.fit(P, labels, sample_weight=cost)
+    alpha = np.zeros(P.shape[0])
+    alpha[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    v = (alpha * labels) @ P
+    return svc.coef_.ravel(), float(alpha.sum() - 0.5 * v @ v)
+
+
+def _objective_estimate(data: SDPMData, C: float, taus: Array | None) -> float:
+    """The scale σ of :class:`_ObjectiveScale`: an estimate of the soft-margin optimum at ``C``.
+
+    Virtual examples (003 Proposition 3) make the SDPM an SVM: libsvm on points of every
+    trajectory (θ = 0, the segment's ends, or a grid of the line), then, for a few rounds, also
+    at each trajectory's worst θ for the last w. Each round gives an upper bound (w = t·w_svm
+    with the least slacks and the best t, b; t = 0 is w = 0, C·2·min(m₊, m₋) with an offset) and
+    a lower bound (the SVM's dual value, boxes C·w_i/k). On a segment and at degree 0 the upper
+    bound is within 2× of the optimum on the status sweep's instances; on the whole line it is
+    not always (w_svm must also make every leading coefficient y_i wᵀX_ir non-negative, or the
+    slack is unbounded), so there σ is the geometric mean of the two bounds.
+    """
+    Xt, y = data["trajectories"], data["y"]
+    m, n = Xt.shape[0], Xt.shape[-1]
+    weights = data.get("loss_weights")
+    offset = bool(data.get("offset", True))
+    cost = C * (np.ones(m) if weights is None else weights)
+    upper = _upper_bound(np.zeros(n), np.zeros(m), y, cost, offset)
+    if Xt.ndim == 4:  # several parameters: the virtual examples at ρ = 0 only
+        d, lower = _virtual_svm(Xt[:, 0, 0, :], y, cost)
+        upper = min(upper, _upper_bound(d, _schur_floor(Xt, y, d), y, cost, offset))
+        return _geometric(lower, upper)
+    r1 = Xt.shape[1]
+    tau = None if taus is None else float(taus[1])
+    grid = (0.0,) if r1 == 1 else (_LINE_GRID if tau is None else (-tau, 0.0, tau))
+    thetas = [np.full(m, g) for g in grid]
+    lower = 0.0
+    for _ in range(1 if r1 == 1 else _ESTIMATE_ROUNDS):
+        T = np.stack(thetas, axis=1)
+        k = T.shape[1]
+        P = np.einsum("ikj,ijn->ikn", T[:, :, None] ** np.arange(r1), Xt).reshape(m * k, n)
+        d, dual = _virtual_svm(P, np.repeat(y, k), np.repeat(cost / k, k))
+        lower = max(lower, dual)
+        floor, worst = _polynomial_floor(y[:, None] * (Xt @ d), tau)
+        upper = min(upper, _upper_bound(d, floor, y, cost, offset))
+        thetas.append(worst)
+    if tau is None and r1 > 1:
+        return _geometric(lower, upper)
+    return max(upper, _SIGMA_FLOOR)
+
+
+def _geometric(lower: float, upper: float) -> float:
+    """√(lower·upper), or ``upper`` when the lower bound is not positive."""
+    if lower <= 0:
+        return max(upper, _SIGMA_FLOOR)
+    return max(math.sqrt(min(lower, upper) * upper), _SIGMA_FLOOR)
+
+
+@dataclass
+class _ObjectiveScale:
+    """Keeps the scaled soft margin of :func:`sdpm` in step with its ``C`` (and ``tau``) parameters.
+
+    The solved problem is the user's divided by σ, an estimate of its optimum
+    (:func:`_objective_estimate`), with the slacks ξ = κ·ζ, κ = σ/C:
+
+        min  ½‖w‖²/σ + Σ_i w_i ζ_i   s.t.  p_i(θ) = y_i(wᵀx̃_i(θ) + b) − 1 + κ ζ_i ≥ 0,  ζ ≥ 0,
+
+    so σ × its optimum is the user's (``data["objective_scale"]``) and σ × its duals are the
+    user's α, μ, M (:func:`_coefficient_duals`). Why: at large C the optimum is mostly C Σ ξ_i
+    (the trajectories of the status sweep are rarely separable for every θ), e.g. 5.2e7 on
+    sonar m = 159, r = 1, C = 9.46e5. Solved as ½‖w‖² + Σ ζ with ζ = C·ξ (the previous form,
+    which fixed Clarabel's AlmostSolved at large C when every ξ is 0) the ζ_i are ~1e6 and SCS
+    ended that instance ``infeasible`` and thyroid m = 170, r = 4, C = 7.1e5
+    ``infeasible_inaccurate``, and 34 others of the issue-17 sweep at its 200 000 iterations
+    ``optimal_inaccurate`` (issue 17). Divided by σ the objective, ζ (Σ ζ ≈ 1 where the slacks
+    dominate) and the multipliers (ζ's is 1 − α_i/C, as before) are O(1) whichever term
+    dominates. σ is only a scale: the scaled problem's optimum is the user's whatever σ is;
+    measured on the five instances of ``tests/test_sdpm_scaling.py``, both backends certify
+    within σ ∈ [10⁻²·opt, 10²·opt] (DPP cannot divide by a parameter: 1/σ and κ are parameters
+    set here from C).
     """
 
-    inv_C: cp.Parameter
+    inv_sigma: cp.Parameter
+    kappa: cp.Parameter
+    sigma: float = 1.0
+    _last: tuple[Any, ...] | None = None
 
     def __call__(self, problem: Any) -> None:
-        """Set 1/C from the problem's ``C`` parameter (``KernelProblem._rescale``)."""
+        """Set 1/σ and κ = σ/C from the problem's ``C`` (and ``tau``) parameters."""
         value = problem.parameters["C"].value
-        if value is not None:
-            self.inv_C.value = 1.0 / _check_C(value)
+        if value is None:
+            return
+        C = _check_C(value)
+        tau = problem.parameters.get("tau")
+        taus = None if tau is None or tau.value is None else np.asarray(tau.value, dtype=np.float64)
+        key = (C, None if taus is None else tuple(taus))
+        if key != self._last:
+            # a power of 16 (within 4× of the estimate; the solvers certify within 100×): dividing
+            # by σ is exact in floating point, problems whose estimates differ by a few per cent
+            # (e.g. sample weights vs repeated examples) are solved in the same units, and an
+            # optimum of order 1 keeps σ = 1, the problem as the user wrote it (with ζ = C·ξ)
+            self.sigma = float(16.0 ** round(math.log(_objective_estimate(problem.data, C, taus), 16)))
+            self.inv_sigma.value = 1.0 / self.sigma
+            self.kappa.value = self.sigma / C
+            self._last = key
+        problem.data["objective_scale"] = self.sigma
 
 
 # ----------------------------------------------------------------------------- problem
@@ -407,15 +565,14 @@ def sdpm(
     objective: cp.Expression = 0.5 * cp.sum_squares(w)
     constraints: list[Any] = []
     if C is not None:
-        # the slacks in cost units, ζ = C·ξ (see _SlackScale): penalty Σ w_i ζ_i, margin shift ζ/C
         zeta = cp.Variable(m, name="zeta")
         C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
-        slack_scale = _SlackScale(cp.Parameter(nonneg=True, name="inv_C", value=1.0 / _check_C(C)))
-        xi = slack_scale.inv_C * zeta
+        scale = _ObjectiveScale(cp.Parameter(nonneg=True, name="inv_sigma"), cp.Parameter(nonneg=True, name="kappa"))
+        xi = scale.kappa * zeta
         variables["xi"] = xi
         parameters["C"] = C_par
         checks["C"] = _check_C
-        objective = objective + (cp.sum(zeta) if weights is None else weights @ zeta)
+        objective = scale.inv_sigma * objective + (cp.sum(zeta) if weights is None else weights @ zeta)
         constraints.append(zeta >= 0)
         shift = shift + xi
     c0 = const + shift
@@ -436,11 +593,14 @@ def sdpm(
     formulation += ", soft margin" if C is not None else ", hard margin"
     problem = cp.Problem(cp.Minimize(objective), constraints)
     data = _data(Xt, y_pm, classes, degree, r, tau, support_tol, checks, C, kind=kind)
-    if C is not None:
-        data.rescale = slack_scale
-    return SDPMProblem(
+    data.loss_weights, data.offset = weights, offset
+    out = SDPMProblem(
         problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1]}, _recover_sdpm, data
     )
+    if C is not None:
+        data.rescale = scale
+        out._rescale()
+    return out
 
 
 @dataclass
@@ -482,6 +642,8 @@ class SDPMData(ProblemData):
     gram_blocks: Array | None = None
     equality: Any = None
     mu: Any = None
+    loss_weights: Array | None = None
+    offset: bool = True
 
 
 def _data(
@@ -497,6 +659,9 @@ def _coefficient_duals(problem: KernelProblem) -> tuple[Array, list[Array]]:
     """μ (m × (r+1)) on the trajectory coefficients and the dual blocks M_i."""
     d = problem.data
     h, Ms = _block_duals(d["kind"], d["degree"])
+    # the solved objective is the user's divided by σ (``_ObjectiveScale``): so are its duals
+    unit = float(d.get("objective_scale", 1.0))
+    h, Ms = h * unit, [M * unit for M in Ms]
     if d.get("segment") is not None:
         r = d["r"]
         taus = np.asarray(problem.parameters["tau"].value, dtype=np.float64)
