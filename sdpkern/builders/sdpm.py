@@ -293,13 +293,19 @@ def _objective_estimate(data: SDPMData, C: float, taus: Array | None) -> float:
     """The scale σ of :class:`_ObjectiveScale`: an estimate of the soft-margin optimum at ``C``.
 
     Virtual examples (003 Proposition 3) make the SDPM an SVM: libsvm on points of every
-    trajectory (θ = 0, the segment's ends, or a grid of the line), then, for a few rounds, also
+    trajectory (θ = 0, the segment's ends, or 0, ±1, ±2 on the line), then, for a few rounds, also
     at each trajectory's worst θ for the last w. Each round gives an upper bound (w = t·w_svm
     with the least slacks and the best t, b; t = 0 is w = 0, C·2·min(m₊, m₋) with an offset) and
-    a lower bound (the SVM's dual value, boxes C·w_i/k). On a segment and at degree 0 the upper
-    bound is within 2× of the optimum on the status sweep's instances; on the whole line it is
-    not always (w_svm must also make every leading coefficient y_i wᵀX_ir non-negative, or the
-    slack is unbounded), so there σ is the geometric mean of the two bounds.
+    a lower bound (the SVM's rescaled dual value, :func:`_virtual_svm`). On a segment and at
+    degree 0 σ is the upper bound; on the whole line the geometric mean of the two, as there
+    either can be far off: w_svm must also keep every leading coefficient y_i wᵀX_ir ≥ 0 or its
+    slack is unbounded, and finitely many points do not see that constraint.
+
+    Measured on the first 100 SDPM instances of the status sweep's default draw (estimate /
+    optimum): degree 0 in [1, 34], r = 1 in [1, 1.4], r = 3 in [1, 8.5] (segments), r = 2 in
+    [0.093, 1.6e3] and r = 4 in [0.19, 6.4e2] (line). The largest are small sets a w separates
+    for every θ (sonar m = 45, r = 2, C = 2.8e5: the upper bound is 3.6e6× the optimum); there
+    σ ≈ 1.2e3·opt and Clarabel's ``optimal`` objective is 5e-5 from the optimum (1e-9 at σ ≈ opt).
     """
     Xt, y = data["trajectories"], data["y"]
     m, n = Xt.shape[0], Xt.shape[-1]
