@@ -565,7 +565,9 @@ def sdpm(
     C : float, optional
         Soft margin: slacks ξ_i ≥ 0 with penalty C Σ ξ_i. ``None`` is the hard margin of 003
         eq. (6) (infeasible when the trajectories cannot be separated). A ``cvxpy.Parameter``
-        (sweep it with ``problem.set(C=...)``).
+        (sweep it with ``problem.set(C=...)``). The soft margin is solved divided by an
+        estimate of its optimum (:class:`_ObjectiveScale`); the objective, ξ and the duals
+        come back in the units of 003 eq. (6).
     offset : bool
         Learn an offset b (003 omits it, footnote 1).
     segment : float, optional
