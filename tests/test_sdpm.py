@@ -8,6 +8,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.svm import SVC
+from sweep_instances import sdpm_trajectories
 
 from sdpkern.builders.sdpm import (
     hankel_parametrisation,
@@ -366,27 +367,6 @@ def test_summary_and_sources() -> None:
 
 
 # ----------------------------------------------------------------------------- issue 17: sweep misses
-def _sweep_trajectories(name: str, m: int, seed: int, r: int) -> tuple[np.ndarray, np.ndarray]:
-    """examples/status_sweep.py's SDPM instance: m standardised KEEL points as the θ⁰ row and
-    0.3·N(0, 1)/j noise rows j = 1..r (seeded seed + 1)."""
-    from sdpkern.datasets import load_keel
-
-    ds = load_keel(name)
-    y_all = (ds.y == ds.y[0]).astype(float)
-    idx = np.random.default_rng(seed).permutation(ds.X.shape[0])[:m]
-    if len(np.unique(y_all[idx])) < 2:
-        idx[-1] = int(np.flatnonzero(y_all != y_all[idx[0]])[0])
-    X = ds.X[idx]
-    sd = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    rng = np.random.default_rng(seed + 1)
-    V = np.zeros((m, r + 1, X.shape[1]))
-    V[:, 0] = X
-    for j in range(1, r + 1):
-        V[:, j] = 0.3 * rng.normal(size=X.shape) / j
-    return V, y_all[idx]
-
-
 @pytest.mark.parametrize(
     ("name", "m", "seed", "r", "C", "segment"),
     [("sonar", 81, 98008915, 3, 5672.286816351535, 1.0), ("pima", 67, 29783550, 4, 0.027793899561337182, None)],
@@ -396,15 +376,16 @@ def test_soft_margin_slacks_in_cost_units_are_certified(
 ) -> None:
     """Status-sweep misses (issue 17): Clarabel stopped at AlmostSolved on these two (r = 3 on
     [−1, 1], C = 5.7e3, every ξ = 0; r = 4 on ℝ, C = 0.028, w = 0). With the slacks solved as
-    ζ = C·ξ (``sdpm._SlackScale``) both are ``optimal`` on the default backend without
-    recovery, and agree with SCS on the same problem to 1e-6 relative (SCS's own tolerance)."""
-    V, y = _sweep_trajectories(name, m, seed, r)
+    ζ = ξ·C/σ (``sdpm._ObjectiveScale``; σ = 1 was the first fix, ζ = C·ξ) both are ``optimal``
+    on the default backend without recovery, and agree with SCS on the same problem to 1e-6
+    relative (SCS's own tolerance)."""
+    V, y = sdpm_trajectories(name, m, seed, r)
     p = sdpm(V, y, C=C, segment=segment)
     sol = p.solve("clarabel", recovery=False)
     assert sol.status == "optimal" and sol.attempts[0].backend == "clarabel"
     other = p.solve("scs", recovery=False)
     assert other.status == "optimal"
     assert sol.objective == pytest.approx(other.objective, rel=1e-6)
-    # the objective is ½‖w‖² + C Σ ξ in the user's units (ξ = ζ/C comes back as "xi")
+    # the objective is ½‖w‖² + C Σ ξ in the user's units (ξ = κ·ζ comes back as "xi")
     w, xi = sol.model.extras["w"], sol.model.extras["xi"]
     assert sol.objective == pytest.approx(0.5 * w @ w + C * xi.sum(), rel=1e-7)

@@ -60,6 +60,7 @@ polynomial and Gaussian kernels.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -162,28 +163,234 @@ def _check_C(value: Any) -> float:
     return check_positive(value, "C")
 
 
-@dataclass
-class _SlackScale:
-    """Keeps ``inv_C`` = 1/C of :func:`sdpm`'s soft margin in step with its ``C`` parameter.
+#: libsvm's iteration cap in the scale estimate (an estimate, not a result: a capped run still
+#: gives the order of magnitude; as :data:`sdpkern.builders.hyperkernel.scaling._ESTIMATE_MAX_ITER`).
+_ESTIMATE_MAX_ITER = 20_000
 
-    Why the slacks are solved as ζ = C·ξ: written as C Σ ξ_i, the penalty puts C on ξ's
-    cost, and where C exceeds the hard margin's largest multiplier every ξ_i is 0 at the
-    optimum with multiplier C − α_i ≈ C, so the solver's gap carries C·ξ_i: Clarabel stopped
-    at AlmostSolved at a 2e-8 relative gap on the status sweep's r = 3 sonar m = 81, C = 5.7e3
-    (at C = 1e5 too), while the hard margin (no ξ) certified in 16 iterations (issue 17).
-    With ζ the cost is Σ ζ_i and the multipliers 1 − α_i/C are O(1); the margins read ζ/C
-    (DPP cannot divide by a parameter: 1/C is a parameter, set here from C). The same change
-    certified the sweep's r = 4 pima m = 67 at C = 0.028 (AlmostSolved at an 8e-8 gap before, 8
-    iterations after), an instance whose feasible w is {0} (the θ⁴ coefficients' cone).
+#: The largest box the scale estimate's libsvm runs use (theirs is C·w_i/k scaled down to it): at
+#: C = 1e5 one run took 0.8 s of the estimate's 3.8 s on the sweep's pima m = 188, r = 2.
+_ESTIMATE_C = 10.0
+
+#: Rounds of virtual examples in the scale estimate and the initial θ on the whole line.
+_ESTIMATE_ROUNDS = 3
+_LINE_GRID = (0.0, -1.0, 1.0, -2.0, 2.0)
+
+#: The smallest scale σ (a zero optimum has no scale).
+_SIGMA_FLOOR = 1e-12
+
+
+def _critical_points(c: Array) -> Array:
+    """Roots of d/dθ Σ_j c[i, j] θ^j per row (m × (r−1), complex; NaN where the derivative has lower
+    degree), as eigenvalues of the companion matrices, all rows at once."""
+    m, r1 = c.shape
+    deriv = c[:, 1:] * np.arange(1, r1)  # coefficients of θ^0..θ^{r−1}
+    k = r1 - 2
+    out = np.full((m, k), np.nan, dtype=np.complex128)
+    lead = deriv[:, -1]
+    ok = np.abs(lead) > 1e-12 * np.abs(deriv).max(axis=1)
+    if k == 0 or not ok.any():
+        return out
+    comp = np.zeros((int(ok.sum()), k, k))
+    comp[:, 0, :] = -deriv[ok, -2::-1] / lead[ok, None]
+    comp[:, np.arange(1, k), np.arange(k - 1)] = 1.0
+    out[ok] = np.linalg.eigvals(comp)
+    for i in np.flatnonzero(~ok):  # a vanishing leading coefficient: numpy's general routine
+        roots = np.roots(deriv[i, ::-1])
+        out[i, : roots.size] = roots
+    return out
+
+
+def _polynomial_floor(c: Array, tau: float | None) -> tuple[Array, Array]:
+    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ for a negative leading coefficient) and a
+    minimiser per row (on ℝ among the critical points and ±1, ±2 when the minimum is −∞)."""
+    m, r1 = c.shape
+    if r1 == 1:
+        return c[:, 0].copy(), np.zeros(m)
+    roots = _critical_points(c)
+    real = np.abs(roots.imag) <= 1e-9 * (1.0 + np.abs(roots.real))
+    fixed = (0.0, -1.0, 1.0, -2.0, 2.0) if tau is None else (-tau, 0.0, tau)
+    cand = np.concatenate([np.where(real, roots.real, 0.0), np.tile(fixed, (m, 1))], axis=1)
+    keep = np.concatenate([real, np.ones((m, len(fixed)), dtype=bool)], axis=1)
+    if tau is not None:
+        keep &= np.abs(cand) <= tau
+    vals = np.zeros_like(cand)
+    for j in range(r1 - 1, -1, -1):  # Horner, every row and candidate at once
+        vals = vals * cand + c[:, j : j + 1]
+    vals = np.where(keep, vals, np.inf)
+    best = np.argmin(vals, axis=1)
+    floor = vals[np.arange(m), best]
+    if tau is None:
+        floor = np.where(c[:, -1] < 0, -np.inf, floor)
+    return floor, cand[np.arange(m), best]
+
+
+def _schur_floor(Xt: Array, y: Array, d: Array) -> Array:
+    """The largest g_i with y_i Σ_k d_k Q_i^k − g_i e₀e₀ᵀ ⪰ 0 (003 §3's block at w = d): the Schur
+    complement a₀₀ − a₀ᵀA⁻¹a₀ of its lower block A (−∞ unless A ≻ 0)."""
+    A = y[:, None, None] * np.einsum("iabn,n->iab", Xt, d)
+    out = np.full(A.shape[0], -np.inf)
+    for i, Ai in enumerate(A):
+        lower = (Ai[1:, 1:] + Ai[1:, 1:].T) / 2
+        if np.linalg.eigvalsh(lower)[0] > 0:
+            out[i] = Ai[0, 0] - Ai[0, 1:] @ np.linalg.solve(lower, Ai[1:, 0])
+    return out
+
+
+def _least_hinge(need: Array, y: Array, cost: Array, offset: bool) -> float:
+    """min over b of Σ_i cost_i (need_i − y_i b)₊ (b = 0 without an offset). Convex and piecewise
+    linear in b, least at a kink b = y_i need_i: every kink's value by prefix sums, O(m log m)."""
+    if not offset:
+        return float(cost @ np.maximum(need, 0.0))
+    kinks = y * need
+    order = np.argsort(kinks)
+    k, c, plus = kinks[order], cost[order], y[order] > 0
+    cp_, cm_ = c * plus, c * ~plus
+    # Σ over y = +1 after the kink of c (k − b), and over y = −1 before it of c (b − k)
+    after0 = np.cumsum(cp_[::-1])[::-1] - cp_
+    after1 = np.cumsum((cp_ * k)[::-1])[::-1] - cp_ * k
+    before0 = np.cumsum(cm_) - cm_
+    before1 = np.cumsum(cm_ * k) - cm_ * k
+    return float(np.min(after1 - k * after0 + k * before0 - before1))
+
+
+def _upper_bound(d: Array, floor: Array, y: Array, cost: Array, offset: bool) -> float:
+    """min over t ≥ 0 and b of ½t²‖d‖² + Σ_i cost_i (1 − y_i b − t·floor_i)₊: the primal objective
+    at w = t·d with the least slacks (``floor`` the margin polynomials' minima at w = d), an upper
+    bound on the optimum (t = 0 is w = 0)."""
+    best = _least_hinge(np.ones_like(floor), y, cost, offset)
+    if not np.all(np.isfinite(floor)):
+        return best
+    for t in np.geomspace(1e-4, 1e2, 85):
+        best = min(best, 0.5 * t * t * float(d @ d) + _least_hinge(1.0 - t * floor, y, cost, offset))
+    return best
+
+
+def _virtual_svm(P: Array, labels: Array, cost: Array) -> tuple[Array, float]:
+    """libsvm's linear C-SVM on the virtual examples ``P`` (per-example box ``cost``, scaled down to
+    at most :data:`_ESTIMATE_C` for speed): its w and a dual value. When every trajectory's
+    boxes sum to its C·w_i, γ·α is feasible for the SDPM's dual for 0 ≤ γ ≤ cost/fitted box (003
+    eq. 8 with moment blocks Σ_k α_k (1, θ_k, θ_k², ...), a sum of rank-one Hankel matrices; with
+    or without an offset, as libsvm keeps Σ y α = 0), so the best such γ's value is a lower
+    bound on the optimum."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    shrink = min(1.0, _ESTIMATE_C / float(cost.max()))
+    svc = SVC(kernel="linear", C=1.0, max_iter=_ESTIMATE_MAX_ITER)
+    with warnings.catch_warnings():
+        # a capped libsvm run is a scale estimate, not an answer reported to the user
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc.fit(P, labels, sample_weight=cost * shrink)
+    alpha = np.zeros(P.shape[0])
+    alpha[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    v = (alpha * labels) @ P
+    linear, quadratic = float(alpha.sum()), float(v @ v)
+    gamma = 1.0 / shrink if quadratic <= 0 else min(1.0 / shrink, linear / quadratic)
+    return svc.coef_.ravel(), gamma * linear - 0.5 * gamma * gamma * quadratic
+
+
+def _objective_estimate(data: SDPMData, C: float, taus: Array | None) -> float:
+    """The scale σ of :class:`_ObjectiveScale`: an estimate of the soft-margin optimum at ``C``.
+
+    Virtual examples (003 Proposition 3) make the SDPM an SVM: libsvm on points of every
+    trajectory (θ = 0, the segment's ends, or 0, ±1, ±2 on the line), then, for a few rounds, also
+    at each trajectory's worst θ for the last w. Each round gives an upper bound (w = t·w_svm
+    with the least slacks and the best t, b; t = 0 is w = 0, C·2·min(m₊, m₋) with an offset) and
+    a lower bound (the SVM's rescaled dual value, :func:`_virtual_svm`). On a segment and at
+    degree 0 σ is the upper bound; on the whole line the geometric mean of the two, as there
+    either can be far off: w_svm must also keep every leading coefficient y_i wᵀX_ir ≥ 0 or its
+    slack is unbounded, and finitely many points do not see that constraint.
+
+    Measured on the first 100 SDPM instances of the status sweep's default draw (estimate /
+    optimum): degree 0 in [1, 34], r = 1 in [1, 1.4], r = 3 in [1, 8.5] (segments), r = 2 in
+    [0.093, 1.6e3] and r = 4 in [0.19, 6.4e2] (line). The largest are small sets a w separates
+    for every θ (sonar m = 45, r = 2, C = 2.8e5: the upper bound is 3.6e6× the optimum); there
+    σ ≈ 1.2e3·opt and Clarabel's ``optimal`` objective is 5e-5 from the optimum (1e-9 at σ ≈ opt).
+    """
+    Xt, y = data["trajectories"], data["y"]
+    m, n = Xt.shape[0], Xt.shape[-1]
+    weights = data.get("loss_weights")
+    offset = bool(data.get("offset", True))
+    cost = C * (np.ones(m) if weights is None else weights)
+    upper = _upper_bound(np.zeros(n), np.zeros(m), y, cost, offset)
+    if Xt.ndim == 4:  # several parameters: the virtual examples at ρ = 0 only
+        d, lower = _virtual_svm(Xt[:, 0, 0, :], y, cost)
+        upper = min(upper, _upper_bound(d, _schur_floor(Xt, y, d), y, cost, offset))
+        return _geometric(lower, upper)
+    r1 = Xt.shape[1]
+    tau = None if taus is None else float(taus[1])
+    grid = (0.0,) if r1 == 1 else (_LINE_GRID if tau is None else (-tau, 0.0, tau))
+    thetas = [np.full(m, g) for g in grid]
+    lower = 0.0
+    for _ in range(1 if r1 == 1 else _ESTIMATE_ROUNDS):
+        T = np.stack(thetas, axis=1)
+        k = T.shape[1]
+        P = np.einsum("ikj,ijn->ikn", T[:, :, None] ** np.arange(r1), Xt).reshape(m * k, n)
+        d, dual = _virtual_svm(P, np.repeat(y, k), np.repeat(cost / k, k))
+        lower = max(lower, dual)
+        floor, worst = _polynomial_floor(y[:, None] * (Xt @ d), tau)
+        upper = min(upper, _upper_bound(d, floor, y, cost, offset))
+        thetas.append(worst)
+    if tau is None and r1 > 1:
+        return _geometric(lower, upper)
+    return max(upper, _SIGMA_FLOOR)
+
+
+def _geometric(lower: float, upper: float) -> float:
+    """√(lower·upper), or ``upper`` when the lower bound is not positive."""
+    if lower <= 0:
+        return max(upper, _SIGMA_FLOOR)
+    return max(math.sqrt(min(lower, upper) * upper), _SIGMA_FLOOR)
+
+
+@dataclass
+class _ObjectiveScale:
+    """Keeps the scaled soft margin of :func:`sdpm` in step with its ``C`` (and ``tau``) parameters.
+
+    The solved problem is the user's divided by σ, an estimate of its optimum
+    (:func:`_objective_estimate`), with the slacks ξ = κ·ζ, κ = σ/C:
+
+        min  ½‖w‖²/σ + Σ_i w_i ζ_i   s.t.  p_i(θ) = y_i(wᵀx̃_i(θ) + b) − 1 + κ ζ_i ≥ 0,  ζ ≥ 0,
+
+    so σ × its optimum is the user's (``data["objective_scale"]``) and σ × its duals are the
+    user's α, μ, M (:func:`_coefficient_duals`). Why: at large C the optimum is mostly C Σ ξ_i
+    (the trajectories of the status sweep are rarely separable for every θ), e.g. 5.2e7 on
+    sonar m = 159, r = 1, C = 9.46e5. Solved as ½‖w‖² + Σ ζ with ζ = C·ξ (the previous form,
+    which fixed Clarabel's AlmostSolved at large C when every ξ is 0) the ζ_i are ~1e6 and SCS
+    ended that instance ``infeasible`` and thyroid m = 170, r = 4, C = 7.1e5
+    ``infeasible_inaccurate``, and 34 others of the issue-17 sweep at its 200 000 iterations
+    ``optimal_inaccurate`` (issue 17). Divided by σ the objective, ζ (Σ ζ ≈ 1 where the slacks
+    dominate) and the multipliers (ζ's is 1 − α_i/C, as before) are O(1) whichever term
+    dominates. σ is only a scale: the scaled problem's optimum is the user's whatever σ is;
+    measured on the five instances of ``tests/test_sdpm_scaling.py``, both backends certify
+    within σ ∈ [10⁻²·opt, 10²·opt] (DPP cannot divide by a parameter: 1/σ and κ are parameters
+    set here from C).
     """
 
-    inv_C: cp.Parameter
+    inv_sigma: cp.Parameter
+    kappa: cp.Parameter
+    sigma: float = 1.0
+    _last: tuple[Any, ...] | None = None
 
     def __call__(self, problem: Any) -> None:
-        """Set 1/C from the problem's ``C`` parameter (``KernelProblem._rescale``)."""
+        """Set 1/σ and κ = σ/C from the problem's ``C`` (and ``tau``) parameters."""
         value = problem.parameters["C"].value
-        if value is not None:
-            self.inv_C.value = 1.0 / _check_C(value)
+        if value is None:
+            return
+        C = _check_C(value)
+        tau = problem.parameters.get("tau")
+        taus = None if tau is None or tau.value is None else np.asarray(tau.value, dtype=np.float64)
+        key = (C, None if taus is None else tuple(taus))
+        if key != self._last:
+            # a power of 16 (within 4× of the estimate; the solvers certify within 100×): dividing
+            # by σ is exact in floating point, problems whose estimates differ by a few per cent
+            # (e.g. sample weights vs repeated examples) are solved in the same units, and an
+            # optimum of order 1 keeps σ = 1, the problem as the user wrote it (with ζ = C·ξ)
+            self.sigma = float(16.0 ** round(math.log(_objective_estimate(problem.data, C, taus), 16)))
+            self.inv_sigma.value = 1.0 / self.sigma
+            self.kappa.value = self.sigma / C
+            self._last = key
+        problem.data["objective_scale"] = self.sigma
 
 
 # ----------------------------------------------------------------------------- problem
@@ -358,7 +565,9 @@ def sdpm(
     C : float, optional
         Soft margin: slacks ξ_i ≥ 0 with penalty C Σ ξ_i. ``None`` is the hard margin of 003
         eq. (6) (infeasible when the trajectories cannot be separated). A ``cvxpy.Parameter``
-        (sweep it with ``problem.set(C=...)``).
+        (sweep it with ``problem.set(C=...)``). The soft margin is solved divided by an
+        estimate of its optimum (:class:`_ObjectiveScale`); the objective, ξ and the duals
+        come back in the units of 003 eq. (6).
     offset : bool
         Learn an offset b (003 omits it, footnote 1).
     segment : float, optional
@@ -407,15 +616,14 @@ def sdpm(
     objective: cp.Expression = 0.5 * cp.sum_squares(w)
     constraints: list[Any] = []
     if C is not None:
-        # the slacks in cost units, ζ = C·ξ (see _SlackScale): penalty Σ w_i ζ_i, margin shift ζ/C
         zeta = cp.Variable(m, name="zeta")
         C_par = cp.Parameter(nonneg=True, name="C", value=float(C))
-        slack_scale = _SlackScale(cp.Parameter(nonneg=True, name="inv_C", value=1.0 / _check_C(C)))
-        xi = slack_scale.inv_C * zeta
+        scale = _ObjectiveScale(cp.Parameter(nonneg=True, name="inv_sigma"), cp.Parameter(nonneg=True, name="kappa"))
+        xi = scale.kappa * zeta
         variables["xi"] = xi
         parameters["C"] = C_par
         checks["C"] = _check_C
-        objective = objective + (cp.sum(zeta) if weights is None else weights @ zeta)
+        objective = scale.inv_sigma * objective + (cp.sum(zeta) if weights is None else weights @ zeta)
         constraints.append(zeta >= 0)
         shift = shift + xi
     c0 = const + shift
@@ -436,11 +644,14 @@ def sdpm(
     formulation += ", soft margin" if C is not None else ", hard margin"
     problem = cp.Problem(cp.Minimize(objective), constraints)
     data = _data(Xt, y_pm, classes, degree, r, tau, support_tol, checks, C, kind=kind)
-    if C is not None:
-        data.rescale = slack_scale
-    return SDPMProblem(
+    data.loss_weights, data.offset = weights, offset
+    out = SDPMProblem(
         problem, formulation, source, cone_form, variables, parameters, {"blocks": kind[1]}, _recover_sdpm, data
     )
+    if C is not None:
+        data.rescale = scale
+        out._rescale()
+    return out
 
 
 @dataclass
@@ -482,6 +693,8 @@ class SDPMData(ProblemData):
     gram_blocks: Array | None = None
     equality: Any = None
     mu: Any = None
+    loss_weights: Array | None = None
+    offset: bool = True
 
 
 def _data(
@@ -497,6 +710,9 @@ def _coefficient_duals(problem: KernelProblem) -> tuple[Array, list[Array]]:
     """μ (m × (r+1)) on the trajectory coefficients and the dual blocks M_i."""
     d = problem.data
     h, Ms = _block_duals(d["kind"], d["degree"])
+    # the solved objective is the user's divided by σ (``_ObjectiveScale``): so are its duals
+    unit = float(d.get("objective_scale", 1.0))
+    h, Ms = h * unit, [M * unit for M in Ms]
     if d.get("segment") is not None:
         r = d["r"]
         taus = np.asarray(problem.parameters["tau"].value, dtype=np.float64)
