@@ -172,8 +172,9 @@ class Solution:
     attempts : list of Attempt
         Every solver call the solve made, in order (one unless the recovery policy ran).
     recovery : str or None
-        What the recovery policy did (None when the first attempt was optimal or the policy was
-        off); ``backend`` is the backend of the attempt returned.
+        What the recovery policy did, or a formulation's own second solve (the SDPM's re-solve
+        at its optimum's scale, :meth:`sdpkern.builders.sdpm.SDPMProblem.solve`); None when the
+        first attempt was optimal and stands. ``backend`` is the backend of the attempt returned.
     method : str
         How the problem was solved (:meth:`KernelProblem.solve`'s ``method``): ``"direct"`` (the
         whole CVXPY problem in one solver call plus recovery) or ``"cone_generation"`` (a sequence
