@@ -653,14 +653,15 @@ def eval_columns(spec, Py_ssize_t n, Py_ssize_t[::1] cols):
 def radial_gram_inplace(double[:, ::1] G, const double[::1] sq, double sign, int p, bint use_log):
     """Turn G = X Xᵀ into the symmetric radial Gram Φ in place (the thin-plate φ of 000 eq. 11).
 
-    Reads only the upper triangle of G: d² = (−2 G_ij + ‖x_i‖²) + ‖x_j‖², clipped at 0 (the
-    order of :func:`sdpkern.kernels.base.squared_distances`), then φ = (½·sign·log d²)·(d²)^{p/2}
-    (0 at d² = 0) if ``use_log`` (p even) else sign·(d²)^{p/2}, written to (i, j) and (j, i);
-    the diagonal is exactly 0. One pass instead of NumPy's six over n² (logs of a row at a time
-    through NumPy's SIMD loop, :func:`_vlog`).
+    For i < j: d² = ½(D_ij + D_ji) with D_ij = (−2 G_ij + ‖x_i‖²) + ‖x_j‖² clipped at 0 (the
+    order of :func:`sdpkern.kernels.base.squared_distances`, which is not symmetric in rounding;
+    averaged as the NumPy route did, so the bits are its bits), then φ = (½·sign·log d²)·(d²)^{p/2}
+    (0 at d² = 0) if ``use_log`` (p even) else sign·(d²)^{p/2}, written to (i, j) and (j, i)
+    (G_ji is read before it is overwritten); the diagonal is exactly 0. One pass instead of
+    NumPy's six over n² (the logs of a row at a time through NumPy's SIMD loop, :func:`_vlog`).
     """
     cdef Py_ssize_t n = G.shape[0], i, j, m
-    cdef double d2, v, half = 0.5 * sign, expo = 0.5 * p, si
+    cdef double d2, dt, v, half = 0.5 * sign, expo = 0.5 * p, si
     cdef int k = p // 2, t
     cdef double[::1] lg = np.empty(max(n, 1))
     with nogil:
@@ -671,6 +672,10 @@ def radial_gram_inplace(double[:, ::1] G, const double[::1] sq, double sign, int
                 d2 = (-2.0 * G[i, j] + si) + sq[j]
                 if d2 < 0.0:
                     d2 = 0.0
+                dt = (-2.0 * G[j, i] + sq[j]) + si
+                if dt < 0.0:
+                    dt = 0.0
+                d2 = 0.5 * (d2 + dt)
                 G[i, j] = d2
                 lg[j - i - 1] = d2 if d2 > 0.0 else 1.0
             if use_log and m > 0:
