@@ -44,3 +44,6 @@ def smo_active(
     n_active: int,
     shrinking: bool,
 ) -> tuple[int, float, int, float]: ...
+def radial_gram_inplace(
+    G: NDArray[np.float64], sq: NDArray[np.float64], sign: float, p: int, use_log: bool
+) -> None: ...

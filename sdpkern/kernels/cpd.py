@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import lstsq, qr
 
+from .. import _svmcore
 from .._validation import as_matrix
 from ..errors import DataError, ParameterError
 from .base import Kernel, squared_distances
@@ -277,10 +278,9 @@ class ThinPlate(CPDKernel):
     def _gram(self, X: Array, Y: Array | None) -> Array:
         d = self._effective_d(X.shape[1])
         m = self.order
+        if Y is None:
+            return self._gram_symmetric(X)
         D2 = squared_distances(X, Y)
-        if Y is None:  # exact symmetry and an exactly zero diagonal
-            D2 = 0.5 * (D2 + D2.T)
-            np.fill_diagonal(D2, 0.0)
         p = 2 * m - d
         if d % 2 == 0:
             sign = (-1.0) ** (m - (d - 2) // 2)
@@ -297,6 +297,19 @@ class ThinPlate(CPDKernel):
         out = np.sqrt(D2) if p == 1 else D2 ** (0.5 * p)
         out *= sign
         return out
+
+    def _gram_symmetric(self, X: Array) -> Array:
+        """Φ(X, X) by one BLAS product and one compiled pass over its upper triangle
+        (:func:`sdpkern._svmcore.radial_gram_inplace`): exactly symmetric, zero diagonal, and the
+        same d² = ‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩ as :func:`squared_distances`. The NumPy route
+        (distances, symmetrising, a masked log and two more passes) made six passes over n²:
+        1.7 of a 10 ms wdbc fit at n = 400 (issue 15)."""
+        Xc = np.ascontiguousarray(X, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", Xc, Xc)
+        G = np.ascontiguousarray(Xc @ Xc.T)
+        sign, p, use_log = self.radial_form(Xc.shape[1])  # (sign, 2m − d, d even) of eq. (11)
+        _svmcore.radial_gram_inplace(G, sq, float(sign), int(p), bool(use_log))
+        return G
 
     def diag(self, X: ArrayLike) -> Array:
         """φ(0) = 0 (r^{2m−d} log r vanishes at r = 0)."""
