@@ -276,14 +276,11 @@ class ThinPlate(CPDKernel):
         return (-1.0) ** (m - (de - 1) // 2), 2 * m - de, False
 
     def _gram(self, X: Array, Y: Array | None) -> Array:
-        d = self._effective_d(X.shape[1])
-        m = self.order
         if Y is None:
             return self._gram_symmetric(X)
         D2 = squared_distances(X, Y)
-        p = 2 * m - d
-        if d % 2 == 0:
-            sign = (-1.0) ** (m - (d - 2) // 2)
+        sign, p, use_log = self.radial_form(X.shape[1])  # (sign, 2m − d, d even) of eq. (11)
+        if use_log:
             # r^p log r = ½ (r²)^{p/2} log r², with log taken as 0 where r = 0 (φ(x, x) = 0)
             L = np.zeros_like(D2)
             np.log(D2, out=L, where=D2 > 0.0)
@@ -293,7 +290,6 @@ class ThinPlate(CPDKernel):
             else:
                 L *= D2 ** (p // 2)
             return L
-        sign = (-1.0) ** (m - (d - 1) // 2)
         out = np.sqrt(D2) if p == 1 else D2 ** (0.5 * p)
         out *= sign
         return out
