@@ -730,12 +730,16 @@ _BETA_ZERO_WARM_START = 200
 
 
 #: The β = 0 Newton steps refactorise λI + K̃_ss at every step while the violator set has at most
-#: this many points (:func:`_beta_zero_newton`); from a larger set on, the solver that keeps one
-#: factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes over from the
-#: iterate reached. Measured, Newton time at 400 points (CPU, best of 40), per-step
-#: refactorising / kept factor: wdbc (|s| 57-121) 0.59-0.73 at C = 0.01, 1, 100; pima and german
-#: at C = 1 (|s| ≈ 260) 0.94-1.03; at C = 0.01 (|s| 354-372) 1.27-1.39, hence the bound.
-_BETA_ZERO_REFACTOR_MAX = 300
+#: this many points (:func:`_beta_zero_newton`, the compiled loop); from a larger set on, the solver
+#: that keeps one factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes
+#: over from the iterate reached. Measured with the compiled loop (CPU, best of 3-40, one BLAS
+#: thread), time with no hand-over below 1000 points / with the NumPy loop's bound, 300: 400
+#: points, pima 0.64-0.72 at C = 0.01 and 1 (|s| 264-354), german 0.99-1.01 (|s| ≤ 372), wdbc 1.0
+#: (|s| ≤ 121, no hand-over either way); pima's 768 points 0.71-0.87 at C = 0.01, 1, 100 (|s|
+#: 497-679), german's 1000 points 0.94-1.01 (|s| 670-890); 2000 twonorm points 0.95-1.02 (|s| ≤
+#: 407). Sets over ~900 points (a fresh factor's |s|³/3 per step against the kept factor's
+#: updates) were not measured, hence the bound.
+_BETA_ZERO_REFACTOR_MAX = 1000
 
 
 def _newton_arrays(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> tuple[Array, Array, Array, Array]:
@@ -765,9 +769,11 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
 
     Warm-started from nested random halves above _BETA_ZERO_WARM_START points (C scaled by the
     size ratio, as :func:`~sdpkern.native.primal_svm.primal_svm_kernel` does: the halves then
-    estimate the same function), each solved by :func:`_newton_on_points`. Steps that refactorise
-    cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points at C = 1, 2.4 ms against
-    4.0 for the kept-factor solver (CPU). A set larger than _BETA_ZERO_REFACTOR_MAX hands the
+    estimate the same function), each solved by the compiled fresh-factor loop
+    (:func:`sdpkern._newtoncore.newton_on_points`; the levels stay here, a few calls per fit).
+    Steps that refactorise cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points
+    (CPU, best of 40, one BLAS thread), 0.67 ms at C = 1 (0.85 at C = 0.01 and 100) against 2.1
+    (2.0, 3.0) for the NumPy loop it replaced. A set larger than _BETA_ZERO_REFACTOR_MAX hands the
     iterate over to that solver, and an unsettled last level is re-solved by it from scratch, so
     that the answer is always the one the kept-factor solver certifies."""
     Phi, Q, M, y = _newton_arrays(bz, y, C, max_iter)
@@ -807,7 +813,7 @@ def cpd_beta_zero_svm(
     a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`;
     K̃ is read by blocks, never formed). Chapelle's Newton method on K̃ (004, no offset: steps
     (λI + K̃_ss) c_s = y_s of order |s|, exact line search, warm-started from random halves above
-    200 points; a fresh factor per step while |s| ≤ 300, else
+    200 points; a fresh factor per step while |s| ≤ 1000, compiled, else
     :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s kept factor: :func:`_beta_zero_newton`)
     then minimises the same function as eq. (18)'s steps, whose Hessian is of order n − k at
     every step (wdbc, 400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
