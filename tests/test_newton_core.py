@@ -90,6 +90,21 @@ def test_duplicated_points_jittered_factor():
         assert settled and _close(c, ref.coef) <= TOL
 
 
+def test_no_polynomial_part_is_the_plain_svm_without_offset():
+    # k = 0 (Q and M empty): the loop is Chapelle's Newton on K itself; a Gaussian K, against the
+    # kept-factor solver without offset
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=90) > 0, 1.0, -1.0)
+    K = np.exp(-np.sum((X[:, None] - X[None]) ** 2, axis=2))
+    for C in (0.1, 10.0):
+        c, _, settled = _newtoncore.newton_on_points(K, np.zeros((90, 0)), np.zeros((90, 0)), y, C, np.arange(90),
+                                                     np.zeros(90), 100, 90)  # fmt: skip
+        ref = primal_svm_kernel(K, y, C, unpenalized=np.zeros((90, 0)))
+        assert settled is True and ref.converged
+        assert _close(c, ref.coef) <= TOL
+
+
 # --- the exact line search -----------------------------------------------------------------------
 
 
