@@ -7,7 +7,7 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: demo test test-slow lint check-wheel docs bench clean
 
-$(STAMP): pyproject.toml setup.py sdpkern/_svmcore.pyx sdpkern/_hkcore.pyx
+$(STAMP): pyproject.toml setup.py sdpkern/_svmcore.pyx sdpkern/_hkcore.pyx sdpkern/_newtoncore.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,plot]'

@@ -1,5 +1,5 @@
-"""Build of sdpkern's compiled cores (``sdpkern._svmcore``, ``sdpkern._hkcore``; Cython); everything else is in
-pyproject.toml."""
+"""Build of sdpkern's compiled cores (``sdpkern._svmcore``, ``sdpkern._hkcore``, ``sdpkern._newtoncore``; Cython;
+the last calls BLAS/LAPACK through SciPy's Cython bindings); everything else is in pyproject.toml."""
 
 import numpy as np
 from Cython.Build import cythonize
@@ -13,7 +13,7 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     )
-    for name in ("sdpkern._svmcore", "sdpkern._hkcore")
+    for name in ("sdpkern._svmcore", "sdpkern._hkcore", "sdpkern._newtoncore")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True))

@@ -62,7 +62,9 @@ def test_wheel_carries_the_instances_and_the_data(wheel: Path) -> None:
         if path.suffix == ".gz":
             assert f"sdpkern/datasets/data/{path.name}" in names, path.name
     assert {"sdpkern/__init__.pyi", "sdpkern/py.typed"} <= names  # the lazy top level reads the stub
-    assert any(n.startswith("sdpkern/_svmcore.") and n.endswith((".so", ".pyd")) for n in names), "no compiled core"
+    for core in ("_svmcore", "_hkcore", "_newtoncore"):
+        assert any(n.startswith(f"sdpkern/{core}.") and n.endswith((".so", ".pyd")) for n in names), f"no {core}"
+    assert {"sdpkern/_newtoncore.pyi", "sdpkern/_newtoncore.pyx"} <= names
     assert not any(n.startswith(("tests/", "problems/", "examples/")) for n in names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "sdpkern = sdpkern.apps.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

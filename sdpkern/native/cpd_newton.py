@@ -53,13 +53,14 @@ from scipy.linalg import cho_solve, cholesky, qr, solve, solve_triangular
 from scipy.linalg.blas import dsyr2k
 from sklearn.exceptions import ConvergenceWarning
 
+from .._newtoncore import newton_on_points as _newton_on_points
 from .._validation import as_matrix, as_sample_weight, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import RANK_TOL, PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
 from ..kernels.gram import GramOperator
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
-from .primal_svm import _check_inputs, _check_max_iter, _settled_masks, exact_line_search, primal_svm_kernel
+from .primal_svm import _check_inputs, _check_max_iter, primal_svm_kernel
 from .primal_svm import squared_hinge_objective as _objective_from_reg
 
 __all__ = [
@@ -729,70 +730,37 @@ _BETA_ZERO_WARM_START = 200
 
 
 #: The β = 0 Newton steps refactorise λI + K̃_ss at every step while the violator set has at most
-#: this many points (:func:`_beta_zero_newton`); from a larger set on, the solver that keeps one
-#: factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes over from the
-#: iterate reached. Measured, Newton time at 400 points (CPU, best of 40), per-step
-#: refactorising / kept factor: wdbc (|s| 57-121) 0.59-0.73 at C = 0.01, 1, 100; pima and german
-#: at C = 1 (|s| ≈ 260) 0.94-1.03; at C = 0.01 (|s| 354-372) 1.27-1.39, hence the bound.
-_BETA_ZERO_REFACTOR_MAX = 300
+#: this many points (:func:`_beta_zero_newton`, the compiled loop); from a larger set on, the solver
+#: that keeps one factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes
+#: over from the iterate reached. Measured with the compiled loop (CPU, best of 3-40, one BLAS
+#: thread), time with no hand-over below 1000 points / with the NumPy loop's bound, 300: 400
+#: points, pima 0.64-0.72 at C = 0.01 and 1 (|s| 264-354), german 0.99-1.01 (|s| ≤ 372), wdbc 1.0
+#: (|s| ≤ 121, no hand-over either way); pima's 768 points 0.71-0.87 at C = 0.01, 1, 100 (|s|
+#: 497-679), german's 1000 points 0.94-1.01 (|s| 670-890); 2000 twonorm points 0.95-1.02 (|s| ≤
+#: 407). Sets over ~900 points (a fresh factor's |s|³/3 per step against the kept factor's
+#: updates) were not measured, hence the bound.
+_BETA_ZERO_REFACTOR_MAX = 1000
 
 
-def _newton_on_points(
-    Phi: Array, Q: Array, M: Array, y: Array, C: float, P: NDArray[np.intp], c: Array, max_iter: int
-) -> tuple[Array, int, bool | None]:
-    """Chapelle's finite Newton method (004) on K̃ = Φ + MQᵀ restricted to the points ``P``
-    (sorted), no offset, from ``c`` (over all n points, zero off P): each step solves
-    (λI + K̃_ss)c_s = y_s (λ = 1/(2C)) by a fresh Cholesky factor, then the exact line search;
-    it stops when the Newton point's violators are the set it was solved on.
-
-    Returns (c, steps, settled); settled is None when a set exceeds _BETA_ZERO_REFACTOR_MAX
-    points or λI + K̃_ss is not numerically positive definite (the caller hands over)."""
-    n, lam = y.shape[0], 0.5 / C
-    whole = P.shape[0] == n
-    yP = y[P]
-
-    def product(cf: Array) -> Array:  # (K̃ cf) on P; one matrix-vector product with Φ (no row gathers)
-        o = Phi @ cf + M @ (Q.T @ cf)
-        return o if whole else o[P]
-
-    o = product(c) if c.any() else np.zeros(P.shape[0])
-    cP = c[P]
-    mask = yP * o < 1.0
-    if not mask.any():
-        mask[:] = True
-    it = 0
-    for it in range(1, max_iter + 1):
-        s = P[mask]
-        if s.shape[0] > _BETA_ZERO_REFACTOR_MAX:
-            return _scatter(n, P, cP), it - 1, None
-        A = _sub(Phi, s, s)
-        A += M[s] @ Q[s].T  # the upper triangle is all the Cholesky reads
-        A.flat[:: s.shape[0] + 1] += lam
-        try:
-            R = cholesky(A, lower=False, overwrite_a=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            return _scatter(n, P, cP), it - 1, None
-        cf = np.zeros(n)
-        cf[s] = cho_solve((R, False), y[s], check_finite=False)
-        o_new = product(cf)
-        slack = 1.0 - yP * o_new
-        if _settled_masks(mask ^ (slack > 0.0), slack):
-            return cf, it, True
-        d, do = cf[P] - cP, o_new - o
-        t = exact_line_search(float(d @ o), float(d @ do), 1.0 - yP * o, yP * do, C)
-        if t == 0.0:  # no descent from a fresh factor: unsettled (the caller re-solves)
-            break
-        cP, o = cP + t * d, o + t * do
-        moved = yP * o < 1.0
-        if moved.any():
-            mask = moved
-    return _scatter(n, P, cP), it, False
-
-
-def _scatter(n: int, P: NDArray[np.intp], v: Array) -> Array:
-    out = np.zeros(n)
-    out[P] = v
-    return out
+def _newton_arrays(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> tuple[Array, Array, Array, Array]:
+    """(Φ, Q, M = QL, y) as the compiled loop (:func:`sdpkern._newtoncore.newton_on_points`) reads
+    them: C-ordered float64 of matching shapes, y coded ±1; C > 0 and max_iter ≥ 1. The loop trusts
+    these (a copy only where an array is not so laid out already: Q from the pivoted QR)."""
+    check_positive(C, "C")
+    _check_max_iter(max_iter)
+    Phi = np.ascontiguousarray(bz.Phi, dtype=np.float64)
+    Q = np.ascontiguousarray(bz.Q, dtype=np.float64)
+    L = np.asarray(bz.L, dtype=np.float64)
+    ya = np.ascontiguousarray(y, dtype=np.float64)
+    n = ya.shape[0] if ya.ndim == 1 else -1
+    if n < 1 or Phi.shape != (n, n) or Q.ndim != 2 or Q.shape[0] != n or L.shape != (Q.shape[1],) * 2:
+        raise DataError(
+            f"y must be a vector of the n points of bz (Phi n x n, Q n x k, L k x k): got y {ya.shape}, "
+            f"Phi {Phi.shape}, Q {Q.shape}, L {L.shape}"
+        )
+    if not np.all(np.abs(ya) == 1.0):
+        raise DataError("y must be coded -1/+1")
+    return Phi, Q, np.ascontiguousarray(Q @ L), ya
 
 
 def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> tuple[Array, int, bool, int]:
@@ -801,13 +769,15 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
 
     Warm-started from nested random halves above _BETA_ZERO_WARM_START points (C scaled by the
     size ratio, as :func:`~sdpkern.native.primal_svm.primal_svm_kernel` does: the halves then
-    estimate the same function), each solved by :func:`_newton_on_points`. Steps that refactorise
-    cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points at C = 1, 2.4 ms against
-    4.0 for the kept-factor solver (CPU). A set larger than _BETA_ZERO_REFACTOR_MAX hands the
+    estimate the same function), each solved by the compiled fresh-factor loop
+    (:func:`sdpkern._newtoncore.newton_on_points`; the levels stay here, a few calls per fit).
+    Steps that refactorise cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points
+    (CPU, best of 40, one BLAS thread), 0.67 ms at C = 1 (0.85 at C = 0.01 and 100) against 2.1
+    (2.0, 3.0) for the NumPy loop it replaced. A set larger than _BETA_ZERO_REFACTOR_MAX hands the
     iterate over to that solver, and an unsettled last level is re-solved by it from scratch, so
     that the answer is always the one the kept-factor solver certifies."""
+    Phi, Q, M, y = _newton_arrays(bz, y, C, max_iter)
     n = y.shape[0]
-    M = bz.Q @ bz.L
     order = np.random.default_rng(0).permutation(n) if n > _BETA_ZERO_WARM_START else np.arange(n)
     levels = [(n, C)]  # (points, C) from the whole set down to the smallest half
     while levels[-1][0] > _BETA_ZERO_WARM_START and np.unique(y[order[: levels[-1][0] // 2]]).shape[0] == 2:
@@ -815,7 +785,8 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
         levels.append((p // 2, Cp * p / (p // 2)))
     c, steps, settled, factorisations = np.zeros(n), 0, None, 0
     for p, Cp in reversed(levels):
-        c, steps, settled = _newton_on_points(bz.Phi, bz.Q, M, y, Cp, np.sort(order[:p]), c, max_iter)
+        P = np.sort(order[:p]).astype(np.intp, copy=False)
+        c, steps, settled = _newton_on_points(Phi, Q, M, y, Cp, P, c, max_iter, _BETA_ZERO_REFACTOR_MAX)
         factorisations += steps
         if settled is None:
             break
@@ -842,7 +813,7 @@ def cpd_beta_zero_svm(
     a rank-k change of Φ whose only inverse is applied to k columns (:func:`beta_zero_kernel`;
     K̃ is read by blocks, never formed). Chapelle's Newton method on K̃ (004, no offset: steps
     (λI + K̃_ss) c_s = y_s of order |s|, exact line search, warm-started from random halves above
-    200 points; a fresh factor per step while |s| ≤ 300, else
+    200 points; a fresh factor per step while |s| ≤ 1000, compiled, else
     :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s kept factor: :func:`_beta_zero_newton`)
     then minimises the same function as eq. (18)'s steps, whose Hessian is of order n − k at
     every step (wdbc, 400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients

@@ -1,0 +1,17 @@
+"""Type stub of the compiled fresh-factor Newton loop and exact line search (sdpkern/_newtoncore.pyx)."""
+
+import numpy as np
+from numpy.typing import NDArray
+
+def exact_line_search(q1: float, q2: float, e: NDArray[np.float64], g: NDArray[np.float64], C: float) -> float: ...
+def newton_on_points(
+    Phi: NDArray[np.float64],
+    Q: NDArray[np.float64],
+    M: NDArray[np.float64],
+    y: NDArray[np.float64],
+    C: float,
+    P: NDArray[np.intp],
+    c: NDArray[np.float64],
+    max_iter: int,
+    refactor_max: int,
+) -> tuple[NDArray[np.float64], int, bool | None]: ...
