@@ -28,11 +28,13 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
@@ -337,7 +339,20 @@ class ValidatedParams:
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
 
     def _validate_params(self) -> None:
-        validate_params(self.get_params(deep=False), self._parameter_constraints, owner=type(self).__name__)  # type: ignore[attr-defined]
+        cls = type(self)
+        if getattr(cls, "get_params", None) is BaseEstimator.get_params:
+            # get_params(deep=False) is getattr of each name in __init__'s signature, which it
+            # reads on every call (inspect.signature: 25 of the 35 µs this took, measured)
+            params = {name: getattr(self, name) for name in _init_parameters(cls)}
+        else:
+            params = self.get_params(deep=False)  # type: ignore[attr-defined]
+        validate_params(params, self._parameter_constraints, owner=cls.__name__)
+
+
+@lru_cache(maxsize=256)
+def _init_parameters(cls: Any) -> tuple[str, ...]:
+    """The parameter names scikit-learn's ``get_params`` reads (its ``_get_param_names``), per class."""
+    return tuple(cls._get_param_names())
 
 
 #: Default of a renamed parameter's old name: "not passed".
