@@ -66,9 +66,10 @@ def _graded_monomials(
 ) -> tuple[NDArray[np.int64], tuple[tuple[int, int, NDArray[np.intp], NDArray[np.intp]], ...]]:
     """The exponents of π_degree(R^d)'s monomials, graded by total degree, and per degree t ≥ 1
     ``(lo, hi, parent, coordinate)``: monomials ``lo:hi`` are monomial ``parent`` (of degree
-    t − 1) times x_``coordinate`` (their first variable). Computed once per (degree, d) and kept:
-    every fit makes a new :class:`PolynomialSpace`, and building these in Python cost 0.15 ms of
-    a 0.4 ms :func:`polynomial_factor` at d = 30 (measured)."""
+    t − 1) times x_``coordinate`` (their first variable). Computed once per (degree, d) and kept
+    (every fit makes a new :class:`PolynomialSpace`). Measured at n = 400, d = 30 (wdbc):
+    :func:`polynomial_factor` took 0.51 ms with the basis built column by column through a dict
+    of exponent tuples, 0.26 ms with these tables (of which 0.14 ms is the pivoted QR)."""
     rows: list[list[int]] = []
     for total in range(degree + 1):
         for combo in combinations_with_replacement(range(d), total):
