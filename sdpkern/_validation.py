@@ -28,11 +28,14 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
@@ -55,6 +58,49 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
         raise
     except ValueError as exc:
         raise DataError(str(exc)) from exc
+
+
+def validate_training_data(estimator: Any, X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any]]:
+    """``validate_data(estimator, X, y, dtype=np.float64)`` for a classifier's ``fit``, without
+    scikit-learn's cost for the common input it would return unchanged: ``X`` a 2-D float64
+    ndarray of finite values, ``y`` a 1-D ndarray of as many booleans, integers or finite floats.
+    Then only what scikit-learn would do besides is done (``n_features_in_`` set, a
+    ``feature_names_in_`` of an earlier DataFrame fit removed) and both are returned as they
+    are; anything else goes through :func:`validate_data` (its checks and typed errors). Its
+    ``check_X_y`` costs 0.12 ms, 1.5 % of a thin-plate fit on 400 wdbc points (measured)."""
+    if (
+        type(X) is np.ndarray
+        and type(y) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+        and y.ndim == 1
+        and y.shape[0] == X.shape[0]
+        and y.dtype.kind in "biuf"
+        and bool(np.isfinite(X).all())
+        and (y.dtype.kind != "f" or bool(np.isfinite(y).all()))
+    ):
+        if hasattr(estimator, "feature_names_in_"):
+            delattr(estimator, "feature_names_in_")
+        estimator.n_features_in_ = X.shape[1]
+        return X, y
+    Xv, yv = validate_data(estimator, X, y, dtype=np.float64)
+    return np.asarray(Xv, dtype=np.float64), np.asarray(yv)
+
+
+def classification_classes(y: NDArray[Any]) -> NDArray[Any]:
+    """``np.unique(y)`` of validated labels, after scikit-learn's
+    ``check_classification_targets`` (its errors and warning), which is skipped where its
+    answer is known to be "binary": 1-D booleans, integers or integral floats of at most two
+    values (its ``type_of_target`` costs 0.1 ms a call, measured)."""
+    if y.ndim == 1 and y.dtype.kind in "biuf":
+        classes = np.unique(y)
+        integral = y.dtype.kind != "f" or not bool(np.any(classes != classes.astype(np.int64).astype(y.dtype)))
+        if classes.shape[0] <= 2 and integral:
+            return classes
+    check_classification_targets(y)
+    return np.unique(y)
 
 
 def _refuse_sparse(X: Any, name: str) -> None:
@@ -293,7 +339,20 @@ class ValidatedParams:
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
 
     def _validate_params(self) -> None:
-        validate_params(self.get_params(deep=False), self._parameter_constraints, owner=type(self).__name__)  # type: ignore[attr-defined]
+        cls: Any = type(self)
+        if getattr(cls, "get_params", None) is BaseEstimator.get_params:
+            # get_params(deep=False) is getattr of each name in __init__'s signature, which it
+            # reads on every call (inspect.signature: 25 of the 35 µs this took, measured)
+            params = {name: getattr(self, name) for name in _init_parameters(cls)}
+        else:
+            params = self.get_params(deep=False)  # type: ignore[attr-defined]
+        validate_params(params, self._parameter_constraints, owner=cls.__name__)
+
+
+@lru_cache(maxsize=256)
+def _init_parameters(cls: Any) -> tuple[str, ...]:
+    """The parameter names scikit-learn's ``get_params`` reads (its ``_get_param_names``), per class."""
+    return tuple(cls._get_param_names())
 
 
 #: Default of a renamed parameter's old name: "not passed".

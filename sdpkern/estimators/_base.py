@@ -28,10 +28,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ValidatedParams, as_sample_weight, validate_data
+from .._validation import (
+    ValidatedParams,
+    as_sample_weight,
+    classification_classes,
+    validate_data,
+    validate_training_data,
+)
 from ..errors import DataError, LabelError, ParameterError
 
 __all__ = [
@@ -160,8 +165,7 @@ class KernelClassifierMixin(ClassifierMixin):
     _multiclass_attributes = ("dual_coef_", "support_", "intercept_", "coef_")
 
     def _check_training_data(self, X: ArrayLike, y: ArrayLike) -> tuple[Array, NDArray[Any]]:
-        Xv, yv = validate_data(self, X, y, dtype=np.float64)
-        return np.asarray(Xv, dtype=np.float64), np.asarray(yv)
+        return validate_training_data(self, X, y)
 
     def _shared_state(self, X: Array) -> Any:
         return None
@@ -169,8 +173,7 @@ class KernelClassifierMixin(ClassifierMixin):
     def _fit_classifier(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
         self._validate_params()  # type: ignore[attr-defined]
         X_arr, y_arr = self._check_training_data(X, y)
-        check_classification_targets(y_arr)
-        classes = np.unique(y_arr)
+        classes = classification_classes(y_arr)
         if classes.shape[0] < 2:
             raise LabelError(
                 f"y has 1 class ({classes[0]!r}); {type(self).__name__} needs at least two classes"

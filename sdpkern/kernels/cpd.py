@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -58,6 +58,39 @@ Array = NDArray[np.float64]
 
 #: Refuse to build a polynomial basis with more columns than this (π_q(R^d) grows like d^q).
 MAX_POLYNOMIAL_DIM = 5000
+
+
+@lru_cache(maxsize=64)
+def _graded_monomials(
+    degree: int, d: int
+) -> tuple[NDArray[np.int64], tuple[tuple[int, int, NDArray[np.intp], NDArray[np.intp]], ...]]:
+    """The exponents of π_degree(R^d)'s monomials, graded by total degree, and per degree t ≥ 1
+    ``(lo, hi, parent, coordinate)``: monomials ``lo:hi`` are monomial ``parent`` (of degree
+    t − 1) times x_``coordinate`` (their first variable). Computed once per (degree, d) and kept
+    (every fit makes a new :class:`PolynomialSpace`). Measured at n = 400, d = 30 (wdbc):
+    :func:`polynomial_factor` took 0.51 ms with the basis built column by column through a dict
+    of exponent tuples, 0.26 ms with these tables (of which 0.14 ms is the pivoted QR)."""
+    rows: list[list[int]] = []
+    for total in range(degree + 1):
+        for combo in combinations_with_replacement(range(d), total):
+            e = [0] * d
+            for j in combo:
+                e[j] += 1
+            rows.append(e)
+    ex = np.array(rows, dtype=np.int64).reshape(len(rows), d)
+    index = {tuple(e): i for i, e in enumerate(rows)}
+    levels = []
+    lo = 1
+    for t in range(1, degree + 1):
+        hi = lo + math.comb(d + t - 1, t)  # the monomials of degree exactly t
+        coord = np.array([next(j for j, v in enumerate(e) if v) for e in rows[lo:hi]], dtype=np.intp)
+        parent = ex[lo:hi].copy()
+        parent[np.arange(hi - lo), coord] -= 1
+        levels.append((lo, hi, np.array([index[tuple(e)] for e in parent.tolist()], dtype=np.intp), coord))
+        lo = hi
+    for a in (ex, *(a for level in levels for a in level[2:])):
+        a.setflags(write=False)
+    return ex, tuple(levels)
 
 
 @dataclass(frozen=True)
@@ -106,23 +139,17 @@ class PolynomialSpace:
             return 0
         return math.comb(self.d + self.degree, self.degree)
 
-    @cached_property
+    @property
     def exponents(self) -> NDArray[np.int64]:
-        """Exponent tuples of the monomials, graded by total degree (shape ``(dim, d)``)."""
-        rows: list[list[int]] = []
-        for total in range(self.degree + 1):
-            for combo in combinations_with_replacement(range(self.d), total):
-                e = [0] * self.d
-                for j in combo:
-                    e[j] += 1
-                rows.append(e)
-        return np.array(rows, dtype=np.int64).reshape(len(rows), self.d)
+        """Exponent tuples of the monomials, graded by total degree (shape ``(dim, d)``; read-only)."""
+        return _graded_monomials(self.degree, self.d)[0]
 
     def basis(self, X: ArrayLike, center: ArrayLike | None = None, scale: float = 1.0) -> Array:
         """The basis matrix P with ``P[j, k] = p_k(x_j)`` (000 §6.1), shape ``(n, dim)``.
 
         Monomials of ``(x − center)/scale``, built incrementally (each monomial of degree t is a
-        monomial of degree t−1 times one coordinate), so the cost is O(n · dim).
+        monomial of degree t−1 times one coordinate, one array product per degree), so the cost
+        is O(n · dim).
         """
         Xa = checked_matrix(X, "X")
         if Xa.shape[1] != self.d:
@@ -134,15 +161,11 @@ class PolynomialSpace:
         n = Xa.shape[0]
         if self.degree < 0:
             return np.zeros((n, 0))
-        cols: list[Array] = [np.ones(n)]
-        index: dict[tuple[int, ...], int] = {(0,) * self.d: 0}
-        for e in self.exponents[1:]:
-            j = int(np.flatnonzero(e)[0])
-            parent = e.copy()
-            parent[j] -= 1
-            cols.append(cols[index[tuple(parent)]] * Xa[:, j])
-            index[tuple(e)] = len(cols) - 1
-        return np.column_stack(cols)
+        P = np.empty((n, self.dim))
+        P[:, 0] = 1.0
+        for lo, hi, parent, coord in _graded_monomials(self.degree, self.d)[1]:
+            np.multiply(P[:, parent], Xa[:, coord], out=P[:, lo:hi])
+        return P
 
 
 class CPDKernel(Kernel):
