@@ -364,3 +364,21 @@ def newton_on_points(
     if status == -2:
         raise MemoryError()
     return cf_arr, steps, (None if status < 0 else status == 1)
+
+
+def restore_symmetric(double[:, ::1] A, const double[::1] diag):
+    """A's lower triangle from its upper one and its diagonal from ``diag``, in place: undoes a
+    factorisation written over the lower triangle and diagonal of a symmetric C-ordered matrix
+    (the shifted β = 0 factor, :func:`sdpkern.native.cpd_newton._shifted_kernel`, made in Φ's own
+    storage). Rows in blocks of 64, so that the columns read stay in cache."""
+    cdef Py_ssize_t n = A.shape[0], i, j, i0, i1
+    if A.shape[1] != n or diag.shape[0] != n:
+        raise ValueError("restore_symmetric: A (n, n) and diag (n,) expected")
+    with nogil:
+        for i0 in range(0, n, 64):
+            i1 = min(i0 + 64, n)
+            for j in range(i1):
+                for i in range(max(i0, j + 1), i1):
+                    A[i, j] = A[j, i]
+        for i in range(n):
+            A[i, i] = diag[i]

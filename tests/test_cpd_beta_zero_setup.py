@@ -1,6 +1,6 @@
 """The small-n fast paths of the β = 0 route (issue 15) against the plain computations they replace:
 
-* ``beta_zero_kernel``'s factor R, formed by one BLAS syr2k on the upper triangle of Φ_NN, against
+* the echelon route's factor R (``_echelon_kernel``), formed by one BLAS syr2k on the upper triangle of Φ_NN, against
   the Cholesky factor of EᵀΦE built from its four blocks with dense products (1e-10 relative);
 * with duplicated points (EᵀΦE singular) the jittered factor still solves the problem: the same
   optimum as 000 Algorithm 1's eq. 18 branch (objective 1e-6 relative);
@@ -32,6 +32,7 @@ from sdpkern.native.cpd_newton import (
     _beta_zero_newton,
     _choose_pivots,
     _echelon_basis,
+    _echelon_kernel,
     _KernelOfF,
     beta_zero_kernel,
     cpd_beta_zero_svm,
@@ -55,7 +56,7 @@ KERNELS = [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2)), (3, ThinPl
 def test_factor_of_the_null_space_gram_matches_dense_blocks(d, kernel):
     X, _ = _data(150, d, seed=d)
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
-    bz = beta_zero_kernel(Phi, Q)
+    bz = _echelon_kernel(Phi, Q)
     piv = _choose_pivots(Q, np.arange(X.shape[0]))
     B, N, C = piv.B, bz.N, bz.C
     assert np.array_equal(np.sort(np.concatenate([B, N])), np.arange(X.shape[0]))

@@ -530,7 +530,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             # section 7, 400 points, time vs Algorithm 1's eq. 18 branch): pima, wdbc, german at
             # C = 1 and 100: 0.46-0.77; at C = 0.01, where s stays near every point, 0.69-1.20
             # (german the slower: the setup is not repaid over its 2-3 steps)
-            res = cpd_beta_zero_svm(ops.dense(), factor.Q, ypm, lam, max_iter=self.max_iter)
+            # (Φ is this fit's own: checked out of _OPERATORS, used as the factor's work space and restored)
+            res = cpd_beta_zero_svm(ops.dense(), factor.Q, ypm, lam, max_iter=self.max_iter, overwrite_phi=True)
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, np.zeros(factor.space.dim), bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
