@@ -588,15 +588,16 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                 inseparable = not bz
             else:
                 bz = _least_squares_separator(factor.Q, ypm, weights) is not None
-                ls = factor.Q @ (factor.Q.T @ ypm)  # P P⁺y, the separability test's first step
-                if not bz and self.solver != "cvxpy" and _likely_inseparable(factor.Q, ypm, ls):
-                    # fit first: its slacks usually prove inseparability (Farkas), sparing the LP
-                    fit = self._solve(shared, X, ypm, False, C, weights)
-                    if not (fit.status == "optimal" and _farkas_inseparable(factor.Q, ypm, fit.outputs, weights)):
-                        bz = _remembered_separator(factor.P, ypm, ls) is not None  # polynomially_separable
-                elif not bz:
-                    bz = _remembered_separator(factor.P, ypm, ls) is not None
-                    inseparable = not bz
+                if not bz:
+                    ls = factor.Q @ (factor.Q.T @ ypm)  # P P⁺y, the separability test's first step
+                    if self.solver != "cvxpy" and _likely_inseparable(factor.Q, ypm, ls):
+                        # fit first: its slacks usually prove inseparability (Farkas), sparing the LP
+                        fit = self._solve(shared, X, ypm, False, C, weights)
+                        if not (fit.status == "optimal" and _farkas_inseparable(factor.Q, ypm, fit.outputs, weights)):
+                            bz = _remembered_separator(factor.P, ypm, ls) is not None  # polynomially_separable
+                    else:
+                        bz = _remembered_separator(factor.P, ypm, ls) is not None
+                        inseparable = not bz
         else:
             bz = bool(self.beta_zero)
         if fit is None or fit.beta_zero != bz:
