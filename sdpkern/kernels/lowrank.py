@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_matrix, check_positive
 from ..errors import ParameterError
-from .hyperkernels import Hyperkernel
+from .hyperkernels import ARDDictionary, Hyperkernel
 
 __all__ = ["IncompleteCholesky", "incomplete_cholesky", "HyperkernelBasis", "hyperkernel_basis"]
 
@@ -149,6 +149,10 @@ class HyperkernelBasis:
             return np.tensordot(beta, self.kernels(), axes=1)
         Xa = self.X if X is None else as_matrix(X, "X")
         Ya = None if Y is None else as_matrix(Y, "Y")
+        if isinstance(self.hyperkernel, ARDDictionary):
+            from .hyperkernel_terms import learned_block
+
+            return learned_block(self.hyperkernel, self.features, beta, Xa, Xa if Ya is None else Ya)
         return self.hyperkernel.learned_kernel(self.features, beta, Xa, Ya)
 
 
@@ -190,6 +194,10 @@ def hyperkernel_basis(
     With ``full=True`` every ordered pair (i, j) is kept (m² terms, as 002 eq. 3.8 is written),
     and L comes from the eigendecomposition of the m²×m² matrix K̲; only for small m.
 
+    An :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` is its own basis (its kernels,
+    orthonormal: :meth:`~sdpkern.kernels.hyperkernels.ARDDictionary.basis`); ``eta``,
+    ``max_terms`` and ``full`` do not apply to it.
+
     Raises
     ------
     ParameterError
@@ -199,6 +207,8 @@ def hyperkernel_basis(
     check_hyperkernel(hyperkernel)
     hyperkernel.check()
     Xa = as_matrix(X, "X")
+    if isinstance(hyperkernel, ARDDictionary):
+        return hyperkernel.basis(Xa)
     m = Xa.shape[0]
     F = hyperkernel.gram_features(Xa)  # (m, m, f): features of every pair of training points
     if full:
