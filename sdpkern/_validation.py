@@ -367,7 +367,6 @@ def take_deprecated(
     new_value: Any,
     *,
     convert: Callable[[Any], Any] | None = None,
-    removal: str = "1.1",
     stacklevel: int = 3,
 ) -> Any:
     """The value to use for ``new`` when the deprecated ``old`` may also have been passed.
@@ -378,9 +377,10 @@ def take_deprecated(
     """
     if isinstance(old_value, str) and old_value == DEPRECATED:
         return new_value
+    from ._deprecation import deprecation_message
+
     warnings.warn(
-        f"{owner}: '{old}' is deprecated since sdpkern 1.0 and will be removed in {removal}; use '{new}'"
-        + ("" if convert is None else " (converted here)"),
+        f"{owner}: " + deprecation_message(f"'{old}'", f"'{new}'", converted=convert is not None),
         FutureWarning,
         stacklevel=stacklevel,
     )

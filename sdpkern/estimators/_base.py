@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import REMOVED_IN, deprecation_message
 from .._validation import (
     ValidatedParams,
     as_sample_weight,
@@ -121,19 +122,19 @@ class SdpkernEstimator(ValidatedParams, BaseEstimator):
 
 
 def deprecated_attribute(new: str, old: str, convert: Any = None) -> property:
-    """A fitted attribute ``old`` renamed to ``new``: reading it warns (``FutureWarning``, removed in 1.1)."""
+    """A fitted attribute ``old`` renamed to ``new``: reading it warns (``FutureWarning``; removed in
+    :data:`sdpkern._deprecation.REMOVED_IN`)."""
 
     def getter(self: Any) -> Any:
         warnings.warn(
-            f"{type(self).__name__}.{old} is deprecated since sdpkern 1.0 and will be removed in 1.1; "
-            f"use {new}" + ("" if convert is None else " (converted here)"),
+            deprecation_message(f"{type(self).__name__}.{old}", new, converted=convert is not None),
             FutureWarning,
             stacklevel=2,
         )
         value = getattr(self, new)
         return value if convert is None else convert(value)
 
-    return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in 1.1).")
+    return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in sdpkern {REMOVED_IN}).")
 
 
 class KernelClassifierMixin(ClassifierMixin):
