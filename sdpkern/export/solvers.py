@@ -35,7 +35,13 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from ..errors import BackendNotInstalledError, InaccurateSolutionError, UnknownBackendError, error_for_status
+from ..errors import (
+    BackendNotInstalledError,
+    InaccurateSolutionError,
+    UnknownBackendError,
+    error_for_status,
+    path_error,
+)
 from ._conic import ConicData, Exported
 from .sdpa import read_sdpa, write_sdpa
 
@@ -216,7 +222,7 @@ def run(
         expand = None
     opts = dict(options or {})
     if not path.is_file():
-        raise FileNotFoundError(f"no such SDPA file: {path}")
+        raise path_error(FileNotFoundError(2, "No such file or directory"), path, "exported", action="read")
     with tempfile.TemporaryDirectory(prefix="sdpkern-") as work:
         # Both solvers run in a private directory on short relative names: dsdp5 truncates
         # the input path at 90 characters and the -save path at 40, and appends a results
