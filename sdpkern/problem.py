@@ -775,7 +775,8 @@ class KernelProblem:
         tried = "" if len(attempts) < 2 else " (after " + ", ".join(f"{a.backend}: {a.status}" for a in attempts) + ")"
         if status in ("optimal_inaccurate", "iteration_limit", "time_limit") and allow_inaccurate:
             warnings.warn(
-                f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw}){tried}",
+                f"{backend} returned status {status!r} ({raw}) for {self.formulation}{tried}: an inaccurate or "
+                "limited answer, not certified optimal (an estimator keeps it for inspection and refuses to predict)",
                 ConvergenceWarning,
                 stacklevel=4,  # the caller of solve(): _raise_for_status ← _solve_direct ← solve
             )

@@ -12,6 +12,10 @@
   ``classes_[0]``; one-vs-rest picks the first largest value.
 * The status vocabulary (:data:`STATUSES`, :func:`worst_status`) and the point-weight rule
   (:func:`point_weights`).
+* The certification rule (:func:`check_certified`): a fitted estimator whose ``status_`` is not
+  ``"optimal"`` keeps its fitted attributes for inspection, but its prediction methods
+  (:data:`SERVING_METHODS`) raise :class:`~sdpkern.errors.UncertifiedModelError`; every
+  estimator class gets the check on those methods from :class:`SdpkernEstimator`.
 
 A kernel model predicts with f(x) = Σ_i c_i k(x_i, x) + b and stores ``dual_coef_`` (c on the
 support), ``support_`` (sorted training indices) and ``intercept_`` (b).
@@ -19,6 +23,7 @@ support), ``support_`` (sorted training indices) and ``intercept_`` (b).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -38,10 +43,12 @@ from .._validation import (
     validate_data,
     validate_training_data,
 )
-from ..errors import DataError, LabelError, ParameterError
+from ..errors import DataError, LabelError, ParameterError, UncertifiedModelError
 
 __all__ = [
     "STATUSES",
+    "SERVING_METHODS",
+    "check_certified",
     "worst_status",
     "point_weights",
     "SdpkernEstimator",
@@ -59,6 +66,52 @@ STATUSES = ("optimal", "optimal_inaccurate", "iteration_limit", "time_limit", "i
 def worst_status(statuses: Iterable[str]) -> str:
     """The worst of several statuses (a one-vs-rest estimator's ``status_``)."""
     return max(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else len(STATUSES))
+
+
+#: The methods that serve a fitted model, refused when it is not certified (:func:`check_certified`).
+SERVING_METHODS = ("predict", "decision_function", "score_samples", "transform", "predict_proba",
+                   "predict_log_proba")  # fmt: skip
+
+_REMEDY = {
+    "iteration_limit": "raise the iteration cap (max_iter, or solver_options={'max_iter': ...})",
+    "time_limit": "raise the time limit (solver_options={'time_limit': ...}) or remove it",
+    "optimal_inaccurate": "try another backend or solver, or a looser tol",
+}
+
+
+def check_certified(estimator: Any, method: str = "predict") -> None:
+    """:class:`~sdpkern.errors.UncertifiedModelError` unless the fitted ``status_`` is ``"optimal"``.
+
+    The rule (docs/conventions.md, "Status and certificates"): a fit whose solve was stopped by
+    a limit, or ended inaccurate, returns the estimator with ``status_`` saying so, a
+    ``ConvergenceWarning``, and every fitted attribute (``certificate_``, ``dual_coef_``, ...)
+    for inspection, but it does not serve predictions: ``method`` raises instead. An estimator
+    not fitted yet (no ``status_``) is left to ``check_is_fitted``.
+    """
+    status = estimator.__dict__.get("status_")
+    if status is None or status == "optimal":
+        return
+    name = type(estimator).__name__
+    raise UncertifiedModelError(
+        f"{name}.{method}: the model was fitted with status_={status!r}, not certified optimal, so it is not "
+        f"served; {_REMEDY.get(status, 'see certificate_ and refit')} and fit again (the fitted attributes "
+        "stay for inspection)",
+        status=status,
+    )
+
+
+def _certified(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``method`` preceded by :func:`check_certified` (once per class and method)."""
+    if getattr(method, "_sdpkern_certified", False):
+        return method
+
+    @functools.wraps(method)
+    def serve(self: Any, *args: Any, **kwargs: Any) -> Any:
+        check_certified(self, name)
+        return method(self, *args, **kwargs)
+
+    serve._sdpkern_certified = True  # type: ignore[attr-defined]
+    return serve
 
 
 def point_weights(
@@ -112,6 +165,15 @@ class SdpkernEstimator(ValidatedParams, BaseEstimator):
     contract), ``get_params`` reads its signature, and a shared parameter is declared once, in
     the family's base class.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # the certification rule on every serving method, wherever the class got it (a mixin,
+        # a family base or its own), so no family can serve an uncertified model by omission
+        super().__init_subclass__(**kwargs)
+        for name in SERVING_METHODS:
+            method = getattr(cls, name, None)
+            if callable(method) and not getattr(method, "_sdpkern_certified", False):
+                setattr(cls, name, _certified(method, name))
 
     def _more_validation(self) -> None:
         """Checks that ``_parameter_constraints`` cannot express (objects that check themselves)."""
