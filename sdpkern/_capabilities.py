@@ -155,7 +155,7 @@ def check_backend_for(backend: object, problem: cp.Problem, what: str = "this pr
     names = [_CONE_NAMES.get(c, c) for c in lacking]
     reason = needs_psd_cone(problem) if "PSD" in lacking else None
     because = f" ({reason})" if reason else ""
-    form_hint = " or an SOCP form (form='socp') where the builder offers one" if "PSD" in lacking else ""
+    form_hint = ", or an SOCP form (form='socp') where the builder offers one" if "PSD" in lacking else ""
     raise BackendError(
         f"backend={spec.name!r} has no {' or '.join(names)} cone, but {what} needs one{because}; "
         f"use backend='clarabel' or 'scs'{form_hint}"

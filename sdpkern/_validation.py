@@ -99,8 +99,14 @@ def classification_classes(y: NDArray[Any]) -> NDArray[Any]:
         integral = y.dtype.kind != "f" or not bool(np.any(classes != classes.astype(np.int64).astype(y.dtype)))
         if classes.shape[0] <= 2 and integral:
             return classes
-    check_classification_targets(y)
-    return np.unique(y)
+    try:
+        check_classification_targets(y)
+        return np.unique(y)
+    except (TypeError, ValueError) as exc:  # scikit-learn's plain ValueError, NumPy's TypeError on mixed types
+        raise LabelError(
+            f"y cannot be used as class labels ({exc}); give labels of one type (numbers or strings), "
+            "without None or NaN"
+        ) from None
 
 
 def _refuse_sparse(X: Any, name: str) -> None:
