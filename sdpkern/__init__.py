@@ -76,4 +76,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # the public names only: not the helpers this module imports for itself (ast, importlib, Path, Any)
+    return sorted(__all__)

@@ -391,3 +391,38 @@ def take_deprecated(
         stacklevel=stacklevel,
     )
     return old_value if convert is None else convert(old_value)
+
+
+def warn_if_not_unisolvent(kernel: Any, X: NDArray[np.float64], sample_weight: Any, owner: str) -> None:
+    """A :class:`~sdpkern.errors.NonUniqueSolutionWarning` when the points that count (positive
+    weight) do not determine the polynomial part of a c.p.d. model.
+
+    A c.p.d. SVM's model is unique only when its points are unisolvent for the kernel's
+    polynomial space π (000 §3: P, the monomials at the points, of full column rank). Otherwise a
+    polynomial vanishing on every point can be added to f without changing the objective, and
+    two solvers (or a fit on repeated points instead of weights) may return different decision
+    functions with the same optimal value, e.g. fewer points than the dim π = d + 1 terms of a
+    thin-plate kernel's linear polynomials in d dimensions. Nothing is refused: the optimum is
+    certified; the warning names the cause.
+    """
+    from .errors import NonUniqueSolutionWarning
+    from .kernels.cpd import polynomial_space_of  # lazy: the kernels import this module
+
+    Xa = np.asarray(X, dtype=np.float64)
+    space = polynomial_space_of(kernel, Xa.shape[1])
+    if space.dim == 0:
+        return
+    if sample_weight is not None:
+        Xa = Xa[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+    rank = int(np.linalg.matrix_rank(space.basis(Xa, Xa.mean(axis=0), 1.0))) if Xa.shape[0] else 0
+    if rank < space.dim:
+        counted = "points of positive weight" if sample_weight is not None else "points"
+        warnings.warn(
+            f"{owner}: the {Xa.shape[0]} {counted} determine only {rank} of the {space.dim} coefficients of the "
+            f"kernel's polynomial part (degree {space.degree} in {space.d} dimensions): the points are not "
+            "unisolvent (000 §3), so the optimum's value is unique but the model is not, and solvers may "
+            "return different decision functions; use more points, fewer features or a kernel of lower order",
+            NonUniqueSolutionWarning,
+            stacklevel=3,
+        )
+

@@ -367,7 +367,7 @@ def run(
         output=out,
         cone_violation=violation,
     )
-    _enforce_status(result, path, allow_inaccurate)
+    _enforce_status(result, path, allow_inaccurate, arrow=bool(data.cones.soc))
     return result
 
 
@@ -395,8 +395,18 @@ def _solver_status(result: ExternalResult) -> str:
     return f"exit code {result.returncode}"
 
 
-def _enforce_status(result: ExternalResult, path: Path, allow_inaccurate: bool) -> None:
-    """KernelProblem.solve's status rule for an external solve (raise unless optimal)."""
+#: The hint for DSDP at its iteration limit on a file with second-order cones written as arrow
+#: LMIs: it stalls there (the hyperkernel L2-SVM's SOCP form on 20 breast-cancer points ended at
+#: maxit = 200, 1000 and 5000 alike), so raising ``maxit`` is no remedy.
+_DSDP_ARROW_HINT = (
+    "DSDP stalls on the arrow blocks that hold the file's second-order cones (a higher maxit does not help); "
+    "use solver='csdp' or 'sdpa', or solve in process (KernelProblem.solve)"
+)
+
+
+def _enforce_status(result: ExternalResult, path: Path, allow_inaccurate: bool, arrow: bool = False) -> None:
+    """KernelProblem.solve's status rule for an external solve (raise unless optimal); ``arrow``:
+    the file holds second-order cones as arrow LMIs (for DSDP's hint)."""
     if result.status == "optimal":
         return
     raw = _solver_status(result)
@@ -407,6 +417,8 @@ def _enforce_status(result: ExternalResult, path: Path, allow_inaccurate: bool) 
         return
     base = result.status.replace("_inaccurate", "") if result.status.startswith(("infeasible", "unbounded")) else ""
     hint = _HINTS.get(base or result.status, "try the other external solver or solve in process")
+    if result.solver == "dsdp" and result.status == "iteration_limit" and arrow:
+        hint = _DSDP_ARROW_HINT
     exc = error_for_status(result.status)(
         f"{result.solver} returned status {result.status!r} ({raw}) on {path.name}: {hint}",
         status=result.status,
