@@ -269,6 +269,10 @@ class ProblemData(MutableMapping[str, Any]):
         (:meth:`KernelProblem._rescale`).
     objective_scale : float
         Factor from the solved objective to the formulation's (``Solution.objective``).
+    feasible_bounded : bool or None
+        True when the formulation is feasible and bounded for every parameter value (a
+        soft-margin SVM): :meth:`KernelProblem.solve` then takes no infeasible or unbounded
+        report as certain and raises :class:`~sdpkern.errors.NumericalError` instead.
     extras : dict
         Values under keys no field declares.
     """
@@ -277,6 +281,7 @@ class ProblemData(MutableMapping[str, Any]):
     derived_parameters: dict[str, Callable[[Any], dict[str, float]]] = field(default_factory=dict)
     rescale: Callable[[Any], None] | None = None
     objective_scale: float = 1.0
+    feasible_bounded: bool | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def _fields(self) -> tuple[str, ...]:
@@ -925,4 +930,8 @@ class _Saved:
         for var, value in self.values["vars"]:
             var.save_value(value)  # the solver's point as it was (no domain projection)
         for con, value in self.values["duals"]:
-            con.save_dual_value(value)
+            if isinstance(value, list) and len(value) == len(con.dual_variables):
+                for dual, part in zip(con.dual_variables, value):  # a cone's duals by part (SOC: t, x)
+                    dual.save_value(part)
+            else:
+                con.save_dual_value(value)
