@@ -318,3 +318,28 @@ def test_cli_bench_checks_backends_cones_before_solving(capsys: pytest.CaptureFi
     assert main(["bench", "hk_csvm_sdp_m10", "--backends", "clarabel,highs"]) == 2
     err = capsys.readouterr().err
     assert "backend='highs' has no PSD (semidefinite)" in err and "hk_csvm_sdp_m10" in err
+
+
+def test_an_earlier_attempt_with_cone_duals_can_be_restored() -> None:
+    """The recovery policy returns its best attempt, restoring its point when a later one ran;
+    a second-order cone's dual (a list: t's and x's parts) made that raise NumPy's ValueError
+    (met with SDPA on the SDPM's SOCP form)."""
+    from sdpkern.apps.instances import load
+    from sdpkern.problem import _snapshot
+
+    problem, _ = load("sdpm_deg2")
+    problem.solve(method="direct")
+    kept = _snapshot(problem.cvxpy)
+    soc = [v for _, v in kept["duals"] if isinstance(v, list)]
+    assert soc, "the SDPM SOCP form has SOC constraints"
+    name = next(iter(problem.parameters))
+    problem.set(**{name: 2.0 * float(problem.parameters[name].value)}).solve(method="direct")
+    from sdpkern.problem import _Saved
+
+    _Saved(None, 0.0, 0.0, None, None, kept).restore(problem.cvxpy)  # type: ignore[arg-type]
+    for (con, before), con_now in zip(kept["duals"], problem.cvxpy.constraints):
+        now = con_now.dual_value
+        if isinstance(before, list):
+            assert all(np.array_equal(a, b) for a, b in zip(before, now))
+        else:
+            assert np.array_equal(before, now)
