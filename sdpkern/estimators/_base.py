@@ -15,7 +15,9 @@
 * The certification rule (:func:`check_certified`): a fitted estimator whose ``status_`` is not
   ``"optimal"`` keeps its fitted attributes for inspection, but its prediction methods
   (:data:`SERVING_METHODS`) raise :class:`~sdpkern.errors.UncertifiedModelError`; every
-  estimator class gets the check on those methods from :class:`SdpkernEstimator`.
+  estimator class gets the check on those methods from :class:`SdpkernEstimator`, and its ``fit``
+  is atomic (a fit that raises, ``KeyboardInterrupt`` included, leaves the estimator as it was)
+  and ends by checking the model finite (:func:`check_finite_model`).
 
 A kernel model predicts with f(x) = Σ_i c_i k(x_i, x) + b and stores ``dual_coef_`` (c on the
 support), ``support_`` (sorted training indices) and ``intercept_`` (b).
@@ -43,12 +45,13 @@ from .._validation import (
     validate_data,
     validate_training_data,
 )
-from ..errors import DataError, LabelError, ParameterError, UncertifiedModelError
+from ..errors import DataError, LabelError, ParameterError, SdpkernError, SolverError, UncertifiedModelError
 
 __all__ = [
     "STATUSES",
     "SERVING_METHODS",
     "check_certified",
+    "check_finite_model",
     "worst_status",
     "point_weights",
     "SdpkernEstimator",
@@ -98,6 +101,71 @@ def check_certified(estimator: Any, method: str = "predict") -> None:
         "stay for inspection)",
         status=status,
     )
+
+
+#: The fitted attributes that hold the model (checked finite after every fit).
+_MODEL_ATTRIBUTES = ("dual_coef_", "intercept_", "coef_", "beta_", "alpha_", "eigenvalues_", "eigenvectors_")
+
+
+def _non_finite(value: Any) -> bool:
+    if value is None:  # an attribute a model does not use (coef_ of a kernel model)
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v) for v in value)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return bool(arr.size) and not bool(np.isfinite(arr).all())
+
+
+def check_finite_model(estimator: Any) -> None:
+    """:class:`~sdpkern.errors.SolverError` (status ``"error"``) when a fit produced NaN or inf in
+    its model (a solver that returned garbage and called it converged): never a silent NaN."""
+    bad = [name for name in _MODEL_ATTRIBUTES if name in estimator.__dict__ and _non_finite(estimator.__dict__[name])]
+    if bad:
+        raise SolverError(
+            f"{type(estimator).__name__}.fit: the solver returned non-finite values ({', '.join(bad)} hold NaN or "
+            f"inf; status_={estimator.__dict__.get('status_')!r}); the estimator is left as it was before fit: "
+            "check the data's scale, or try another solver or backend",
+            status="error",
+        )
+
+
+#: Exceptions from inside a solver that ``fit`` reports as a :class:`~sdpkern.errors.SolverError`
+#: (bad input is a ValueError or TypeError, already typed by validation, and passes unchanged).
+_SOLVER_CRASHES = (RuntimeError, ArithmeticError, LookupError, AttributeError, AssertionError, OSError)
+
+
+def _atomic_fit(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``fit`` that leaves the estimator as it was when it raises (a solver failure, a bad input,
+    ``KeyboardInterrupt``): no half-fitted estimator that looks fitted. Then the model is checked
+    finite (:func:`check_finite_model`)."""
+    if getattr(method, "_sdpkern_atomic", False):
+        return method
+
+    @functools.wraps(method)
+    def fit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = dict(self.__dict__)
+        try:
+            out = method(self, *args, **kwargs)
+            check_finite_model(self)
+        except BaseException as exc:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            if isinstance(exc, _SOLVER_CRASHES) and not isinstance(exc, (SdpkernError, ValueError, TypeError)):
+                # a crash inside a solver (a native core, libsvm, an eigensolver): the status rule's
+                # "error", as KernelProblem.solve makes of a backend that raises; the cause is chained
+                raise SolverError(
+                    f"{type(self).__name__}.fit: the solver failed ({type(exc).__name__}: {exc}); the estimator is "
+                    "left as it was before fit",
+                    status="error",
+                ) from exc
+            raise
+        return out
+
+    fit._sdpkern_atomic = True  # type: ignore[attr-defined]
+    return fit
 
 
 def _certified(method: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -174,6 +242,9 @@ class SdpkernEstimator(ValidatedParams, BaseEstimator):
             method = getattr(cls, name, None)
             if callable(method) and not getattr(method, "_sdpkern_certified", False):
                 setattr(cls, name, _certified(method, name))
+        fit = cls.__dict__.get("fit")
+        if callable(fit):  # a fit of this class's own: atomic, and its model checked finite
+            cls.fit = _atomic_fit(fit)  # type: ignore[method-assign]
 
     def _more_validation(self) -> None:
         """Checks that ``_parameter_constraints`` cannot express (objects that check themselves)."""
