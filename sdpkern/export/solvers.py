@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.exceptions import ConvergenceWarning
 
+from .._validation import check_positive
 from ..errors import (
     BackendNotInstalledError,
     InaccurateSolutionError,
@@ -321,6 +322,8 @@ def run(
     """
     name = _check_name(solver)
     opts = _check_options(name, options)
+    if timeout is not None:
+        timeout = check_positive(timeout, "timeout")
     exe = shutil.which(SOLVERS[name])
     if exe is None:
         raise BackendNotInstalledError(
@@ -507,6 +510,8 @@ def solve_external(
     from . import conic_data
 
     _check_options(_check_name(solver), options)  # before the (possibly long) export
+    if timeout is not None:
+        check_positive(timeout, "timeout")
     data = conic_data(problem)
     kw: dict[str, Any] = {"timeout": timeout, "options": options, "allow_inaccurate": allow_inaccurate}
     if path is not None:
