@@ -393,7 +393,7 @@ def take_deprecated(
     return old_value if convert is None else convert(old_value)
 
 
-def warn_if_not_unisolvent(kernel: Any, X: NDArray[np.float64], sample_weight: Any, owner: str) -> None:
+def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner: str) -> None:
     """A :class:`~sdpkern.errors.NonUniqueSolutionWarning` when the points that count (positive
     weight) do not determine the polynomial part of a c.p.d. model.
 

@@ -302,7 +302,8 @@ def register_backend(backend: Backend, *, replace: bool = False) -> Backend:
     Examples
     --------
     >>> from sdpkern.backends import Backend, register_backend, get_backend
-    >>> _ = register_backend(Backend("clarabel_loose", "CLARABEL", "clarabel", tol_keys=("tol_feas",), default_tol=1e-6))
+    >>> loose = Backend("clarabel_loose", "CLARABEL", "clarabel", tol_keys=("tol_feas",), default_tol=1e-6)
+    >>> _ = register_backend(loose)
     >>> get_backend("clarabel_loose").solver_options({})
     {'tol_feas': 1e-06}
     """

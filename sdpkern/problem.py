@@ -755,7 +755,7 @@ class KernelProblem:
         if unreadable is not None:
             return _Saved.failed(b, opts, reason, unreadable, time.perf_counter() - t0, tol)
         cvx_status = prob.status
-        raw_cert = raw_certificate(b.name, raw, data)
+        raw_cert = raw_certificate(b.cvxpy_name.lower() if b.solver is None else b.name, raw, data)
         stats = prob.solver_stats
         iters = getattr(stats, "num_iters", None)
         solver_word = str(raw_cert.pop("raw_status") or cvx_status)
@@ -801,7 +801,9 @@ class KernelProblem:
         msg = f"{backend} returned status {status!r} ({raw}) for {self.formulation}{tried}: {hint}"
         false_verdicts = [a for a in attempts if a.status.startswith(("infeasible", "unbounded"))]
         if false_verdicts and self._feasible_bounded():
-            values = ", ".join(f"{k}={p.value:.6g}" for k, p in self.parameters.items() if np.ndim(p.value) == 0)
+            values = ", ".join(
+                f"{k}={float(p.value):.6g}" for k, p in self.parameters.items() if p.value is not None and p.size == 1
+            )
             said = ", ".join(f"{a.backend}: {a.status}" for a in attempts)
             raise NumericalError(
                 f"no solver certified {self.formulation} ({said}); it is feasible and bounded for every "

