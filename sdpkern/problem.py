@@ -510,7 +510,11 @@ class KernelProblem:
         Parameters
         ----------
         backend : str
-            The CVXPY solver (``"clarabel"``, ``"scs"``, ...; :mod:`sdpkern.backends`).
+            The CVXPY solver: ``"clarabel"``, ``"scs"``, any other solver CVXPY has installed, by
+            its name in lower case, or one registered with
+            :func:`~sdpkern.backends.register_backend` (:mod:`sdpkern.backends`). A backend
+            without a cone the problem needs raises :class:`~sdpkern.errors.BackendError` before
+            any solve (CVXPY's capabilities, :mod:`sdpkern._capabilities`).
         tol : float in (0, 1), optional
             One meaning on every backend: the relative primal residual, dual residual and gap
             the solver must reach to report ``"optimal"``. Clarabel: ``tol_gap_abs``,
@@ -566,6 +570,11 @@ class KernelProblem:
             A parameter without a value, or a bad ``tol``/``max_iter``/``time_limit``/option.
         InfeasibleError, UnboundedError, InaccurateSolutionError, SolverError
             When no attempt is acceptable (the status is on the error).
+        NumericalError
+            When no attempt is certified and one was called infeasible or unbounded, on a
+            problem the builder states feasible and bounded for every parameter value
+            (``data["feasible_bounded"]``, the soft-margin SVMs): a numerical failure, never
+            reported as :class:`InfeasibleError`.
         """
         for name, p in self.parameters.items():
             if p.value is None:
