@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_matrix, check_positive
+from .._validation import as_matrix, check_integer, check_positive
 from ..errors import ParameterError
 from .hyperkernels import ARDDictionary, Hyperkernel
 
@@ -206,6 +206,8 @@ def hyperkernel_basis(
     """
     check_hyperkernel(hyperkernel)
     hyperkernel.check()
+    if max_terms is not None:
+        max_terms = check_integer(max_terms, "max_terms", 1)  # named as the caller passed it
     Xa = as_matrix(X, "X")
     if isinstance(hyperkernel, ARDDictionary):
         return hyperkernel.basis(Xa)
