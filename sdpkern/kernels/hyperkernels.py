@@ -483,6 +483,16 @@ class ARDDictionary(Hyperkernel):
     scales: Any = "ladder"
     relevances: Any = None
 
+    def _check_parameters(self) -> None:
+        # widths="auto" is resolved on data later (fitted), and the relevances' length with it
+        if isinstance(self.widths, str) and self.widths == "auto":
+            check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+            self.scale_array()
+            if self.relevances is not None:
+                self.relevance_array(np.shape(np.atleast_2d(self.relevances))[1])
+            return
+        self.check()
+
     def check(self) -> None:
         """λ_h ∈ (0, 1), resolved positive widths σ_d, positive scales c_s and relevances in [0, 1]."""
         check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)

@@ -137,6 +137,13 @@ class HyperkernelBasis:
         """The number of selected basis terms (pairs)."""
         return int(self.pairs.shape[0])
 
+    def __getstate__(self) -> dict[str, object]:
+        # the (p, m, m) stack of term kernels is a cache, recomputed on demand: a pickled model
+        # keeps what predicts (the points, the terms' features, L), not p·m² numbers
+        state = dict(self.__dict__)
+        state["_kernels"] = None
+        return state
+
     def kernels(self) -> Array:
         """The base kernel matrices K_l on the training inputs, shape (p, m, m) (cached)."""
         if self._kernels is None:
