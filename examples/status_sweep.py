@@ -332,4 +332,4 @@ def forms_of_default(r: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()
