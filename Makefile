@@ -44,4 +44,4 @@ check-wheel:
 	bash .ci/check-wheel $(PYTHON)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/api.rst docs/generated docs/auto_examples
+	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/api.rst docs/generated docs/gen_modules docs/auto_examples docs/sg_execution_times.rst

@@ -14,7 +14,7 @@
 
 Run::
 
-    .venv/bin/python examples/bench_export.py [--quick] [--repeat N]
+    python examples/benchmarks/bench_export.py [--quick] [--repeat N]
 """
 
 from __future__ import annotations

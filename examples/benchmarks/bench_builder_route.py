@@ -11,9 +11,9 @@ builder / estimator (issue 16 asks for about 1), and the direct solve's time for
 
 Usage::
 
-    python examples/bench_builder_route.py               # m = 60, 3 repeats, with the direct solve
-    python examples/bench_builder_route.py --no-direct   # without it
-    python examples/bench_builder_route.py --quick       # m = 30, 1 repeat (docs gallery)
+    python examples/benchmarks/bench_builder_route.py               # m = 60, 3 repeats, with the direct solve
+    python examples/benchmarks/bench_builder_route.py --no-direct   # without it
+    python examples/benchmarks/bench_builder_route.py --quick       # m = 30, 1 repeat (docs gallery)
 """
 
 from __future__ import annotations

@@ -32,10 +32,10 @@ OpenBLAS Cholesky was 50-100x slower than single-threaded); libsvm does not use 
 
 Usage::
 
-    .venv/bin/python examples/bench_thin_plate.py            # everything (~10 min)
-    .venv/bin/python examples/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
-    .venv/bin/python examples/bench_thin_plate.py --only acceptance   # sections 6-8 in full
-    .venv/bin/python examples/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
+    python examples/benchmarks/bench_thin_plate.py            # everything (~10 min)
+    python examples/benchmarks/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
+    python examples/benchmarks/bench_thin_plate.py --only acceptance   # sections 6-8 in full
+    python examples/benchmarks/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
                                                                       # small_n: 7, model_selection: 8)
 """
 

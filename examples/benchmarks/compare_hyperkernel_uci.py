@@ -12,8 +12,8 @@ process, and their ratio), and how many hyperkernel fits raised a ``ConvergenceW
 
 Run::
 
-    .venv/bin/python examples/compare_hyperkernel_uci.py                 # 10 splits
-    .venv/bin/python examples/compare_hyperkernel_uci.py --splits 2      # a quick look
+    python examples/benchmarks/compare_hyperkernel_uci.py                 # 10 splits
+    python examples/benchmarks/compare_hyperkernel_uci.py --splits 2      # a quick look
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ each back, rebuild a ``cvxpy.Problem`` and solve it with Clarabel; print the pla
 difference ``|f_file - f_ours| / |f_ours|`` (target 1e-6). Instances marked slow need ``--slow``
 (hk_csvm_socp_m150 takes several minutes).
 
-    python examples/roundtrip_instances.py [--slow] [INSTANCE ...]
+    python examples/benchmarks/roundtrip_instances.py [--slow] [INSTANCE ...]
 """
 
 from __future__ import annotations

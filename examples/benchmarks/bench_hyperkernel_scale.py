@@ -12,7 +12,7 @@
 Peak traced memory (tracemalloc) is printed for each fit, the process' peak RSS at the end.
 Inputs are standardised. Run::
 
-    .venv/bin/python examples/bench_hyperkernel_scale.py [--splits 5] [--skip-sdp]
+    python examples/benchmarks/bench_hyperkernel_scale.py [--splits 5] [--skip-sdp]
 
 Parts 1-2 take about 3 minutes with the SDP on two cores (``--skip-sdp``: about one); part 3 is
 dominated by the grid search (12 C values up to 1e9 × 5 σ × 10 folds): about 7 minutes per split
