@@ -98,6 +98,7 @@ sphinx_gallery_conf = {
     "plot_gallery": "True",
     "within_subsection_order": "FileNameSortKey",
     "matplotlib_animations": False,
+    "write_computation_times": False,  # its pages load jQuery and DataTables from the network
     "capture_repr": ("_repr_html_", "__repr__"),
 }
 

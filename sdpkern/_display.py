@@ -109,11 +109,14 @@ def exported(exp: Any) -> Display:
     size = f"{path.stat().st_size:,} bytes" if path.is_file() else "not on disk"
     d.add("File", [("path", str(path)), ("format", exp.format), ("size", size)])
     A = data.A
+    objective = "minimise cᵀx" + (f" + {fmt(data.offset)}" if data.offset else "")
+    if data.sign == -1:
+        objective += " (the model maximises its negative)"
     d.add("Problem in the file", [
         ("variables", str(data.n)),
         ("constraint rows", str(A.shape[0])),
         ("nonzeros of A", str(A.nnz)),
-        ("objective", ("minimise" if data.sign == 1 else "maximise") + " cᵀx" + (f" + {fmt(data.offset)}" if data.offset else "")),
+        ("objective", objective),
     ])  # fmt: skip
     d.add("Cones", cone_rows(data.cones))
     removed = original.n - data.n

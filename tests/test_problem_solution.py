@@ -80,7 +80,8 @@ def _model_values(sol: Any, X_new: np.ndarray, name: str) -> np.ndarray:
     """What the model predicts: decision values on new points (the kernel matrix for alignment)."""
     if sol.model.decision is None:
         return np.asarray(sol.kernel_matrix)
-    Z = _trajectories(X_new, 0)[:, 0] if name.startswith("sdpm") else (X_new[:, :2] if name.startswith("cpd") else X_new)
+    two_d = name.startswith(("sdpm", "cpd"))  # the SDPM and c.p.d. instances live in two dimensions
+    Z = X_new[:, :2] if two_d else X_new
     return np.asarray(sol.decision_function(Z))
 
 

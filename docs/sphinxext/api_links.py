@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import sys
 from collections import Counter
 from typing import Any
 
@@ -79,6 +80,40 @@ def link_api_names(doctree: nodes.document, names: dict[str, str]) -> int:
     return count
 
 
+def add_alias_ids(doctree: nodes.document) -> int:
+    """Give each documented Python object the ids of its other module paths; return how many.
+
+    An object is documented once, at its shallowest public module (``sdpkern.export.write_cbf``),
+    but defined in another (``sdpkern.export.cbf``), and Sphinx's viewcode links each source
+    module's objects back under one module name for the whole module: the ids ``P.name`` for
+    every module prefix P of both paths make those links land on the object.
+    """
+    count = 0
+    for sig in doctree.findall(addnodes.desc_signature):
+        module, fullname = sig.get("module"), sig.get("fullname")
+        if not module or not fullname or not module.startswith("sdpkern"):
+            continue
+        obj: Any = importlib.import_module(module) if module in sys.modules or _importable(module) else None
+        for part in fullname.split("."):
+            obj = getattr(obj, part, None)
+        source = getattr(obj, "__module__", None) or module
+        prefixes = {".".join(path.split(".")[:k]) for path in (module, source) for k in range(1, path.count(".") + 2)}
+        for prefix in sorted(prefixes):
+            alias = f"{prefix}.{fullname}"
+            if alias not in sig["ids"]:
+                sig["ids"].append(alias)
+                count += 1
+    return count
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
 def _on_builder_inited(app: Any) -> None:
     from api_reference import canonical_objects
 
@@ -91,6 +126,7 @@ def _on_doctree_read(app: Any, doctree: nodes.document) -> None:
         _on_builder_inited(app)
         names = app.env.sdpkern_api_names
     link_api_names(doctree, names)
+    add_alias_ids(doctree)
 
 
 def setup(app: Any) -> dict[str, Any]:

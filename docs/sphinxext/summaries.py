@@ -41,7 +41,8 @@ def first_sentence(paragraph: str) -> str:
         elif ch == "." and depth == 0 and _END.match(paragraph, i):
             if _last_word(paragraph[:i]) in ABBREVIATIONS:
                 continue
-            if paragraph.count("`", 0, i) % 2:
+            before = paragraph[:i]
+            if before.count("``") % 2 or before.replace("``", "").count("`") % 2:
                 continue  # inside a literal or interpreted text
             return paragraph[: i + 1]
     return paragraph

@@ -210,7 +210,8 @@ class Exported:
 
     # a notebook or a terminal shows a summary of the file, never its arrays
     def __repr__(self) -> str:
-        return f"Exported({self.format!r}, path={str(self.path)!r}, variables={self.data.n}, rows={self.data.A.shape[0]})"
+        rows = self.data.A.shape[0]
+        return f"Exported({self.format!r}, path={str(self.path)!r}, variables={self.data.n}, rows={rows})"
 
     def _repr_html_(self) -> str:
         return _display.html(_display.exported(self))
