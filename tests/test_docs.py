@@ -62,7 +62,7 @@ def test_teaching_examples_are_narrated_and_draw(path: Path) -> None:
 def test_example_has_a_gallery_title(path: Path) -> None:
     """sphinx-gallery takes the docstring's first lines as the page title: a line, then '='s."""
     text = path.read_text(encoding="utf-8")
-    m = re.match(r'"""(?P<title>[^\n]+)\n(?P<rule>=+)\n', text)
+    m = re.match(r'"""\n?(?P<title>[^\n]+)\n(?P<rule>=+)\n', text)
     assert m, f"{path.name}: the docstring must start with a title line underlined by '='"
     assert len(m["rule"]) >= len(m["title"]), f"{path.name}: the underline is shorter than the title"
     assert "__doc__.splitlines()[0]" not in text  # the gallery runs examples with an empty __doc__

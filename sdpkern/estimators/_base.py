@@ -8,9 +8,8 @@
   ``fit``.
 * :class:`KernelClassifierMixin`: any two labels mapped to ±1 (``classes_[1]`` → +1), one binary
   model per class for more than two (one-vs-rest), per-point loss weights from
-  ``sample_weight`` and ``class_weight``, one tie rule (a decision value of 0 goes to
-  ``classes_[0]``; one-vs-rest picks the first largest value), and ``probability=True``
-  (Platt scaling on internal cross-validation, :mod:`sdpkern.estimators._probability`).
+  ``sample_weight`` and ``class_weight``, and one tie rule: a decision value of 0 goes to
+  ``classes_[0]``; one-vs-rest picks the first largest value.
 * The status vocabulary (:data:`STATUSES`, :func:`worst_status`) and the point-weight rule
   (:func:`point_weights`).
 
@@ -28,9 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.exceptions import NotFittedError
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
@@ -38,18 +35,15 @@ from .._validation import (
     as_sample_weight,
     classification_classes,
     validate_data,
-    validate_params,
     validate_training_data,
 )
 from ..errors import DataError, LabelError, ParameterError
-from ._probability import fit_probability, sigmoid_probabilities
 
 __all__ = [
     "STATUSES",
     "worst_status",
     "point_weights",
     "SdpkernEstimator",
-    "ProbabilityParameter",
     "KernelClassifierMixin",
     "deprecated_attribute",
     "squared_hinge_stationarity",
@@ -142,26 +136,7 @@ def deprecated_attribute(new: str, old: str, convert: Any = None) -> property:
     return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in 1.1).")
 
 
-@dataclass(kw_only=True, eq=False, repr=False)
-class ProbabilityParameter:
-    """The ``probability`` parameter every classifier declares (through :class:`KernelClassifierMixin`).
-
-    Parameters
-    ----------
-    probability : bool, default=False
-        Also fit a sigmoid to decision values from an internal 5-fold cross-validation (Platt
-        scaling, as scikit-learn's ``SVC(probability=True)``), which makes ``predict_proba``
-        available and costs five more fits (:mod:`sdpkern.estimators._probability`).
-    """
-
-    probability: bool = False
-
-
-def _has_probability(estimator: Any) -> bool:
-    return bool(estimator.probability)
-
-
-class KernelClassifierMixin(ProbabilityParameter, ClassifierMixin):
+class KernelClassifierMixin(ClassifierMixin):
     """Classifiers built from binary models (docs/conventions.md, "Multiclass", "Sign and ties").
 
     A subclass implements
@@ -197,21 +172,6 @@ class KernelClassifierMixin(ProbabilityParameter, ClassifierMixin):
 
     def _fit_classifier(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
         self._validate_params()  # type: ignore[attr-defined]
-        validate_params({"probability": self.probability}, {"probability": ["boolean"]}, owner=type(self).__name__)
-        X_arr, y_arr = self._fit_models(X, y, sample_weight)
-        for name in ("probA_", "probB_"):
-            self.__dict__.pop(name, None)
-        if self.probability:
-            sw = as_sample_weight(sample_weight, y_arr.shape[0])
-            sigmoids = fit_probability(self, X_arr, y_arr, sw)
-            self.probA_ = np.array([a for a, _ in sigmoids])
-            self.probB_ = np.array([b for _, b in sigmoids])
-        return self
-
-    def _fit_models(
-        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
-    ) -> tuple[Array, NDArray[Any]]:
-        """The binary model, or one per class (one-vs-rest); returns the validated data."""
         X_arr, y_arr = self._check_training_data(X, y)
         classes = classification_classes(y_arr)
         if classes.shape[0] < 2:
@@ -224,7 +184,7 @@ class KernelClassifierMixin(ProbabilityParameter, ClassifierMixin):
         self.__dict__.pop("estimators_", None)
         if classes.shape[0] == 2:
             self._fit_binary(X_arr, np.where(y_arr == classes[1], 1.0, -1.0), weights, shared)
-            return X_arr, y_arr
+            return self
         models = []
         for c in classes:
             model = clone(self)
@@ -233,7 +193,7 @@ class KernelClassifierMixin(ProbabilityParameter, ClassifierMixin):
             model._fit_binary(X_arr, np.where(y_arr == c, 1.0, -1.0), weights, shared)
             models.append(model)
         self._store_one_vs_rest(models)
-        return X_arr, y_arr
+        return self
 
     def _store_one_vs_rest(self, models: list[Any]) -> None:
         """The fitted binary models and their attributes stacked (one row per class)."""
@@ -278,26 +238,3 @@ class KernelClassifierMixin(ProbabilityParameter, ClassifierMixin):
         if f.ndim == 1:
             return np.asarray(self.classes_[(f > 0).astype(int)])
         return np.asarray(self.classes_[np.argmax(f, axis=1)])
-
-    @available_if(_has_probability)
-    def predict_proba(self, X: ArrayLike) -> Array:
-        """Class probabilities (columns in the order of ``classes_``), with ``probability=True``.
-
-        The sigmoids fitted to cross-validated decision values (``probA_``, ``probB_``: p = 1 /
-        (1 + exp(A f + B)) per class) applied to the decision function; for more than two
-        classes the one-vs-rest probabilities are normalised to sum to one. As for scikit-learn's
-        ``SVC``, the argmax may differ from ``predict`` near the decision boundary.
-        """
-        check_is_fitted(self, "classes_")
-        if "probA_" not in self.__dict__:
-            raise NotFittedError(
-                f"{type(self).__name__} was fitted with probability=False; fit it again with probability=True "
-                "to use predict_proba"
-            )
-        return sigmoid_probabilities(self.decision_function(X), list(zip(self.probA_, self.probB_)))
-
-    @available_if(_has_probability)
-    def predict_log_proba(self, X: ArrayLike) -> Array:
-        """Logarithm of :meth:`predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))

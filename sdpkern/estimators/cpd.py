@@ -767,10 +767,6 @@ class CPDSVC(_CPDBase):
         ``sample_weight``): point i's loss is C · sample_weight_i · class_weight[y_i] ·
         max(0, 1 − y_i f(x_i))². Every solver but ``"native"`` takes weights (its β = 0 branch
         does too); the β = 0 choice of ``beta_zero="auto"`` looks at the points of positive weight.
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
@@ -848,10 +844,6 @@ class ThinPlateSVC(_CPDBase):
     formula_dimension : int or None, default=2
     C, lam, solver, beta_zero, update, backend, max_iter, tol, class_weight
         As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)); ``fit`` takes ``sample_weight``.
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Examples
     --------

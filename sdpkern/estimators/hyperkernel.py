@@ -439,10 +439,6 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         Per-class loss weights, as scikit-learn's ``SVC``: with ``fit``'s ``sample_weight``,
         point i's C is C · sample_weight_i · class_weight[y_i] (the box 0 ≤ α_i ≤ C·w_i, on the
         conic and the native route alike).
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
@@ -555,10 +551,6 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     lambda_Q, lambda_h, widths, width_scales, hyperkernel, form, active_set, eta, max_terms, backend, solver_options,
     random_state
         As for :class:`HyperkernelSVC`.
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
@@ -605,10 +597,6 @@ class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
     class_weight : dict, "balanced" or None, default=None
         Per-class loss weights: with ``fit``'s ``sample_weight``, the loss is
         C Σ sample_weight_i · class_weight[y_i] · ξ_i² (:func:`~sdpkern.builders.hyperkernel.l2svm`).
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------

@@ -232,10 +232,6 @@ class PrimalSVC(_NativeClassifier):
         point i's loss is C · sample_weight_i · class_weight[y_i] · max(0, 1 − y_i f(x_i))².
         Every solver takes the weights (the kernel Newton system's diagonal becomes
         ``1/(2C w_i)``; points of weight 0 never become support vectors).
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
@@ -545,10 +541,6 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
     max_iter : int, default=30
     cv : int, default=5
     random_state : int or None, default=0
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
@@ -700,10 +692,6 @@ class IndefiniteSVC(_NativeClassifier):
         Ratio of coefficients at ``C`` above which the report adds a note (not a dismissal).
     class_weight : dict, "balanced" or None, default=None
         Multiplies each class's C, as scikit-learn's ``SVC`` (``fit`` also takes ``sample_weight``).
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------

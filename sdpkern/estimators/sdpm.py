@@ -84,10 +84,6 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         Solver backend (see :mod:`sdpkern.backends`).
     class_weight : dict, "balanced" or None, default=None
         Multiplies each class's C (needs ``C``), as scikit-learn's ``SVC``.
-    probability : bool, default=False
-        Also fit Platt sigmoids to decision values from an internal 5-fold cross-validation, as
-        ``SVC(probability=True)``: ``predict_proba`` and ``predict_log_proba`` become available
-        (five more fits; ``probA_``, ``probB_``).
 
     Attributes
     ----------
