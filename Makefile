@@ -36,7 +36,7 @@ $(DOCS_STAMP): $(STAMP)
 # docs/*.md as pages, every example run for the gallery; warnings are errors. Built afresh, so
 # the site holds only what this build wrote.
 docs: $(DOCS_STAMP)
-	rm -rf docs/_build/html docs/auto_examples docs/gen_modules docs/generated
+	rm -rf docs/_build/html docs/auto_examples docs/gen_modules docs/generated docs/sg_execution_times.rst
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 	@echo "docs: docs/_build/html/index.html"
 

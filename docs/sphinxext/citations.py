@@ -41,7 +41,7 @@ CITATION = re.compile(
 #: Nodes whose text is never linked.
 _SKIP = (
     nodes.literal, nodes.literal_block, nodes.math, nodes.math_block, nodes.reference, nodes.title,
-    nodes.raw, nodes.comment, nodes.target, nodes.doctest_block, nodes.option_string,
+    nodes.raw, nodes.target, nodes.doctest_block, nodes.option_string,  # (autosummary tables are comments)
 )  # fmt: skip
 
 
