@@ -7,7 +7,7 @@ whole SOCP), the route ``HyperkernelSVC`` takes; ``method="direct"`` writes and 
 cones at once. On ``--m`` standardised breast-cancer points, each timed ``--repeat`` times in
 this process (median), prints the builder's time (build + solve) and objective, the
 estimator's (``HyperkernelSVC(width_scales=1.0)``, the builder's hyperkernel), the ratio
-builder / estimator (issue 16 asks for about 1), and the direct solve's time for reference.
+builder / estimator (about 1 when the builder takes the estimator's route), and the direct solve's time for reference.
 
 Usage::
 

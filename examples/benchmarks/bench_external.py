@@ -1,5 +1,5 @@
-"""CSDP and DSDP on the exported SDPA files of the SDP-form instances of ``problems/`` (issue 8).
-==============================================================================================
+"""CSDP and DSDP on the exported SDPA files of the SDP-form instances of ``problems/``.
+====================================================================================
 
 For every instance with a PSD cone, solve it in process (Clarabel), export it to SDPA
 (``.dat-s``), run ``csdp`` and ``dsdp5`` on the file through :mod:`sdpkern.export.solvers`,

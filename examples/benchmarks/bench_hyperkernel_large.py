@@ -18,7 +18,7 @@ then the growth exponent of fit time (least squares on log t vs log m, 2k-20k).
 Usage::
 
     python examples/benchmarks/bench_hyperkernel_large.py            # m = 1k, 2k, 5k, 10k, 20k, one split
-    python examples/benchmarks/bench_hyperkernel_large.py --sizes 2000,10000 --splits 5   # issue 14's acceptance
+    python examples/benchmarks/bench_hyperkernel_large.py --sizes 2000,10000 --splits 5   # the large-scale figures
     python examples/benchmarks/bench_hyperkernel_large.py --full     # and 100k (synthetic)
     python examples/benchmarks/bench_hyperkernel_large.py --sets twonorm --sizes 100000 --no-svc   # 100k alone
     # the 10k grids in the background first (minutes each), then the table from their cache:

@@ -1,5 +1,5 @@
-"""The hyperkernel C-SVM at the thesis' scale (002 §3.2), in one run (issue 4's speed figures).
-============================================================================================
+"""The hyperkernel C-SVM at the thesis' scale (002 §3.2): speed figures in one run.
+================================================================================
 
 1. m = 100 breast-cancer points, η = 1e-4: the same-basis SDP (002 eq. 3.8), the full SOCP (exact
    and with the shared factor cut at factor_tol = 1e-6) and

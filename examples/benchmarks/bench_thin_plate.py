@@ -1,5 +1,5 @@
-"""Benchmark and acceptance figures for the c.p.d. (thin-plate) SVM (issue 6; source 000).
-=======================================================================================
+"""Benchmark and acceptance figures for the c.p.d. (thin-plate) SVM (000).
+=======================================================================
 
 Prints, in one run:
 
@@ -14,7 +14,7 @@ Prints, in one run:
    scipy's RBFInterpolator, and the invariances of 000 §5;
 5. the low-rank alternative (pivoted Cholesky of the reduced kernel): objective gap and time by rank;
 
-and the acceptance figures of issue 15 (the compiled dual SMO, ``sdpkern.native.dual_svm``, now
+and the compiled dual solver's figures (the compiled dual SMO, ``sdpkern.native.dual_svm``, now
 ``ThinPlateSVC``'s and ``PrimalSVC``'s default route), timed as a user calls the estimators —
 library default thread settings, validation included, against ``SVC`` timed in the same process:
 

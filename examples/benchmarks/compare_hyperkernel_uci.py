@@ -1,7 +1,7 @@
 """HyperkernelSVC() with its defaults against a tuned RBF SVC at m ≈ 400 (pima, wdbc).
 ===================================================================================
 
-Issue 14's small-data acceptance: on random 60/40 splits of pima (768 points, 460 to train) and
+The small-data comparison: on random 60/40 splits of pima (768 points, 460 to train) and
 wdbc (569, 341 to train), inputs standardised on the training part, ``HyperkernelSVC()`` with
 its defaults (002 eq. 3.8; C = 1, λ_Q = 1, the ARD harmonic hyperkernel over the default
 ladder of widths) beside an RBF ``SVC`` tuned by 5-fold ``GridSearchCV`` over 7 C × 6 γ on the

@@ -1,5 +1,5 @@
-"""Round trip of every problems/ instance through both file formats (issue 8 acceptance).
-======================================================================================
+"""Round trip of every problems/ instance through both file formats.
+=================================================================
 
 For each feasible instance: solve in process (Clarabel), write ``.dat-s`` and ``.cbf``, read
 each back, rebuild a ``cvxpy.Problem`` and solve it with Clarabel; print the plain relative
