@@ -366,10 +366,16 @@ _DEFERRED_FIELDS = ("cvxpy", "variables", "constraints")
 class KernelProblem:
     """A kernel-learning convex program: the CVXPY model and its recovery step.
 
+    A problem made by :meth:`deferred` writes ``cvxpy``, ``variables`` and ``constraints`` on
+    first use (a solve by ``generate`` never needs them; ``export``, ``summary`` and a direct
+    solve do). In a notebook a problem displays as a table (:meth:`display`).
+
     Attributes
     ----------
     cvxpy : cvxpy.Problem
-        The model itself; change it, inspect it or solve it directly if you like.
+        The model itself; change it, inspect it or solve it directly if you like (it is the
+        formulation divided by :attr:`objective_scale`; :meth:`solution` reads a solve of it
+        back in the formulation's units).
     formulation : str
         Human-readable name, e.g. ``"hyperkernel C-SVM"``.
     source : str
@@ -387,10 +393,6 @@ class KernelProblem:
         A route to the same optimum through smaller problems (the hyperkernel SOCPs' cone
         generation, :func:`sdpkern.builders.hyperkernel.cone_generation`); ``solve()`` takes it by
         default (``method="auto"``). None when the problem has none.
-
-    A problem made by :meth:`deferred` writes ``cvxpy``, ``variables`` and ``constraints`` on
-    first use (a solve by ``generate`` never needs them; ``export``, ``summary`` and a direct
-    solve do).
     """
 
     cvxpy: cp.Problem

@@ -544,8 +544,14 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
 
     Attributes
     ----------
-    classes_, dual_coef_ (c on every training point), support_ (``arange(n)``), intercept_ (b),
-    n_iter_, cv_loss_, status_, certificate_
+    dual_coef_ : ndarray
+        c on every training point.
+    support_ : ndarray of int
+        ``arange(n_samples)``.
+    intercept_ : float
+        b.
+    classes_, n_iter_, cv_loss_, status_, certificate_
+        As for :class:`KrylovRegressor`.
     """
 
     method: str = "mr_ii"
