@@ -2,9 +2,10 @@
 
 The guide pages and docstrings write public names as inline code (```HyperkernelSVC```,
 ```sdpkern.builders.hyperkernel.csvm```, ```KernelProblem.solve()```). :func:`link_api_names`
-wraps each such literal whose text is a documented name (its own name when unique, its dotted
-path, ``Class.method``; a trailing ``()`` or ``(...)`` is allowed) in a cross-reference to it.
-A name that does not resolve stays plain code, without a warning.
+wraps each such literal whose text is a documented name (its own name when unique and not an
+ordinary word, its dotted path, ``Class.method``; a trailing ``()`` or ``(...)`` is allowed)
+in a cross-reference to it, and each ```docs/<page>.md``` in a link to that page. A name that
+does not resolve stays plain code, without a warning.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ from sphinx import addnodes
 __all__ = ["api_names", "link_api_names", "setup"]
 
 _CALL = re.compile(r"\((?:\.\.\.|…)?\)$")
+
+#: Unqualified names that are also ordinary words or parameter names in the pages' prose
+#: (``write`` the parameter of ``KernelProblem.deferred``, ``alignment`` the formulation): linked
+#: only when written with their module (``sdpkern.export.write``).
+GENERIC = frozenset({"alignment", "available", "build", "load", "main", "read", "run", "summarize", "write"})
+
+#: ``docs/<page>.md`` written as code: a link to that page.
+_DOC_PATH = re.compile(r"^docs/(?P<page>[\w/]+)\.md$")
 
 
 def api_names(objects: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
@@ -43,7 +52,7 @@ def api_names(objects: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
                         full[f"{name}.{attr}"] = f"{target}.{attr}"
                         full[f"{target}.{attr}"] = f"{target}.{attr}"
     for name, target in pairs:
-        if short[name] == 1:
+        if short[name] == 1 and name not in GENERIC:
             full.setdefault(name, target)
     return full
 
@@ -66,14 +75,20 @@ def link_api_names(doctree: nodes.document, names: dict[str, str]) -> int:
         if _skip(lit):
             continue
         text = _CALL.sub("", lit.astext().strip())
-        target = names.get(text)
-        if target is None:
-            continue
-        xref = addnodes.pending_xref(
-            "", refdomain="py", reftype="obj", reftarget=target, refexplicit=True, refwarn=False
-        )
-        xref["py:module"] = None
-        xref["py:class"] = None
+        page = _DOC_PATH.match(text)
+        if page is not None:
+            xref = addnodes.pending_xref(
+                "", refdomain="std", reftype="doc", reftarget="/" + page["page"], refexplicit=True, refwarn=False
+            )
+        else:
+            target = names.get(text)
+            if target is None:
+                continue
+            xref = addnodes.pending_xref(
+                "", refdomain="py", reftype="obj", reftarget=target, refexplicit=True, refwarn=False
+            )
+            xref["py:module"] = None
+            xref["py:class"] = None
         lit.parent.replace(lit, xref)
         xref += lit
         count += 1
