@@ -42,8 +42,10 @@ solution
 # of order 1); ``problem.solution()`` reads your solve back in the formulation's units.
 problem.cvxpy.solve(solver="SCS", eps_abs=1e-9, eps_rel=1e-9)
 by_hand = problem.solution()
-print(f"CVXPY reads {problem.cvxpy.value:.6f}; × objective_scale {problem.objective_scale:.6f} "
-      f"= {by_hand.objective:.6f}; solve() said {solution.objective:.6f}")  # fmt: skip
+print(
+    f"CVXPY reads {problem.cvxpy.value:.6f}; × objective_scale {problem.objective_scale:.6f} "
+    f"= {by_hand.objective:.6f}; solve() said {solution.objective:.6f}"
+)
 
 # %%
 # Export it for external SDP solvers (SDPA sparse, which CSDP and DSDP read), and solve the file

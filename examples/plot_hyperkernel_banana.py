@@ -40,8 +40,10 @@ t_hk = time.perf_counter() - t0
 t0 = time.perf_counter()
 svc = GridSearchCV(SVC(), {"C": [1, 10, 100], "gamma": [0.1, 0.3, 1, 3, 10]}, cv=5).fit(X, y).best_estimator_
 t_svc = time.perf_counter() - t0
-print(f"HyperkernelSVC: test error {1 - clf.score(X_test, y_test):.3f}, {clf.n_terms_} basis kernels, "
-      f"status {clf.status_} ({t_hk:.1f} s)")  # fmt: skip
+print(
+    f"HyperkernelSVC: test error {1 - clf.score(X_test, y_test):.3f}, {clf.n_terms_} basis kernels, "
+    f"status {clf.status_} ({t_hk:.1f} s)"
+)
 print(f"SVC, tuned γ = {svc.gamma:g}, C = {svc.C:g}: test error {1 - svc.score(X_test, y_test):.3f} ({t_svc:.1f} s)")
 
 
@@ -79,8 +81,12 @@ weights = ladder_weights(clf)
 scales = clf.hyperkernel_.scale_array()
 labels = ["σ" if c == 1 else f"σ/{round(1 / c)}" for c in scales]
 nonzero = np.flatnonzero(clf.beta_ > 1e-6)
-print("basis terms with weight:", [tuple(int(i) for i in clf.basis_.pairs[k]) for k in nonzero],
-      "β =", clf.beta_[nonzero].round(3))  # fmt: skip
+print(
+    "basis terms with weight:",
+    [tuple(int(i) for i in clf.basis_.pairs[k]) for k in nonzero],
+    "β =",
+    clf.beta_[nonzero].round(3),
+)
 print("share of each ladder width:", ", ".join(f"{label} {w:.3f}" for label, w in zip(labels, weights)))
 
 # %%

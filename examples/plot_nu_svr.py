@@ -34,10 +34,14 @@ fixed = NuSVR(nu=0.3, C=10.0).fit(X, y)
 coef = np.abs(learned.dual_coef_)
 sv = learned.support_[coef > 1e-6 * coef.max()]  # the points with a nonzero coefficient
 rmse = lambda model: float(np.sqrt(np.mean((model.predict(grid) - truth(grid[:, 0])) ** 2)))  # noqa: E731
-print(f"HyperkernelNuSVR: ε = {learned.epsilon_:.3f}, {len(sv)} support vectors, "
-      f"RMS distance to the true curve {rmse(learned):.3f} (status {learned.status_})")  # fmt: skip
-print(f"NuSVR (Gaussian kernel, gamma='scale'): {len(fixed.support_)} support vectors, "
-      f"RMS distance to the true curve {rmse(fixed):.3f}")  # fmt: skip
+print(
+    f"HyperkernelNuSVR: ε = {learned.epsilon_:.3f}, {len(sv)} support vectors, "
+    f"RMS distance to the true curve {rmse(learned):.3f} (status {learned.status_})"
+)
+print(
+    f"NuSVR (Gaussian kernel, gamma='scale'): {len(fixed.support_)} support vectors, "
+    f"RMS distance to the true curve {rmse(fixed):.3f}"
+)
 
 # %%
 # The fits, the learned tube f ± ε, and the support vectors (circled): the points on or outside

@@ -30,9 +30,9 @@ novel = novel[np.min(np.linalg.norm(novel[:, None] - np.array([[-2.0, 0.0], [1.5
 # follow the two clusters' different scales (at λ_Q = 1 the learned region is one smooth oval,
 # much like the wide Gaussian's).
 detectors = {
-    "HyperkernelOneClassSVM (learned kernel)": HyperkernelOneClassSVM(
-        nu=0.1, width_scales="ladder", lambda_Q=0.01
-    ).fit(X),
+    "HyperkernelOneClassSVM (learned kernel)": HyperkernelOneClassSVM(nu=0.1, width_scales="ladder", lambda_Q=0.01).fit(
+        X
+    ),
     "OneClassSVM, γ = 0.1 (wide)": OneClassSVM(nu=0.1, gamma=0.1).fit(X),
     "OneClassSVM, γ = 5 (narrow)": OneClassSVM(nu=0.1, gamma=5.0).fit(X),
 }
@@ -61,5 +61,7 @@ plt.show()
 # The learned kernel is a weighted sum of the basis kernels, with weights β found by the same
 # convex program (non-negative and summing to one): the fitted detector keeps a few of them.
 learned = detectors["HyperkernelOneClassSVM (learned kernel)"]
-print(f"basis kernels: {learned.beta_.size}, with weight > 1e-6: {int(np.sum(learned.beta_ > 1e-6))}, "
-      f"status {learned.status_}")  # fmt: skip
+print(
+    f"basis kernels: {learned.beta_.size}, with weight > 1e-6: {int(np.sum(learned.beta_ > 1e-6))}, "
+    f"status {learned.status_}"
+)

@@ -66,6 +66,8 @@ scale = 10.0
 tp_scaled = ThinPlateSVC(C=thin_plate.C / scale**2).fit(scale * X, y)
 gauss_scaled = SVC(C=gaussian.C, gamma=gaussian.gamma).fit(scale * X, y)
 agree = np.mean(tp_scaled.predict(scale * X_test) == thin_plate.predict(X_test))
-print(f"thin-plate, inputs x{scale:g}, C/{scale**2:g}: test error {1 - tp_scaled.score(scale * X_test, y_test):.3f}, "
-      f"same prediction on {agree:.1%} of the test points")
+print(
+    f"thin-plate, inputs x{scale:g}, C/{scale**2:g}: test error {1 - tp_scaled.score(scale * X_test, y_test):.3f}, "
+    f"same prediction on {agree:.1%} of the test points"
+)
 print(f"Gaussian, inputs x{scale:g}, same γ: test error {1 - gauss_scaled.score(scale * X_test, y_test):.3f}")
