@@ -12,8 +12,8 @@ Checks, each reported with its count:
 2. Every internal link (``href``/``src`` of ``a``, ``link``, ``img``, ``script``, ``iframe``
    and ``source`` in every page) names a file that exists, and every ``#anchor`` an ``id`` (or
    ``name``) in the page it points to.
-3. No page loads a script or a stylesheet from the network (the formulas are rendered by the
-   MathJax copied into the site).
+3. No page loads a script or a stylesheet from the network, and every page with a formula loads
+   the MathJax copied into the site (``_static/mathjax``).
 
 Exits 1 when any check fails, listing the failures (at most 20 per kind).
 """
@@ -40,6 +40,8 @@ class Page(HTMLParser):
         self.ids: set[str] = set()
         self.links: list[tuple[str, str]] = []  # (tag, url)
         self.images: list[str] = []
+        self.has_math = False
+        self.mathjax: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v for k, v in attrs if v is not None}
@@ -52,6 +54,10 @@ class Page(HTMLParser):
             self.links.append((tag, values[attr]))
         if tag == "img" and "src" in values:
             self.images.append(values["src"])
+        if "math" in values.get("class", "").split():
+            self.has_math = True
+        if tag == "script" and "mathjax" in values.get("src", "").lower():
+            self.mathjax.append(values["src"])
 
 
 def read_page(path: Path) -> Page:
@@ -116,7 +122,14 @@ def check_site(root: Path, examples: Path | None) -> dict[str, list[str]]:
           f"teaching examples without a figure: {len(failures['teaching examples without a figure'])}")  # fmt: skip
     print(f"internal links: {n_links} ({n_anchors} with an anchor); missing files: {len(failures['missing files'])}, "
           f"missing anchors: {len(failures['missing anchors'])}")  # fmt: skip
+    math_pages = [p for p in pages if parsed[p.resolve()].has_math]
+    for path in math_pages:
+        srcs = parsed[path.resolve()].mathjax
+        if not any(not _is_external(src) and "_static/mathjax/" in src for src in srcs):
+            failures["formulas without the bundled MathJax"].append(f"{path.relative_to(root)}: {srcs}")
     print(f"scripts or stylesheets loaded from the network: {len(failures['network resources'])}")
+    print(f"pages with formulas: {len(math_pages)}, without the bundled MathJax: "
+          f"{len(failures['formulas without the bundled MathJax'])}")  # fmt: skip
     return {k: v for k, v in failures.items() if v}
 
 
