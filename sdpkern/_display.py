@@ -62,7 +62,8 @@ def html(display: Display) -> str:
     for name, rows in display.sections:
         out.append(f'<tr><th colspan="2" style="text-align:left;border-bottom:1px solid #999">{esc(name)}</th></tr>')
         for key, value in rows:
-            out.append(f'<tr><td style="padding-right:1em">{esc(key)}</td><td>{esc(value)}</td></tr>')
+            cell = '<td style="text-align:left;padding-right:1em">'
+            out.append(f"<tr>{cell}{esc(key)}</td>{cell}{esc(value)}</td></tr>")
     out.append("</table>")
     return "\n".join(out)
 

@@ -124,9 +124,10 @@ def test_exported_shows_a_summary_never_the_arrays(data: tuple, tmp_path: Path) 
     X, y = data
     problem = hk.csvm(X, y, C=10.0, form="sdp", eta=1e-3, max_terms=20)
     exported = problem.export(tmp_path / "csvm.dat-s")
-    for shown in (repr(exported), exported._repr_html_(), _pretty(exported)):
-        assert len(shown) < 2000 and "array(" not in shown and "[[" not in shown
+    # a summary: a few hundred characters of text (the dataclass repr printed 7.7-31k of arrays)
     cells = _parse(exported._repr_html_()).cells
+    for shown in (repr(exported), " ".join(cells), _pretty(exported)):
+        assert len(shown) < 1000 and "array(" not in shown and "[[" not in shown
     assert cells[cells.index("format") + 1] == "sdpa"
     assert cells[cells.index("size") + 1] == f"{(tmp_path / 'csvm.dat-s').stat().st_size:,} bytes"
     assert cells[cells.index("variables") + 1] == str(exported.data.n)
