@@ -143,3 +143,36 @@ def test_plain_markup_is_escaped_in_running_text_only(sphinxext: Any) -> None:
     assert out[2] == lines[2]  # numpydoc's entry line
     assert out[3] == "    described \\|s\\| here"
     assert out[5:] == lines[5:]  # a directive's body and a doctest
+
+
+def test_the_site_check_finds_what_it_checks(tmp_path: Path) -> None:
+    """docs/sphinxext/check_site.py on a made-up site: each kind of fault is found and counted."""
+    sys.path.insert(0, str(ROOT / "docs" / "sphinxext"))
+    try:
+        from check_site import check_site
+    finally:
+        sys.path.pop(0)
+    site, examples = tmp_path / "html", tmp_path / "examples"
+    (site / "auto_examples").mkdir(parents=True)
+    (examples / "benchmarks").mkdir(parents=True)
+    for name in ("plot_a.py", "plot_b.py", "benchmarks/bench_c.py"):
+        (examples / name).write_text('"""T\n=\n"""\n', encoding="utf-8")
+    (site / "index.html").write_text(
+        '<a href="page.html#here">ok</a> <a href="page.html#gone">anchor</a> <a href="nowhere.html">file</a>'
+        '<script src="https://cdn.example/x.js"></script>',
+        encoding="utf-8",
+    )
+    (site / "page.html").write_text('<p id="here" class="math">x</p>', encoding="utf-8")
+    figure = '<img src="../_images/sphx_glr_plot_a_001.png">'
+    (site / "auto_examples" / "plot_a.html").write_text(figure, encoding="utf-8")
+    (site / "auto_examples" / "plot_b.html").write_text("<p>no figure</p>", encoding="utf-8")
+    failures = check_site(site, examples)
+    assert failures["missing anchors"] == ["index.html -> page.html#gone"]
+    assert sorted(failures["missing files"]) == [
+        "auto_examples/plot_a.html -> ../_images/sphx_glr_plot_a_001.png",
+        "index.html -> nowhere.html",
+    ]
+    assert failures["missing gallery pages"] == ["auto_examples/benchmarks/bench_c.html"]
+    assert failures["teaching examples without a figure"] == ["auto_examples/plot_b.html"]
+    assert failures["network resources"] == ["index.html: <script> https://cdn.example/x.js"]
+    assert failures["formulas without the bundled MathJax"] == ["page.html: []"]

@@ -14,6 +14,8 @@ Checks, each reported with its count:
    ``name``) in the page it points to.
 3. No page loads a script or a stylesheet from the network, and every page with a formula loads
    the MathJax copied into the site (``_static/mathjax``).
+4. The API reference's one-line summaries do not stop at an abbreviation ("eq.", "c.p.d.", ...);
+   the number of citation links to the references page is reported.
 
 Exits 1 when any check fails, listing the failures (at most 20 per kind).
 """
@@ -21,6 +23,7 @@ Exits 1 when any check fails, listing the failures (at most 20 per kind).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import defaultdict
 from html.parser import HTMLParser
@@ -42,6 +45,7 @@ class Page(HTMLParser):
         self.images: list[str] = []
         self.has_math = False
         self.mathjax: list[str] = []
+        self.citations = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v for k, v in attrs if v is not None}
@@ -56,6 +60,8 @@ class Page(HTMLParser):
             self.images.append(values["src"])
         if "math" in values.get("class", "").split():
             self.has_math = True
+        if tag == "a" and "sdpkern-cite" in values.get("class", "").split():
+            self.citations += 1
         if tag == "script" and "mathjax" in values.get("src", "").lower():
             self.mathjax.append(values["src"])
 
@@ -130,6 +136,14 @@ def check_site(root: Path, examples: Path | None) -> dict[str, list[str]]:
     print(f"scripts or stylesheets loaded from the network: {len(failures['network resources'])}")
     print(f"pages with formulas: {len(math_pages)}, without the bundled MathJax: "
           f"{len(failures['formulas without the bundled MathJax'])}")  # fmt: skip
+    api = root / "api.html"
+    if api.is_file():
+        cells = re.findall(r"<td><p>(.*?)</p></td>", api.read_text(encoding="utf-8"), re.S)
+        summaries = [re.sub(r"<[^>]+>", "", c).strip() for c in cells[1::2]]
+        cut = [t for t in summaries if re.search(r"(\beqs?|c\.p\.d|\bp\.d|\bCh|\bProp|\bcf|\bvs)\.$", t)]
+        failures["API summaries cut at an abbreviation"].extend(cut)
+        print(f"API summaries: {len(summaries)}, cut at an abbreviation: {len(cut)}")
+    print(f"citation links to the references page: {sum(parsed[p.resolve()].citations for p in pages)}")
     return {k: v for k, v in failures.items() if v}
 
 
