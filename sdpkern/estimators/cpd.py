@@ -300,7 +300,7 @@ def _farkas_inseparable(Q: Array, y: Array, f: Array, w: Array | None = None) ->
 
 #: ``solver="auto"`` takes the dual SMO up to this dim 𝒫, the reduced Newton route above: SMO
 #: keeps the k − 1 polynomial constraints beyond the intercept by an augmented Lagrangian whose
-#: steps grow with k (measured, examples/bench_thin_plate.py and issue 15's notes: banana, k = 3,
+#: steps grow with k (measured, examples/benchmarks/bench_thin_plate.py and issue 15's notes: banana, k = 3,
 #: dual 3.0x SVC vs Newton 5.0x on 5300 points; pima, k = 9, a tie at n = 400; german and
 #: twonorm, k = 21, Newton 1.8x vs 2.5x at n = 400 and 4.1x vs 10.9x on twonorm's 7400 points).
 _DUAL_MAX_POLY = 9
@@ -501,7 +501,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             dual_first = seed = not warm_start_known(ops.reduced(factor.Q), ypm, w)
         if (self.solver == "dual" or (self.solver == "auto" and dual_first)) and not bz:
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
-            # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
+            # is small, measured in examples/benchmarks/bench_thin_plate.py; ends with a Newton step when
             # that is cheap
             dres = cpd_dual_svm(
                 ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto",
@@ -526,7 +526,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
         if bz and w is None and self.solver == "auto":
             # β = 0 as a p.d. SVM on the kernel K̃ of f (sdpkern.native.cpd_newton.cpd_beta_zero_svm):
-            # Newton systems of order |s| instead of n − k. Measured (examples/bench_thin_plate.py
+            # Newton systems of order |s| instead of n − k. Measured (examples/benchmarks/bench_thin_plate.py
             # section 7, 400 points, time vs Algorithm 1's eq. 18 branch): pima, wdbc, german at
             # C = 1 and 100: 0.46-0.77; at C = 0.01, where s stays near every point, 0.69-1.20
             # (german the slower: the setup is not repaid over its 2-3 steps)
@@ -647,7 +647,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         """
         # the native routes call BLAS only on small blocks (QR of P, a few hundred rows of Cholesky,
         # matrix-vector products): threads there cost more in wake-ups than they save (measured
-        # at n = 400 by examples/bench_thin_plate.py: about half of a fit's time with 2 threads)
+        # at n = 400 by examples/benchmarks/bench_thin_plate.py: about half of a fit's time with 2 threads)
         with nullcontext() if self.solver == "cvxpy" else _one_blas_thread():
             try:
                 fitted = self._fit_classifier(X, y, sample_weight)
@@ -726,7 +726,7 @@ class CPDSVC(_CPDBase):
         000's λ; use ``C = 1 / (2 * lam)``. Passing it warns (``FutureWarning``) and sets C so.
     solver : {"auto", "dual", "reduced", "native", "cvxpy"}, default="auto"
         ``"auto"``: ``"dual"`` while dim 𝒫 ≤ 9 (the affine 𝒫 up to d = 8), ``"reduced"`` above,
-        the faster of the two there (measured in examples/bench_thin_plate.py).
+        the faster of the two there (measured in examples/benchmarks/bench_thin_plate.py).
         ``"dual"``: eq. (14) in the dual on the reduced kernel K_Ξ, solved by the
         compiled SMO of :mod:`sdpkern.native.dual_svm` (libsvm's working-set selection, kernel
         columns from a capped cache, the polynomial constraints by an augmented Lagrangian) to

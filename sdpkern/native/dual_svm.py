@@ -34,7 +34,7 @@ the working-set selection loses WSS2's closed form; the augmented term only adds
 matrix ρVVᵀ to the kernel, which the compiled loop applies with O(nk) work per step, and each
 outer round is warm started (e, α carried over), so the extra rounds cost few SMO steps. ρ
 starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps).
-Measured (examples/bench_thin_plate.py, banana and twonorm): with ``polish="auto"`` one round
+Measured (examples/benchmarks/bench_thin_plate.py, banana and twonorm): with ``polish="auto"`` one round
 when the closing Newton step follows (it needs SMO's active set, not the constraints), 5-7
 rounds to ``tol`` otherwise.
 

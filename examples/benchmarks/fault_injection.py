@@ -20,7 +20,7 @@ The table says, per estimator and fault, what the user gets: a typed error (its 
 status), or a fitted estimator with its ``status_`` and whether ``predict`` serves it. The rule
 it checks: nothing returns a fitted model from an uncertified solve without a typed status that
 ``predict`` refuses; every error is an ``SdpkernError``; ``KeyboardInterrupt`` propagates and
-leaves the estimator as it was. ``python examples/fault_injection.py`` prints the table and exits
+leaves the estimator as it was. ``python examples/benchmarks/fault_injection.py`` prints the table and exits
 with the number of violations (0); ``tests/test_fault_injection.py`` runs it.
 """
 

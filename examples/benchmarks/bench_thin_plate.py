@@ -1,5 +1,5 @@
-"""Benchmark and acceptance figures for the c.p.d. (thin-plate) SVM (issue 6; source 000).
-=======================================================================================
+"""Benchmark and acceptance figures for the c.p.d. (thin-plate) SVM (000).
+=======================================================================
 
 Prints, in one run:
 
@@ -14,7 +14,7 @@ Prints, in one run:
    scipy's RBFInterpolator, and the invariances of 000 §5;
 5. the low-rank alternative (pivoted Cholesky of the reduced kernel): objective gap and time by rank;
 
-and the acceptance figures of issue 15 (the compiled dual SMO, ``sdpkern.native.dual_svm``, now
+and the compiled dual solver's figures (the compiled dual SMO, ``sdpkern.native.dual_svm``, now
 ``ThinPlateSVC``'s and ``PrimalSVC``'s default route), timed as a user calls the estimators —
 library default thread settings, validation included, against ``SVC`` timed in the same process:
 
@@ -32,10 +32,10 @@ OpenBLAS Cholesky was 50-100x slower than single-threaded); libsvm does not use 
 
 Usage::
 
-    .venv/bin/python examples/bench_thin_plate.py            # everything (~10 min)
-    .venv/bin/python examples/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
-    .venv/bin/python examples/bench_thin_plate.py --only acceptance   # sections 6-8 in full
-    .venv/bin/python examples/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
+    python examples/benchmarks/bench_thin_plate.py            # everything (~10 min)
+    python examples/benchmarks/bench_thin_plate.py --quick    # docs gallery: sections 6-8 at small size
+    python examples/benchmarks/bench_thin_plate.py --only acceptance   # sections 6-8 in full
+    python examples/benchmarks/bench_thin_plate.py --only small_n      # one of them (dual_speed: 6,
                                                                       # small_n: 7, model_selection: 8)
 """
 

@@ -14,7 +14,7 @@ scikit-learn's 8×8 digits stand in for the 16×16 USPS images of the paper.
     Prints on how many tasks SDPM's mean error is below/equal/above the others, the time per
     task, and writes a scatter plot and a CSV table.
 
-Run ``python examples/sdpm_digits.py --help`` for the options (the paper uses 50 repetitions).
+Run ``python examples/reproductions/sdpm_digits.py --help`` for the options (the paper uses 50 repetitions).
 """
 
 from __future__ import annotations
