@@ -269,7 +269,7 @@ def test_default_hyperkernel_spans_the_width_ladder():
     X, y = _data("banana")
     clf = HyperkernelSVC().fit(X[:40], y[:40])
     assert np.allclose(clf.hyperkernel_.scale_array(), LADDER_SCALES)
-    thesis = HyperkernelSVC(width_scales=1.0).fit(X[:40], y[:40])  # the thesis' hyperkernel (002 §3.2)
+    thesis = HyperkernelSVC(width_scales=1.0).fit(X[:40], y[:40])  # one width: the thesis' (002 §3.2)
     assert np.array_equal(thesis.hyperkernel_.scale_array(), [1.0])
     assert np.allclose(thesis.hyperkernel_.widths, clf.hyperkernel_.widths)
     for bad in (-1.0, [], [1.0, 0.0], "wide"):

@@ -89,8 +89,9 @@ def run_ours(Xtr, Xte, ytr, yte) -> dict[str, Any]:
     models = clf.estimators_ if hasattr(clf, "estimators_") else [clf]
     nnz = float(np.mean([np.sum(m.beta_ > 1e-6) for m in models]))
     rel = np.mean([m.feature_relevance_ for m in models], axis=0)
-    return {"err": 1.0 - clf.score(Xte, yte), "time": t, "nnz": nnz, "terms": float(np.mean([m.beta_.size for m in models])),
-            "relevance": rel.tolist(), "status": clf.status_}  # fmt: skip
+    terms = float(np.mean([m.beta_.size for m in models]))
+    return {"err": 1.0 - clf.score(Xte, yte), "time": t, "nnz": nnz, "terms": terms, "relevance": rel.tolist(),
+            "status": clf.status_}  # fmt: skip
 
 
 def run_fixed(Xtr, Xte, ytr, yte) -> dict[str, Any]:
@@ -196,7 +197,7 @@ def table(res: dict, m_max: int) -> None:
             summary["sd"] += np.mean(e["ours"]) <= np.mean(e["svc"]) + np.std(e["svc"])
     n = summary["n"]
     print(f"\nβ with more than one nonzero term (median over splits): {summary['spread']} of {n} sets")
-    print(f"HyperkernelSVC at or below the fixed kernel (mean paired difference ≤ 0): {summary['le_fixed']} of {n} sets")
+    print(f"HyperkernelSVC at or below the fixed kernel (mean paired difference ≤ 0): {summary['le_fixed']} of {n}")
     print(f"HyperkernelSVC within one SD of the tuned SVC: {summary['sd']} of {n} sets")
     for k, v in mean_err.items():
         if v:

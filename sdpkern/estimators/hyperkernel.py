@@ -30,8 +30,8 @@ from ..errors import InsufficientMemoryError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
 from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
-from ..kernels.relevance import HSICScreen, hsic_screen
 from ..kernels.lowrank import HyperkernelBasis
+from ..kernels.relevance import HSICScreen, hsic_screen
 from ..native.hyperkernel_master import (
     NativeDecision,
     NativeMasterResult,
@@ -258,7 +258,8 @@ class _HyperkernelBase(SdpkernEstimator):
         self.alpha_ = solution.alpha
         # what predict needs: the decision, not the m×m learned kernel matrix
         self.model_ = replace(solution.model, kernel_matrix=None)
-        self._store_learned_kernel(self.basis_, solution.beta)
+        if solution.beta is not None:
+            self._store_learned_kernel(self.basis_, solution.beta)
         self.objective_ = solution.objective
         self.status_ = solution.status
         self.backend_: str | None = solution.backend

@@ -98,7 +98,9 @@ def _squarings(inv_c: Array) -> NDArray[np.int64]:
     return sq
 
 
-def _ard_args(hyperkernel: HarmonicARD, features: Array) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
+def _ard_args(
+    hyperkernel: HarmonicARD, features: Array
+) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
     """(1/σ, A, λ, 1/c, squarings, scale weights) of the compiled loops (:mod:`sdpkern._hkcore`):
     A[s, d, l] = λ e^{−φ_ld/c_s}, the scales averaged (weights 1/S); see :func:`_squarings`."""
     lam = float(hyperkernel.lambda_h)
@@ -110,7 +112,9 @@ def _ard_args(hyperkernel: HarmonicARD, features: Array) -> tuple[Array, Array, 
     return inv_w, A, lam, inv_c, sq, np.full(c.size, 1.0 / c.size)
 
 
-def _dictionary_term(hyperkernel: ARDDictionary, g: Array) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
+def _dictionary_term(
+    hyperkernel: ARDDictionary, g: Array
+) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
     """The compiled loops' arguments for one dictionary term of inverse widths g (one width, φ = 0)."""
     lam = float(hyperkernel.lambda_h)
     A = np.full((1, g.shape[0], 1), lam)

@@ -516,7 +516,9 @@ class ARDDictionary(Hyperkernel):
             return np.ones((1, d))
         R = np.atleast_2d(np.asarray(self.relevances, dtype=float))
         if R.ndim != 2 or R.shape[1] != d or R.shape[0] == 0:
-            raise ParameterError(f"relevances must be an array of shape (k, {d}), got shape {np.shape(self.relevances)}")
+            raise ParameterError(
+                f"relevances must be an array of shape (k, {d}), got shape {np.shape(self.relevances)}"
+            )
         if not np.all(np.isfinite(R)) or np.any(R < 0) or np.any(R > 1) or np.any(R.max(axis=1) <= 0):
             raise ParameterError("relevances must lie in [0, 1], each vector with a positive entry")
         return R
