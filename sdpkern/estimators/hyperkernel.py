@@ -26,7 +26,7 @@ from .._validation import Interval, Options, validate_data
 from ..backends import get_backend
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
-from ..errors import InsufficientMemoryError, ParameterError
+from ..errors import DegenerateKernelWarning, InsufficientMemoryError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
 from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
@@ -471,6 +471,22 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
         params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
         problem, solution = self._build_and_solve(build, X, y_pm, basis, **params)
         self._store(problem, solution, time.perf_counter() - t0)
+        self._warn_if_degenerate(X, y_pm, weights)
+
+    def _warn_if_degenerate(self, X: Array, y_pm: Array, weights: Array | None) -> None:
+        """A :class:`~sdpkern.errors.DegenerateKernelWarning` when the model puts every training
+        point of positive weight in one class although both classes have such points."""
+        keep = np.ones(y_pm.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
+        if np.unique(y_pm[keep]).size < 2 or self.status_ not in ("optimal", "optimal_inaccurate"):
+            return
+        f = self._decision_binary(X[keep])
+        if np.all(f > 0) or np.all(f <= 0):
+            warnings.warn(
+                f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
+                f"predicted in one class) at lambda_Q = {self.lambda_Q_:g} with {type(self.hyperkernel_).__name__}; "
+                "a smaller lambda_Q, or the default hyperkernel (hyperkernel=None), learns a kernel that does",
+                DegenerateKernelWarning, stacklevel=4,
+            )  # fmt: skip
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
         """Learn the kernel and the classifier from training data (one-vs-rest for more than two classes)."""
@@ -620,6 +636,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
                 ConvergenceWarning, stacklevel=3,
             )  # fmt: skip
         self._store_native(basis, y_pm, r, time.perf_counter() - t0)
+        self._warn_if_degenerate(X, y_pm, weights)
 
     def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""

@@ -79,9 +79,10 @@ def learned_block(hyperkernel: Hyperkernel, features: Array, beta: ArrayLike, Xr
 
         Xr, Xc = np.ascontiguousarray(Xr), np.ascontiguousarray(Xc)
         out = np.zeros((Xr.shape[0], Xc.shape[0]))
+        weights = np.asarray(features, dtype=np.float64)[:, -1]
         for rows, args in _dictionary_groups(hyperkernel, features):
             if np.any(b[rows] != 0.0):
-                out += _hkcore.ard_block(Xr, Xc, *args, np.ascontiguousarray(b[rows]))[0]
+                out += _hkcore.ard_block(Xr, Xc, *args, np.ascontiguousarray(b[rows] * weights[rows]))[0]
         return out
     return np.asarray(np.tensordot(b, term_block(hyperkernel, features, Xr, Xc), axes=1), dtype=np.float64)
 
@@ -113,12 +114,14 @@ def _ard_args(
 
 
 def _dictionary_term(
-    hyperkernel: ARDDictionary, g: Array
+    hyperkernel: ARDDictionary, f: Array
 ) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
-    """The compiled loops' arguments for one dictionary term of inverse widths g (one width, φ = 0)."""
+    """The compiled loops' arguments for one dictionary term (feature row f: inverse widths g, then
+    the weight w): one width, φ = 0, the weight as the scale's weight."""
     lam = float(hyperkernel.lambda_h)
+    g = np.ascontiguousarray(f[:-1], dtype=np.float64)
     A = np.full((1, g.shape[0], 1), lam)
-    return np.ascontiguousarray(g, dtype=np.float64), A, lam, np.ones(1), np.zeros(1, dtype=np.int64), np.ones(1)
+    return g, A, lam, np.ones(1), np.zeros(1, dtype=np.int64), np.array([float(f[-1])])
 
 
 def _dictionary_groups(
@@ -130,12 +133,12 @@ def _dictionary_groups(
     m_s = max(g)/max(g_0), e^{−ψ·g} = e^{−ψ·g_0·m_s}, so one pass of the compiled loops with
     inverse widths g_0 and multipliers m_s computes them all, each width's exponentials squared
     from the previous one where m_s/m_{s−1} is a power of 2 (the ladder). Returns, per group,
-    the rows of ``features`` in ascending m and the loops' (inv_w, A, λ, inv_c, squarings).
+    the rows of ``features`` in ascending m and the loops' (inv_w, A, λ, inv_c, squarings); the
+    terms' weights (the last column) are the callers' to apply.
     """
-    F = np.asarray(features, dtype=np.float64)
+    F = np.asarray(features, dtype=np.float64)[:, :-1]
     top = F.max(axis=1)
-    direction = F / top[:, None]
-    keys = np.round(direction, 10)
+    keys = np.round(F / top[:, None], 10)
     _, label = np.unique(keys, axis=0, return_inverse=True)
     lam = float(hyperkernel.lambda_h)
     out = []
@@ -300,8 +303,9 @@ def term_quadratics(
         return 0.5 * scale_w @ _compiled_quadratics(Xs, us, (inv_w, A, lam, inv_c, sq), jobs)
     if isinstance(hyperkernel, ARDDictionary):
         out = np.zeros(p)
+        weights = np.asarray(features, dtype=np.float64)[:, -1]
         for rows, args in _dictionary_groups(hyperkernel, features):
-            out[rows] = 0.5 * _compiled_quadratics(Xs, us, args, jobs)[:, 0]
+            out[rows] = 0.5 * weights[rows] * _compiled_quadratics(Xs, us, args, jobs)[:, 0]
         return out
     out = np.zeros(p)
     step = max(1, _CHUNK_ELEMENTS // max(1, nz.size * max(p, X.shape[1])))

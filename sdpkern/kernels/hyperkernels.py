@@ -439,19 +439,24 @@ class ARDDictionary(Hyperkernel):
     one per feature-relevance vector r ∈ [0, 1]^d (``relevances``) and width multiplier c_s
     (``scales``), with the per-dimension widths σ_d of the thesis rule (002 §3.2). Each is the
     base kernel of the harmonic ARD hyperkernel (002 eq. 2.22) at a diagonal pair, with widths
-    c_s σ_d / r_d: r_d = 1 uses feature d at the ladder's width, r_d → 0 ignores it. Every
-    k_{r,s} has unit diagonal, so no term dominates another by its scale.
+    c_s σ_d / r_d: r_d = 1 uses feature d at the ladder's width, r_d → 0 ignores it.
 
-    As an explicit hyperkernel k̲(x̲, x̲') = Σ_{r,s} k_{r,s}(x̲) k_{r,s}(x̲') (002 eq. 2.23 with
-    c_i = 1), its hyper-RKHS is spanned by the dictionary's kernels, orthonormal in it: a learned
-    kernel k = Σ_l β_l k_l has ‖k‖² = Σ_l β_l², and with β on the simplex (the scale-breaking
-    constraint 1ᵀβ = 1 of 002 §3.1) k has unit diagonal. The basis of an estimator's problem is the
-    dictionary itself (:meth:`basis`: one term per kernel, L = I), not a pivoted Cholesky
-    selection of pairs (002 §3.2.1). With ``relevances=None`` (one vector of ones) and
-    ``scales="ladder"`` the uniform β is the mean of the harmonic ARD kernels over the ladder,
-    the base kernel of ``HarmonicARD(scales="ladder")``'s diagonal pair; learning β chooses a
-    mixture of widths, and the estimators may add relevance vectors found by a local search
-    (:func:`sdpkern.native.hyperkernel_master.relevance_search`) to choose features.
+    As an explicit hyperkernel k̲(x̲, x̲') = Σ_i w_i k_i(x̲) k_i(x̲') (002 eq. 2.23, the sum over
+    the dictionary's kernels k_i with weights w_i > 0), its hyper-RKHS is spanned by the k_i:
+    a basis term is w_i k_i, the hyperkernel Gram matrix over the terms is diag(w), and a learned
+    kernel k = Σ_i β_i w_i k_i has ‖k‖² = Σ_i w_i β_i², with β on the simplex (the scale-breaking
+    constraint 1ᵀβ = 1 of 002 §3.1). The basis of an estimator's problem is the dictionary itself
+    (:meth:`basis`: one term per kernel, L = diag(√w)), not a pivoted Cholesky selection of pairs
+    (002 §3.2.1).
+
+    The weights set the terms' scale, which decides which term the SVM part of the hyperkernel
+    problems prefers: a larger kernel lowers the dual value D(β), whatever it learns. The SVM's
+    offset makes a kernel's constant part irrelevant, and a wide kernel is mostly constant (its
+    entries near 1): at equal diagonal it is small in the part the SVM uses, so the problem
+    would prefer narrow kernels for their scale alone. ``normalization="centred"`` (the default)
+    gives every term unit centred trace on the training points, w_i = 1/(1 − 1ᵀK_i1/m²) =
+    m/tr(HK_iH) (as multiple-kernel learning normalises kernels to unit trace, here after
+    centring; Cortes, Mohri & Rostamizadeh, JMLR 2012); ``None`` keeps w_i = 1 (unit diagonal).
 
     Parameters
     ----------
@@ -465,6 +470,8 @@ class ARDDictionary(Hyperkernel):
     relevances : array of shape (k, d) or None
         Feature-relevance vectors, entries in [0, 1], each with a positive entry; None is one
         vector of ones (every feature at the ladder's widths).
+    normalization : {"centred", None}, default="centred"
+        The terms' weights w_i, computed on the points :meth:`basis` is given (see above).
 
     Examples
     --------
@@ -472,9 +479,11 @@ class ARDDictionary(Hyperkernel):
     >>> X = np.random.default_rng(0).normal(size=(20, 3))
     >>> hk = ARDDictionary().fitted(X)
     >>> B = hk.basis(X)
-    >>> B.size, bool(np.allclose(B.L, np.eye(6)))
-    (6, True)
-    >>> bool(np.allclose(np.diag(B.kernels()[0]), 1.0))
+    >>> B.size, B.features.shape  # 6 widths; each term's inverse widths and weight
+    (6, (6, 4))
+    >>> K = B.kernels()[0]
+    >>> H = np.eye(20) - 1 / 20
+    >>> bool(np.isclose(np.trace(H @ K @ H), 20.0))  # unit centred trace
     True
     """
 
@@ -482,21 +491,28 @@ class ARDDictionary(Hyperkernel):
     widths: Any = "auto"
     scales: Any = "ladder"
     relevances: Any = None
+    normalization: str | None = "centred"
 
     def _check_parameters(self) -> None:
         # widths="auto" is resolved on data later (fitted), and the relevances' length with it
         if isinstance(self.widths, str) and self.widths == "auto":
             check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
             self.scale_array()
+            self._check_normalization()
             if self.relevances is not None:
                 self.relevance_array(np.shape(np.atleast_2d(self.relevances))[1])
             return
         self.check()
 
+    def _check_normalization(self) -> None:
+        if self.normalization not in ("centred", None):
+            raise ParameterError(f"normalization must be 'centred' or None, got {self.normalization!r}")
+
     def check(self) -> None:
         """λ_h ∈ (0, 1), resolved positive widths σ_d, positive scales c_s and relevances in [0, 1]."""
         check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
         self.scale_array()
+        self._check_normalization()
         if isinstance(self.widths, str):
             if self.widths != "auto":
                 raise ParameterError(f"widths must be 'auto' or an array of positive numbers, got {self.widths!r}")
@@ -523,6 +539,13 @@ class ARDDictionary(Hyperkernel):
             raise ParameterError("relevances must lie in [0, 1], each vector with a positive entry")
         return R
 
+    def _copy(self, **changes: Any) -> ARDDictionary:
+        params = {"lambda_h": self.lambda_h, "widths": self.widths, "scales": self.scales,
+                  "relevances": self.relevances, "normalization": self.normalization}  # fmt: skip
+        out = ARDDictionary(**(params | changes))
+        out.check()
+        return out
+
     def fitted(self, X: ArrayLike, *, random_state: int | None = 0) -> ARDDictionary:
         """A copy with ``widths="auto"`` resolved on ``X`` by the thesis' rule (002 §3.2); others are checked."""
         Xa = as_matrix(X, "X")
@@ -530,21 +553,14 @@ class ARDDictionary(Hyperkernel):
             w = auto_widths(Xa, random_state=random_state)
         else:
             w = np.asarray(self.widths, dtype=float)
-        out = ARDDictionary(
-            lambda_h=self.lambda_h, widths=w, scales=tuple(self.scale_array().tolist()), relevances=self.relevances
-        )
-        out.check()
+        out = self._copy(widths=w, scales=tuple(self.scale_array().tolist()))
         if out.widths.shape[0] != Xa.shape[1]:
             raise DataError(f"widths has {out.widths.shape[0]} entries but X has {Xa.shape[1]} features")
         return out
 
     def with_relevances(self, relevances: ArrayLike) -> ARDDictionary:
         """A copy whose dictionary holds ``relevances`` (k, d) (resolved widths and scales kept)."""
-        out = ARDDictionary(
-            lambda_h=self.lambda_h, widths=self.widths, scales=self.scales, relevances=np.asarray(relevances, float)
-        )
-        out.check()
-        return out
+        return self._copy(relevances=np.asarray(relevances, dtype=float))
 
     def terms(self) -> Array:
         """The dictionary's kernels as inverse widths g = r/(c_s σ), shape (k·S, d), relevance-major."""
@@ -554,8 +570,13 @@ class ARDDictionary(Hyperkernel):
         c = self.scale_array()
         return np.asarray((R[:, None, :] / (c[None, :, None] * w[None, None, :])).reshape(-1, w.shape[0]))
 
-    def basis(self, X: ArrayLike) -> HyperkernelBasis:
-        """The problem's basis: one term per dictionary kernel, orthonormal (L = I), on the points ``X``."""
+    def basis(self, X: ArrayLike, *, max_points: int = 1000, random_state: int | None = 0) -> HyperkernelBasis:
+        """The problem's basis on the points ``X``: one term per dictionary kernel.
+
+        Each term's feature row is its inverse widths g and its weight w (the last column); the
+        weights are :attr:`normalization`'s, computed on a seeded sample of at most
+        ``max_points`` points of ``X``; L = diag(√w).
+        """
         from .lowrank import HyperkernelBasis
 
         Xa = as_matrix(X, "X")
@@ -563,7 +584,19 @@ class ARDDictionary(Hyperkernel):
         if G.shape[1] != Xa.shape[1]:
             raise DataError(f"the dictionary has {G.shape[1]} features but X has {Xa.shape[1]}")
         p = G.shape[0]
-        return HyperkernelBasis(self, Xa, np.full((p, 2), -1, dtype=np.intp), G, np.eye(p), 0.0)
+        weights = np.ones(p)
+        if self.normalization == "centred":
+            from .hyperkernel_terms import term_block
+
+            S = Xa
+            if S.shape[0] > max_points:
+                S = Xa[np.sort(np.random.default_rng(random_state).choice(S.shape[0], max_points, replace=False))]
+            unit = np.column_stack([G, np.ones(p)])
+            mean = np.array([float(term_block(self, unit[l : l + 1], S, S).mean()) for l in range(p)])
+            # 1 − mean is the centred trace per point; a term constant on the points has none
+            weights = 1.0 / np.maximum(1.0 - mean, 1e-12)
+        F = np.column_stack([G, weights])
+        return HyperkernelBasis(self, Xa, np.full((p, 2), -1, dtype=np.intp), F, np.diag(np.sqrt(weights)), 0.0)
 
     def pair_features(self, X1: Array, X2: Array) -> Array:
         """(X1[k, d] − X2[k, d])² for the pairs, shape (n, d) (the terms carry the widths)."""
@@ -575,18 +608,20 @@ class ARDDictionary(Hyperkernel):
         return (X[:, None, :] - Y[None, :, :]) ** 2
 
     def combine(self, a: Array, b: Array) -> Array:
-        """The term of inverse widths ``a`` at pairs of squared differences ``b``: Π_d (1 − λ)/(1 − λ e^{−a_d b_d})."""
+        """A term (``a``: inverse widths g and weight w, the last entry) at pairs of squared
+        differences ``b``: w Π_d (1 − λ)/(1 − λ e^{−g_d b_d})."""
         lam = self.lambda_h
-        return np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-a * b)), axis=-1))
+        g, w = a[..., :-1], a[..., -1]
+        return w * np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-g * b)), axis=-1))
 
     def hyper_diagonal(self, pairs: Array) -> Array:
-        """k̲ of each dictionary term with itself: 1 (the kernels are orthonormal, 002 eq. 2.23)."""
-        return np.ones(pairs.shape[0])
+        """k̲ of each dictionary term with itself: its weight w (002 eq. 2.23)."""
+        return np.asarray(pairs[:, -1], dtype=np.float64)
 
     def hyper_column(self, pairs: Array, j: int) -> Array:
-        """Column j of the hyperkernel Gram matrix over dictionary terms: the indicator of term j."""
-        return np.all(pairs == pairs[j], axis=1).astype(float)
+        """Column j of the hyperkernel Gram matrix over dictionary terms: w_j at term j, 0 elsewhere."""
+        return np.all(pairs == pairs[j], axis=1) * float(pairs[j, -1])
 
     def hyper_gram(self, pairs: Array) -> Array:
-        """The hyperkernel Gram matrix over dictionary terms: the identity (on distinct terms)."""
-        return np.all(pairs[:, None, :] == pairs[None, :, :], axis=-1).astype(float)
+        """The hyperkernel Gram matrix over dictionary terms: diag(w) (on distinct terms)."""
+        return np.all(pairs[:, None, :] == pairs[None, :, :], axis=-1) * pairs[:, -1]
