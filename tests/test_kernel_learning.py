@@ -48,7 +48,7 @@ def _split(name: str, seed: int, m: int, noise: int = 0) -> tuple[np.ndarray, ..
 
 def test_dictionary_terms_are_unit_diagonal_orthonormal_and_the_ladder_mean_is_the_previous_first_term():
     X = np.random.default_rng(0).normal(size=(40, 3))
-    hk = ARDDictionary(relevances=[[1.0, 1.0, 1.0], [1.0, 0.0, 0.5]]).fitted(X)
+    hk = ARDDictionary(relevances=[[1.0, 1.0, 1.0], [1.0, 0.0, 0.5]], normalization=None).fitted(X)
     B = hk.basis(X)
     assert B.size == 12 and np.array_equal(B.L, np.eye(12))
     K = B.kernels()
@@ -67,11 +67,26 @@ def test_dictionary_terms_are_unit_diagonal_orthonormal_and_the_ladder_mean_is_t
     assert np.array_equal(sampled_basis(hk, X).features, B.features)
 
 
+def test_centred_weights_give_every_term_unit_centred_trace():
+    X = np.random.default_rng(3).normal(size=(60, 4))
+    plain = ARDDictionary(normalization=None).fitted(X).basis(X).kernels()
+    B = ARDDictionary().fitted(X).basis(X)
+    K = B.kernels()
+    H = np.eye(60) - 1.0 / 60
+    # w_i K_i: the weight is the last feature column, and L = diag(√w) factors the term block
+    w = B.features[:, -1]
+    np.testing.assert_allclose(K, w[:, None, None] * plain, rtol=1e-12)
+    np.testing.assert_allclose(np.einsum("ij,lji->l", H, K @ H), 60.0, rtol=1e-10)
+    np.testing.assert_allclose(B.L @ B.L.T, np.diag(w), rtol=1e-14)
+    # narrow widths have little mean kernel and so small weights; the widest the largest
+    assert np.all(w >= 1.0) and w[np.argmin(B.features[:, 0])] == w.max()
+
+
 def test_compiled_dictionary_loops_match_the_numpy_combine():
     rng = np.random.default_rng(1)
     X, Y = rng.normal(size=(30, 4)), rng.normal(size=(7, 4))
     hk = ARDDictionary(relevances=[[1, 1, 1, 1], [0.2, 1, 0, 0.7]]).fitted(X)
-    F = hk.terms()
+    F = hk.basis(X).features  # inverse widths and the centred weight
     by_combine = np.stack([hk.combine(g, hk.gram_features(X, Y)) for g in F])
     np.testing.assert_allclose(term_block(hk, F, X, Y), by_combine, rtol=1e-12)
     beta = rng.random(F.shape[0])

@@ -89,6 +89,16 @@ def timed(fit: Any) -> tuple[Any, float]:
 
 #: HyperkernelSVC's parameters in the benchmark (``--params``; the defaults when empty)
 PARAMS: dict[str, Any] = {}
+#: the ``--cache`` file, written after each data set so that an interrupted run keeps its fits
+CACHE_PATH: list[Path] = []
+
+
+def save(cache: dict[str, Any]) -> None:
+    """Write the cache atomically (a temporary file replaced in one step)."""
+    for path in CACHE_PATH:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(cache))
+        tmp.replace(path)
 
 
 def run_ours(Xtr, Xte, ytr, yte) -> dict[str, Any]:
@@ -168,6 +178,7 @@ def results(names: list[str], splits: int, m_max: int, noise: int, methods: list
                 if cache[key] is not None:
                     out[name][method].append(cache[key])
         print(f"  {name} done", flush=True)
+        save(cache)
     return out
 
 
@@ -296,8 +307,10 @@ def main() -> None:
         names, splits = ["heart", "thyroid"], 2
     cache: dict[str, Any] = {}
     path = Path(args.cache) if args.cache else None
-    if path is not None and path.exists():
-        cache = json.loads(path.read_text())
+    if path is not None:
+        CACHE_PATH.append(path)
+        if path.exists():
+            cache = json.loads(path.read_text())
     if args.cause:
         cause_table([n for n in names if n not in ("wine", "iris")], 0, min(args.m_max, 300))
         return
@@ -309,10 +322,7 @@ def main() -> None:
             res = results(names, splits, args.m_max, 0, args.methods.split(","), cache)
             table(res, args.m_max)
     finally:
-        if path is not None:
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(cache))
-            tmp.replace(path)
+        save(cache)
 
 
 if __name__ == "__main__":
