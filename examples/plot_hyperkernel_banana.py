@@ -26,7 +26,8 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from sdpkern.apps.plotting import plot_decision_boundary
@@ -49,7 +50,8 @@ grid = {"C": [1, 10, 100], "gamma": [0.1, 0.3, 1, 3, 10]}
 svc = GridSearchCV(SVC(), grid, cv=5).fit(X, y).best_estimator_
 t_svc = time.process_time() - t0
 print(f"HyperkernelSVC: test error {1 - clf.score(X_test, y_test):.3f}, status {clf.status_} ({t_hk:.1f} s CPU)")
-print(f"SVC, tuned γ = {svc.gamma:g}, C = {svc.C:g}: test error {1 - svc.score(X_test, y_test):.3f} ({t_svc:.1f} s CPU)")
+svc_error = 1 - svc.score(X_test, y_test)
+print(f"SVC, tuned γ = {svc.gamma:g}, C = {svc.C:g}: test error {svc_error:.3f} ({t_svc:.1f} s CPU)")
 
 # %%
 # What was learned: β over the dictionary's terms, one row per relevance vector and one column
@@ -70,9 +72,6 @@ print("width_weights_:", ", ".join(f"{label} {w:.3f}" for label, w in zip(labels
 # (:func:`~sdpkern.kernels.relevance.hsic_screen`) tests each feature's dependence with the
 # labels; the features it keeps form a second relevance vector, and β decides how much of the
 # kernel uses it. ``feature_relevance_`` is the learned kernel's weight on each feature.
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
-
 thy = load_keel("thyroid")
 Xa, Xb, ya, yb = train_test_split(thy.X, thy.y, train_size=0.6, random_state=0, stratify=thy.y)
 rng = np.random.default_rng(1)
@@ -95,7 +94,8 @@ axes[0].bar(labels, clf.width_weights_, color="C0")
 axes[0].set_ylabel("β summed over relevance vectors")
 axes[0].set_xlabel("ladder width")
 axes[0].set_title("learned weights over the width ladder")
-plot_decision_boundary(clf, X, y, ax=axes[1], title=f"HyperkernelSVC: test error {1 - clf.score(X_test, y_test):.3f}")
+error = 1 - clf.score(X_test, y_test)
+plot_decision_boundary(clf, X, y, ax=axes[1], title=f"HyperkernelSVC: test error {error:.3f}")
 names = [f"x{i + 1}" for i in range(5)] + [f"n{i + 1}" for i in range(10)]
 axes[2].bar(names, noisy.feature_relevance_, color=["C2"] * 5 + ["C7"] * 10)
 axes[2].set_ylabel("feature_relevance_")

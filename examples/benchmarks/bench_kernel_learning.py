@@ -277,7 +277,7 @@ def cause_table(names: list[str], seed: int, m_max: int) -> None:
                                      if n0 - B.L[l] @ L0 / n0 > 1e-12]))  # fmt: skip
             big = hyperkernel_csvm_native(B, y, C=C, lambda_Q=10 * lam_star)
 
-            def err(res: Any) -> float:
+            def err(res: Any, B: Any = B, y: np.ndarray = y, Xte: np.ndarray = Xte, yt: np.ndarray = yt) -> float:
                 f = NativeDecision(B, res.beta, res.alpha * y, res.offset)(Xte)
                 return float(np.mean(np.where(f > 0, 1.0, -1.0) != yt))
 
