@@ -473,13 +473,14 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
         self._store(problem, solution, time.perf_counter() - t0)
         self._warn_if_degenerate(X, y_pm, weights)
 
-    def _warn_if_degenerate(self, X: Array, y_pm: Array, weights: Array | None) -> None:
+    def _warn_if_degenerate(self, X: Array, y_pm: Array, weights: Array | None, decision: Array | None = None) -> None:
         """A :class:`~sdpkern.errors.DegenerateKernelWarning` when the model puts every training
-        point of positive weight in one class although both classes have such points."""
+        point of positive weight in one class although both classes have such points
+        (``decision``: the training decision values when the solver has them)."""
         keep = np.ones(y_pm.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
         if np.unique(y_pm[keep]).size < 2 or self.status_ not in ("optimal", "optimal_inaccurate"):
             return
-        f = self._decision_binary(X[keep])
+        f = self._decision_binary(X[keep]) if decision is None else decision[keep]
         if np.all(f > 0) or np.all(f <= 0):
             warnings.warn(
                 f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
@@ -636,7 +637,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
                 ConvergenceWarning, stacklevel=3,
             )  # fmt: skip
         self._store_native(basis, y_pm, r, time.perf_counter() - t0)
-        self._warn_if_degenerate(X, y_pm, weights)
+        self._warn_if_degenerate(X, y_pm, weights, None if r.outputs is None else r.outputs - r.offset)
 
     def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""

@@ -586,13 +586,14 @@ class ARDDictionary(Hyperkernel):
         p = G.shape[0]
         weights = np.ones(p)
         if self.normalization == "centred":
-            from .hyperkernel_terms import term_block
+            from .hyperkernel_terms import term_quadratics
 
             S = Xa
             if S.shape[0] > max_points:
                 S = Xa[np.sort(np.random.default_rng(random_state).choice(S.shape[0], max_points, replace=False))]
+            # the mean 1ᵀK_l1/n² of every term at once, as the quadratic ½uᵀK_lu at u = 1/n
             unit = np.column_stack([G, np.ones(p)])
-            mean = np.array([float(term_block(self, unit[l : l + 1], S, S).mean()) for l in range(p)])
+            mean = 2.0 * term_quadratics(self, unit, S, np.full(S.shape[0], 1.0 / S.shape[0]))
             # 1 − mean is the centred trace per point; a term constant on the points has none
             weights = 1.0 / np.maximum(1.0 - mean, 1e-12)
         F = np.column_stack([G, weights])

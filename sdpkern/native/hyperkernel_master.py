@@ -53,7 +53,13 @@ from numpy.typing import NDArray
 from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError, SolverError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
-from ..kernels.hyperkernel_terms import TermGram, learned_gram, quadratic_bounds, term_block, term_quadratics
+from ..kernels.hyperkernel_terms import (
+    TermGram,
+    learned_block,
+    learned_gram,
+    quadratic_bounds,
+    term_quadratics,
+)
 from ..kernels.lowrank import HyperkernelBasis
 
 __all__ = [
@@ -105,6 +111,8 @@ class NativeMasterResult:
     total_time : float
     history : list of dict
         Per β step: objective, lower bound, #S (the number of active terms).
+    outputs : ndarray (m,) or None
+        K(β)(y∘α) at the training points, so f(x_i) = outputs_i − offset without a new kernel pass.
     """
 
     alpha: Array
@@ -121,6 +129,7 @@ class NativeMasterResult:
     smo_iterations: int
     total_time: float
     history: list[dict[str, float]] = field(default_factory=list)
+    outputs: Array | None = None
 
 
 def svm_dual_smo(
@@ -594,7 +603,7 @@ def _result(
     e = _final_outputs(master, terms, beta, alpha, master.opts["sum_cache_bytes"])
     return NativeMasterResult(
         alpha=alpha, beta=_full(beta, terms, master.p, fill=0.0), offset=_offset(alpha, e, master.y, master.box),
-        objective=J, terms=terms, smo_iterations=master.smo_iterations, **stats,
+        objective=J, terms=terms, smo_iterations=master.smo_iterations, outputs=e, **stats,
     )  # fmt: skip
 
 
@@ -697,8 +706,8 @@ class NativeDecision:
             feats, Xs = self.basis.features[act], X[sv]
             step = max(1, (1 << 22) // max(1, sv.size * X.shape[1] * act.size))
             for lo in range(0, Xn.shape[0], step):
-                blk = term_block(self.basis.hyperkernel, feats, Xn[lo : lo + step], Xs)
-                out[lo : lo + step] = np.einsum("lij,l,j->i", blk, self.beta[act], self.coef[sv], optimize=True)
+                blk = learned_block(self.basis.hyperkernel, feats, self.beta[act], Xn[lo : lo + step], Xs)
+                out[lo : lo + step] = blk @ self.coef[sv]
         return out - self.offset
 
 
