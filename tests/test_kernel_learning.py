@@ -173,13 +173,32 @@ def test_noise_features_are_ranked_below_the_real_ones_and_barely_hurt(name):
     assert rise < max(svc_rise, 0.02)
 
 
-def test_no_default_fit_collapses_and_a_pair_hyperkernels_collapse_warns():
+def test_no_default_fit_collapses_and_a_collapsing_lambda_Q_is_corrected_with_a_warning():
     for name, seed in [("pima", 0), ("heart", 1), ("breast", 2), ("german", 3), ("glass", 4), ("sonar", 5)]:
         X, Xt, y, yt = _split(name, seed, 150)
         with warnings.catch_warnings():
             warnings.simplefilter("error", DegenerateKernelWarning)
             clf = HyperkernelSVC().fit(X, y)
         assert np.unique(clf.predict(Xt)).size == 2, name
-    X, _, y, _ = _split("pima", 0, 300)
-    with pytest.warns(DegenerateKernelWarning, match="lambda_Q"):
-        HyperkernelSVC(hyperkernel=HarmonicARD(scales="ladder"), lambda_Q=3000.0).fit(X, y)
+    # a λ_Q far above the ladder's entry threshold collapses its learned kernel: corrected, with a warning
+    X, Xt, y, _ = _split("pima", 0, 300)
+    ladder = HarmonicARD(scales="ladder")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateKernelWarning)
+        est = HyperkernelSVC(hyperkernel=ladder, lambda_Q=3000.0)
+        est._LAMBDA_Q_CORRECTIONS = 0  # the uncorrected fit: one class for every training point
+        assert np.unique(est.fit(X, y).predict(X)).size == 1
+    with pytest.warns(DegenerateKernelWarning, match=r"lambda_Q = 3000.*corrected to lambda_Q = (300|30|3)\b"):
+        clf = HyperkernelSVC(hyperkernel=ladder, lambda_Q=3000.0).fit(X, y)
+    assert clf.lambda_Q_ < 3000.0 and np.unique(clf.predict(X)).size == 2 and np.unique(clf.predict(Xt)).size == 2
+
+
+def test_one_vs_rest_reports_the_mean_relevance_of_its_models():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[::2]
+    clf = HyperkernelSVC().fit(X, y[::2])
+    assert len(clf.estimators_) == 3
+    np.testing.assert_allclose(clf.feature_relevance_, np.mean([m.feature_relevance_ for m in clf.estimators_], axis=0))
+    assert clf.width_weights_.sum() == pytest.approx(1.0)

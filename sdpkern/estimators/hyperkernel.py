@@ -207,6 +207,7 @@ class _HyperkernelBase(SdpkernEstimator):
             value = self._auto_lambda_Q(basis.X.shape[0], weights)
         else:
             value = 1.0  # the thesis' λ_Q (002 §3.2)
+        value *= getattr(self, "_lambda_Q_factor", 1.0)  # a classifier's correction of a collapse
         self.lambda_Q_ = value
         return value
 
@@ -438,6 +439,9 @@ def _form(value: str) -> Literal["sdp", "socp"]:
 class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     """Binary hyperkernel classifiers; one-vs-rest (sharing the basis) for more classes."""
 
+    #: tenfold reductions of a λ_Q whose learned kernel separates nothing (:meth:`_fit_binary`)
+    _LAMBDA_Q_CORRECTIONS: ClassVar[int] = 3
+
     _builder: ClassVar[Callable[..., KernelProblem]]
     #: the estimator's parameters the builder takes under the same names (``C``, ``nu``,
     #: ``lambda_Q``): the builders take scikit-learn's C and convert it themselves
@@ -449,6 +453,15 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
         if "lambda_Q" in params:
             params["lambda_Q"] = self._lambda_Q(basis, weights)
         return params
+
+    def _store_one_vs_rest(self, models: list[Any]) -> None:
+        """The stacked one-vs-rest attributes, and what the models' learned kernels weigh on
+        average: ``feature_relevance_`` and ``width_weights_`` (each model's own are on
+        ``estimators_``)."""
+        super()._store_one_vs_rest(models)
+        if all(hasattr(m, "feature_relevance_") for m in models):
+            self.feature_relevance_ = np.mean([m.feature_relevance_ for m in models], axis=0)
+            self.width_weights_ = np.mean([m.width_weights_ for m in models], axis=0)
 
     def _shared_state(self, X: Array) -> HyperkernelBasis | ARDDictionary:
         """The basis the one-vs-rest models share, or the dictionary each screens on its labels."""
@@ -465,29 +478,52 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
         return self._dictionary_basis(shared, X, y_pm, True)
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+        """One binary fit. Above a threshold λ_Q collapses the learned kernel towards a constant
+        (docs/kernel_learning.md) and the model predicts one class for every training point:
+        such a λ_Q is divided by 10, at most ``_LAMBDA_Q_CORRECTIONS`` times, with a
+        :class:`~sdpkern.errors.DegenerateKernelWarning` naming the λ_Q asked and the one used
+        (``lambda_Q_``)."""
+        self._lambda_Q_factor = 1.0
+        asked = None
+        for _ in range(self._LAMBDA_Q_CORRECTIONS + 1):
+            decision = self._fit_binary_once(X, y_pm, weights, shared)
+            if not self._separates_nothing(X, y_pm, weights, decision):
+                break
+            asked = self.lambda_Q_ if asked is None else asked
+            self._lambda_Q_factor /= 10.0
+        else:
+            warnings.warn(
+                f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
+                f"predicted in one class) at lambda_Q = {asked:g} and at {self.lambda_Q_:g} with "
+                f"{type(self.hyperkernel_).__name__}; the default hyperkernel (hyperkernel=None) learns one that does",
+                DegenerateKernelWarning, stacklevel=4,
+            )  # fmt: skip
+            return
+        if asked is not None:
+            warnings.warn(
+                f"{type(self).__name__}: at lambda_Q = {asked:g} the learned kernel separates nothing (every "
+                f"training point is predicted in one class); corrected to lambda_Q = {self.lambda_Q_:g} (lambda_Q_)",
+                DegenerateKernelWarning, stacklevel=4,
+            )  # fmt: skip
+
+    def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
+        """Fit at λ_Q·``_lambda_Q_factor``; returns the training decision values when the solver has them."""
         t0 = time.perf_counter()
         basis = self._binary_basis(X, y_pm, shared)
         build = type(self)._builder
         params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
         problem, solution = self._build_and_solve(build, X, y_pm, basis, **params)
         self._store(problem, solution, time.perf_counter() - t0)
-        self._warn_if_degenerate(X, y_pm, weights)
+        return None
 
-    def _warn_if_degenerate(self, X: Array, y_pm: Array, weights: Array | None, decision: Array | None = None) -> None:
-        """A :class:`~sdpkern.errors.DegenerateKernelWarning` when the model puts every training
-        point of positive weight in one class although both classes have such points
-        (``decision``: the training decision values when the solver has them)."""
+    def _separates_nothing(self, X: Array, y_pm: Array, weights: Array | None, decision: Array | None) -> bool:
+        """Whether a certified model puts every training point of positive weight in one class
+        although both classes have such points (``decision``: the training decision values, or None)."""
         keep = np.ones(y_pm.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
         if np.unique(y_pm[keep]).size < 2 or self.status_ not in ("optimal", "optimal_inaccurate"):
-            return
+            return False
         f = self._decision_binary(X[keep]) if decision is None else decision[keep]
-        if np.all(f > 0) or np.all(f <= 0):
-            warnings.warn(
-                f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
-                f"predicted in one class) at lambda_Q = {self.lambda_Q_:g} with {type(self.hyperkernel_).__name__}; "
-                "a smaller lambda_Q, or the default hyperkernel (hyperkernel=None), learns a kernel that does",
-                DegenerateKernelWarning, stacklevel=4,
-            )  # fmt: skip
+        return bool(np.all(f > 0) or np.all(f <= 0))
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
         """Learn the kernel and the classifier from training data (one-vs-rest for more than two classes)."""
@@ -542,11 +578,13 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         banana m = 1000 / 2000, 11.63 ± 0.61 / 10.96 ± 0.90 % test error against 9.78 ± 0.57 /
         9.73 ± 0.30 % for a tuned RBF SVC; with C = 1, 10.21 ± 0.40 / 9.64 ± 0.62 %, and pima,
         wdbc, twonorm and ringnorm stay within one standard deviation of the tuned SVC
-        (docs/hyperkernel.md). β learns the same single term at both C on these sets.
-    lambda_Q, lambda_h, widths, width_scales, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
-        Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q, the ARD
-        hyperkernel's λ_h, widths ("auto": 002 §3.2's rule) and width multipliers ("ladder"),
-        any hyperkernel instead,
+        (docs/hyperkernel.md). The default dictionary learns its mixture at C = 1
+        (docs/kernel_learning.md).
+    lambda_Q, lambda_h, widths, width_scales, screening_level, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
+        Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q (``"auto"``:
+        0.01·C·Σ_i w_i with the default dictionary), the ARD kernels' λ_h, widths ("auto":
+        002 §3.2's rule) and width multipliers ("ladder"), the HSIC screen's level, any
+        hyperkernel instead (``HarmonicARD()`` with ``C=100.0`` is the thesis' setting),
         ``"socp"``/``"sdp"``, the basis tolerance and term cap (002 §3.2.1), the CVXPY backend and
         its options, the width rule's seed.
     active_set : bool, default=True
@@ -568,6 +606,20 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         Dual variables, 0 ≤ α ≤ C.
     beta_ : ndarray of shape (p,)
         Learned weights of the basis kernels (non-negative, sum 1).
+    kernel_weights_ : ndarray of shape (n_relevances, n_widths)
+        With the default dictionary: ``beta_`` as relevance vectors × widths, the weights of
+        terms each of unit centred trace on the training points (docs/kernel_learning.md).
+    width_weights_ : ndarray of shape (n_widths,)
+        ``kernel_weights_`` summed over the relevance vectors.
+    relevances_ : ndarray of shape (n_relevances, n_features)
+        The dictionary's relevance vectors: every feature, then the screened features.
+    feature_relevance_ : ndarray of shape (n_features,)
+        Each feature's share of the learned kernel, Σ_{r,s} β_{r,s} r (one-vs-rest: the binary
+        models' mean).
+    screening_ : HSICScreen or None
+        The HSIC screen's statistics, p-values and selection (one-vs-rest: on each binary model).
+    lambda_Q_ : float
+        The λ_Q used (``lambda_Q="auto"``'s value).
     active_terms_ : ndarray or None
         Basis terms whose cones the final restricted SOCP kept (``active_set=True``).
     basis_ : HyperkernelBasis
@@ -611,11 +663,10 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         return AUTO_LAMBDA_Q * self.C * total
 
 
-    def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+    def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
         self.solver_ = self._resolve_solver(X.shape[0])
         if self.solver_ == "conic":
-            super()._fit_binary(X, y_pm, weights, shared)
-            return
+            return super()._fit_binary_once(X, y_pm, weights, shared)
         t0 = time.perf_counter()
         opts = dict(self.solver_options or {})
         unknown = set(opts) - _NATIVE_OPTIONS
@@ -627,6 +678,10 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
         basis = self._binary_basis(X, y_pm, shared)
+        if isinstance(basis.hyperkernel, ARDDictionary):
+            # a dictionary has a few terms (relevance vectors × widths): starting from all of them
+            # saves the rounds of adding them (half the SVM solves on the benchmark sets)
+            opts = {"initial_terms": basis.size} | opts
         r = hyperkernel_csvm_native(
             basis, y_pm, **self._builder_params(basis, weights), sample_weight=weights, progress=show, **opts
         )
@@ -637,7 +692,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
                 ConvergenceWarning, stacklevel=3,
             )  # fmt: skip
         self._store_native(basis, y_pm, r, time.perf_counter() - t0)
-        self._warn_if_degenerate(X, y_pm, weights, None if r.outputs is None else r.outputs - r.offset)
+        return None if r.outputs is None else r.outputs - r.offset
 
     def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""
