@@ -580,13 +580,14 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         wdbc, twonorm and ringnorm stay within one standard deviation of the tuned SVC
         (docs/hyperkernel.md). The default dictionary learns its mixture at C = 1
         (docs/kernel_learning.md).
-    lambda_Q, lambda_h, widths, width_scales, screening_level, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
+    lambda_Q, lambda_h, widths, width_scales, screening_level, hyperkernel
         Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q (``"auto"``:
         0.01·C·Σ_i w_i with the default dictionary), the ARD kernels' λ_h, widths ("auto":
         002 §3.2's rule) and width multipliers ("ladder"), the HSIC screen's level, any
-        hyperkernel instead (``HarmonicARD()`` with ``C=100.0`` is the thesis' setting),
+        hyperkernel instead (``HarmonicARD()`` with ``C=100.0`` is the thesis' setting).
+    form, eta, max_terms, backend, solver_options, random_state
         ``"socp"``/``"sdp"``, the basis tolerance and term cap (002 §3.2.1), the CVXPY backend and
-        its options, the width rule's seed.
+        its options, the width rule's seed (see ``_HyperkernelBase``).
     active_set : bool, default=True
         Solve the SOCP by constraint generation over its cones (same optimum, certified).
     class_weight : dict, "balanced" or None, default=None
