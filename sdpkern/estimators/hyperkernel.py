@@ -178,18 +178,32 @@ class _HyperkernelBase(SdpkernEstimator):
         hk.check()
         return hk
 
-    def _dictionary_basis(self, hk: ARDDictionary, X: Array, y: Array | None, classification: bool) -> HyperkernelBasis:
-        """The dictionary's basis on X, with the relevance vector of the features the HSIC screen
-        selects on (X, y) added when it is neither empty nor every feature."""
+    def _dictionary_basis(
+        self, hk: ARDDictionary, X: Array, y: Array | None, classification: bool, weights: Array | None = None
+    ) -> HyperkernelBasis:
+        """The dictionary's basis on X (its terms' scales weighted by ``weights``), with the
+        relevance vector of the features the HSIC screen selects on (X, y) added when it is
+        neither empty nor every feature.
+
+        The screen sees each distinct training point of positive weight once: a repeated point
+        (or an integer weight) is no new evidence of dependence, and so integer weights and
+        repeated points give the same screen."""
         self.screening_: HSICScreen | None = None
-        if y is not None and self.screening_level is not None and self.hyperkernel is None and X.shape[0] >= 6:
-            screen = hsic_screen(
-                X, y, level=self.screening_level, classification=classification, random_state=self.random_state
-            )
-            self.screening_ = screen
-            if screen.selected.any() and not screen.selected.all():
-                hk = hk.with_relevances(np.vstack([hk.relevance_array(X.shape[1]), screen.selected.astype(float)]))
-        return hk.basis(X)
+        if y is not None and self.screening_level is not None and self.hyperkernel is None:
+            keep = np.ones(X.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
+            Xk, yk = X[keep], y[keep]
+            code = np.unique(yk, return_inverse=True)[1].ravel() if classification else yk.astype(np.float64)
+            first = np.sort(np.unique(np.column_stack([Xk, code]), axis=0, return_index=True)[1])
+            if first.size >= 6:
+                screen = hsic_screen(
+                    Xk[first], yk[first], level=self.screening_level, classification=classification,
+                    random_state=self.random_state,
+                )  # fmt: skip
+                self.screening_ = screen
+                if screen.selected.any() and not screen.selected.all():
+                    R = np.vstack([hk.relevance_array(X.shape[1]), screen.selected.astype(float)])
+                    hk = hk.with_relevances(R)
+        return hk.basis(X, sample_weight=weights)
 
     def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
         """The dictionary's basis (screened on y), or the pivoted incomplete Cholesky basis of a
@@ -466,16 +480,18 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _shared_state(self, X: Array) -> HyperkernelBasis | ARDDictionary:
         """The basis the one-vs-rest models share, or the dictionary each screens on its labels."""
         hk = self._resolve_hyperkernel(X)
-        if isinstance(hk, ARDDictionary) and self.hyperkernel is None and self.screening_level is not None:
+        if isinstance(hk, ARDDictionary):  # its terms' scales depend on each model's weights
             return hk
         return self._basis(X)
 
-    def _binary_basis(self, X: Array, y_pm: Array, shared: HyperkernelBasis | ARDDictionary) -> HyperkernelBasis:
+    def _binary_basis(
+        self, X: Array, y_pm: Array, shared: HyperkernelBasis | ARDDictionary, weights: Array | None
+    ) -> HyperkernelBasis:
         if isinstance(shared, HyperkernelBasis):
             self.screening_ = None
             return shared
         self._check_memory(X, self._resolve_solver(X.shape[0]))
-        return self._dictionary_basis(shared, X, y_pm, True)
+        return self._dictionary_basis(shared, X, y_pm, True, weights)
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         """One binary fit. Above a threshold λ_Q collapses the learned kernel towards a constant
@@ -492,10 +508,11 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
             asked = self.lambda_Q_ if asked is None else asked
             self._lambda_Q_factor /= 10.0
         else:
+            hint = "" if self.hyperkernel is None else "; the default hyperkernel (hyperkernel=None) may learn one"
             warnings.warn(
                 f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
-                f"predicted in one class) at lambda_Q = {asked:g} and at {self.lambda_Q_:g} with "
-                f"{type(self.hyperkernel_).__name__}; the default hyperkernel (hyperkernel=None) learns one that does",
+                f"predicted in one class) at lambda_Q = {asked:g} nor at {self.lambda_Q_:g} with "
+                f"{type(self.hyperkernel_).__name__}: not a matter of lambda_Q (the data or their weights){hint}",
                 DegenerateKernelWarning, stacklevel=4,
             )  # fmt: skip
             return
@@ -509,7 +526,7 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
         """Fit at λ_Q·``_lambda_Q_factor``; returns the training decision values when the solver has them."""
         t0 = time.perf_counter()
-        basis = self._binary_basis(X, y_pm, shared)
+        basis = self._binary_basis(X, y_pm, shared, weights)
         build = type(self)._builder
         params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
         problem, solution = self._build_and_solve(build, X, y_pm, basis, **params)
@@ -678,7 +695,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
-        basis = self._binary_basis(X, y_pm, shared)
+        basis = self._binary_basis(X, y_pm, shared, weights)
         if isinstance(basis.hyperkernel, ARDDictionary):
             # a dictionary has a few terms (relevance vectors × widths): starting from all of them
             # saves the rounds of adding them (half the SVM solves on the benchmark sets)

@@ -570,12 +570,20 @@ class ARDDictionary(Hyperkernel):
         c = self.scale_array()
         return np.asarray((R[:, None, :] / (c[None, :, None] * w[None, None, :])).reshape(-1, w.shape[0]))
 
-    def basis(self, X: ArrayLike, *, max_points: int = 1000, random_state: int | None = 0) -> HyperkernelBasis:
+    def basis(
+        self,
+        X: ArrayLike,
+        *,
+        sample_weight: ArrayLike | None = None,
+        max_points: int = 1000,
+        random_state: int | None = 0,
+    ) -> HyperkernelBasis:
         """The problem's basis on the points ``X``: one term per dictionary kernel.
 
         Each term's feature row is its inverse widths g and its weight w (the last column); the
         weights are :attr:`normalization`'s, computed on a seeded sample of at most
-        ``max_points`` points of ``X``; L = diag(√w).
+        ``max_points`` points of ``X`` of positive ``sample_weight``, each counted with its
+        weight (integer weights are repeated points); L = diag(√w).
         """
         from .lowrank import HyperkernelBasis
 
@@ -588,12 +596,15 @@ class ARDDictionary(Hyperkernel):
         if self.normalization == "centred":
             from .hyperkernel_terms import term_quadratics
 
-            S = Xa
-            if S.shape[0] > max_points:
-                S = Xa[np.sort(np.random.default_rng(random_state).choice(S.shape[0], max_points, replace=False))]
-            # the mean 1ᵀK_l1/n² of every term at once, as the quadratic ½uᵀK_lu at u = 1/n
+            mass = np.ones(Xa.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+            if mass.shape != (Xa.shape[0],) or not np.all(np.isfinite(mass)) or np.any(mass < 0) or mass.sum() <= 0:
+                raise DataError(f"sample_weight must be {Xa.shape[0]} non-negative numbers, not all zero")
+            idx = np.flatnonzero(mass > 0)
+            if idx.size > max_points:
+                idx = np.sort(np.random.default_rng(random_state).choice(idx, max_points, replace=False))
+            # the weighted mean uᵀK_lu of every term at once (u = the points' shares), as 2·(½uᵀK_lu)
             unit = np.column_stack([G, np.ones(p)])
-            mean = 2.0 * term_quadratics(self, unit, S, np.full(S.shape[0], 1.0 / S.shape[0]))
+            mean = 2.0 * term_quadratics(self, unit, Xa[idx], mass[idx] / mass[idx].sum())
             # 1 − mean is the centred trace per point; a term constant on the points has none
             weights = 1.0 / np.maximum(1.0 - mean, 1e-12)
         F = np.column_stack([G, weights])
