@@ -74,7 +74,7 @@ from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, SolverError, UnboundedError
 from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
 from ..problem import KernelProblem, Model, ProblemData
-from ..trajectories import check_trajectories, evaluate_trajectories
+from ..trajectories import check_trajectories, evaluate_trajectories, kernel_taylor_gram
 
 __all__ = [
     "SDPMData", "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
@@ -858,101 +858,6 @@ def trajectory_margins(
 
 
 # ----------------------------------------------------------------------------- kernels
-def _series_mul(A: Array, B: Array, r1: int, r2: int) -> Array:
-    """Product of truncated bivariate series (coefficients on axes 0, 1)."""
-    out = np.zeros_like(A)
-    for u1 in range(r1 + 1):
-        for v1 in range(r2 + 1):
-            if not np.any(A[u1, v1]):
-                continue
-            for u2 in range(r1 + 1 - u1):
-                for v2 in range(r2 + 1 - v1):
-                    out[u1 + u2, v1 + v2] += A[u1, v1] * B[u2, v2]
-    return out
-
-
-def _compose(S: Array, derivs: Callable[[Array, int], Array], r1: int, r2: int) -> Array:
-    """Truncated series of f(S(θ, θ')) from the series S and f^{(k)}(s₀)."""
-    s0 = S[0, 0]
-    delta = S.copy()
-    delta[0, 0] = 0.0
-    out = np.zeros_like(S)
-    power = np.zeros_like(S)
-    power[0, 0] = 1.0
-    for k in range(r1 + r2 + 1):
-        out += derivs(s0, k)[None, None] / math.factorial(k) * power
-        power = _series_mul(power, delta, r1, r2)
-    return out
-
-
-def kernel_taylor_gram(kernel: Kernel, A: ArrayLike, B: ArrayLike | None = None) -> Array:
-    """Gram blocks k^{(u,v)}(x_i, x_j) of Taylor coefficients in feature space (end of 003 §3).
-
-    For trajectories a_i(θ) = Σ_u θ^u A_iu and b_j(θ') = Σ_v θ'^v B_jv,
-    K[i, u, j, v] = (1/(u!v!)) ∂^u_θ ∂^v_θ' k(a_i(θ), b_j(θ')) at 0: the inner product of the
-    u-th Taylor coefficient of φ(a_i(θ)) and the v-th of φ(b_j(θ')). Exact (truncated power
-    series) for :class:`~sdpkern.kernels.Linear`, :class:`~sdpkern.kernels.Polynomial` and
-    :class:`~sdpkern.kernels.Gaussian`.
-
-    Parameters
-    ----------
-    kernel : Linear, Polynomial or Gaussian
-    A : array of shape (mA, rA + 1, n)
-    B : array of shape (mB, rB + 1, n), optional (default A)
-
-    Returns
-    -------
-    array of shape (mA, rA + 1, mB, rB + 1)
-    """
-    At = check_trajectories(A, "A")
-    Bt = At if B is None else check_trajectories(B, "B")
-    if At.ndim != 3 or Bt.ndim != 3:
-        raise DataError("kernel SDPM supports one transformation parameter: trajectories of shape (m, r+1, n)")
-    if At.shape[2] != Bt.shape[2]:
-        raise DataError(f"trajectories have {At.shape[2]} and {Bt.shape[2]} features")
-    r1, r2 = At.shape[1] - 1, Bt.shape[1] - 1
-    dots = np.einsum("iun,jvn->uvij", At, Bt)  # (r1+1, r2+1, mA, mB): A_uᵀ B_v
-    if isinstance(kernel, Linear):
-        S = dots
-    elif isinstance(kernel, Polynomial):
-        kernel._check_params()
-        S = kernel.gamma * dots
-        S[0, 0] = S[0, 0] + kernel.coef0
-        deg = int(kernel.degree)
-
-        def dpoly(s0: Array, k: int) -> Array:
-            if k > deg:
-                return np.zeros_like(s0)
-            return math.factorial(deg) / math.factorial(deg - k) * s0 ** (deg - k)
-
-        S = _compose(S, dpoly, r1, r2)
-    elif isinstance(kernel, Gaussian):
-        kernel._check_params()
-        g = kernel.gamma
-        aa = np.einsum("iun,iwn->uwi", At, At)  # A_uᵀ A_w per example
-        bb = np.einsum("jvn,jwn->vwj", Bt, Bt)
-        E = -2.0 * dots
-        for u in range(r1 + 1):
-            for w_ in range(r1 + 1):
-                if u + w_ <= r1:
-                    E[u + w_, 0] += aa[u, w_][:, None]
-        for v in range(r2 + 1):
-            for w_ in range(r2 + 1):
-                if v + w_ <= r2:
-                    E[0, v + w_] += bb[v, w_][None, :]
-        E[0, 0] = np.maximum(E[0, 0], 0.0)
-
-        def dexp(s0: Array, k: int) -> Array:
-            return (-g) ** k * np.exp(-g * s0)
-
-        S = _compose(E, dexp, r1, r2)
-    else:
-        raise ParameterError(
-            f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
-        )
-    return np.ascontiguousarray(S.transpose(2, 0, 3, 1))
-
-
 def _psd_factor(K: Array) -> Array:
     """F with F Fᵀ = K (eigenvalues clipped at 0; K is a Gram matrix, so PSD up to round-off)."""
     K = (K + K.T) / 2
