@@ -86,6 +86,7 @@ from ..kernels.base import Kernel, Linear
 from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator
 from ..kernels.lowrank import incomplete_cholesky
 from ..trajectories import check_trajectories, kernel_taylor_gram
+from .dual_svm import _one_blas_thread
 
 __all__ = [
     "MomentCone",
@@ -97,6 +98,7 @@ __all__ = [
     "sdpm_features",
     "SDPMResult",
     "sdpm_native",
+    "least_hinge",
 ]
 
 Array = NDArray[np.float64]
@@ -529,39 +531,145 @@ def sdpm_features(
 
 
 # ----------------------------------------------------------------------------- certificate
+def least_hinge(need: ArrayLike, y: ArrayLike, cost: ArrayLike, offset: bool = True) -> tuple[float, float]:
+    """min over b of Σ_i cost_i (need_i − y_i b)₊ and a minimiser (b = 0 without an offset).
+
+    Convex and piecewise linear in b, least at a kink b = y_i need_i: every kink's value by
+    prefix sums, O(m log m).
+    """
+    nd, ya, ca = (np.asarray(v, dtype=np.float64) for v in (need, y, cost))
+    if not offset:
+        return float(ca @ np.maximum(nd, 0.0)), 0.0
+    kinks = ya * nd
+    order = np.argsort(kinks)
+    k, c, plus = kinks[order], ca[order], ya[order] > 0
+    cp_, cm_ = c * plus, c * ~plus
+    # Σ over y = +1 after the kink of c (k − b), and over y = −1 before it of c (b − k)
+    after0 = np.cumsum(cp_[::-1])[::-1] - cp_
+    after1 = np.cumsum((cp_ * k)[::-1])[::-1] - cp_ * k
+    before0 = np.cumsum(cm_) - cm_
+    before1 = np.cumsum(cm_ * k) - cm_ * k
+    values = after1 - k * after0 + k * before0 - before1
+    best = int(np.argmin(values))
+    return float(values[best]), float(k[best])
+
+
 @dataclass
 class _Check:
+    """A certified point: its primal value P, the dual value D at the iterate, and how P was had.
+
+    ``mode``: "exact" (the iterate's w and b with the least slacks: feasible for every θ),
+    "zero" (w = 0 with the best b: feasible; the answer when the trajectories force w = 0 on the
+    whole line), or "repaired" (the whole line, where the iterate's w leaves leading
+    coefficients y_i wᵀ(X_i)_r negative by round-off, so no slack makes it feasible: w projected
+    onto the face where those coefficients, and the next odd ones, vanish; :func:`_repair_line`).
+    """
+
     primal: float
     dual: float
     gap: float
     xi: Array
-    floor: Array
-    coef: Array  # the margin functions' coefficients y_i F_i w (m, q), moments' basis
-    wnorm2: float
+    b: float
+    mode: str
+    w: Array | None  # the certified point's w (linear features; None with a kernel)
+    coef: Array  # its margin functions' coefficients y_i F_i w (m, q), moments' basis
+    floor: Array  # their minima over Θ
+    violation: float  # the returned point's largest violation (round-off of the repair)
+    iterate_coef: Array  # the iterate's coefficients (the interior-point method's residuals)
 
 
-def _certify(features: SDPMFeatures, y: Array, cost: Array | None, nu: Array, b: float, exact: bool) -> _Check:
+#: On the whole line, a leading coefficient below this fraction of its bound ‖F_ij‖‖w‖ is taken
+#: as one the optimum forces to zero (:func:`_repair_line`): the interior-point
+#: iterates reach such faces to about √tol relative.
+_FACE_FRACTION = 1e-6
+
+
+def _repair_line(F: Array, y: Array, w: Array, coef: Array) -> tuple[Array, Array, float] | None:
+    """w projected (least norm) onto the face where the small leading coefficients vanish.
+
+    On ℝ a polynomial of degree 2l is bounded below iff its leading coefficient is positive, or
+    zero with the next (odd) one zero and the rest bounded below. For every trajectory whose
+    leading coefficient is below :data:`_FACE_FRACTION` of ‖F_ij‖‖w‖ (negative ones included),
+    the pair (2k, 2k − 1) is set to zero, descending while the next even one is small too. The
+    coefficients the projection zeroes are zero to the round-off of their evaluation and are
+    stored as exact zeros; returns (w', the coefficients, the largest round-off so dropped).
+    """
+    m, q, n = F.shape
+    scale = np.sqrt(np.einsum("mjn,mjn->mj", F, F)) * float(np.linalg.norm(w))  # |y_i F_ij·w| ≤ ‖F_ij‖‖w‖
+    rows: list[Array] = []
+    going = np.ones(m, dtype=bool)
+    for j in range(q - 1, 0, -2):
+        going &= coef[:, j] <= _FACE_FRACTION * scale[:, j]
+        if not going.any():
+            break
+        rows += [np.flatnonzero(going) * q + j, np.flatnonzero(going) * q + j - 1]
+    if not rows:
+        return None
+    idx = np.concatenate(rows)
+    A = (y[:, None, None] * F).reshape(m * q, n)[idx]
+    shift = np.linalg.lstsq(A, A @ w, rcond=None)[0]
+    w2 = w - shift
+    c2 = y[:, None] * (F.reshape(m * q, n) @ w2).reshape(m, q)
+    flat = c2.ravel()
+    bound = 1e3 * np.finfo(float).eps * np.maximum((np.abs(F) @ np.abs(w2)).ravel()[idx], 1e-300)
+    if np.any(np.abs(flat[idx]) > bound):
+        return None  # the face is not reachable (rows dependent with the rest): no repair
+    dropped = float(np.abs(flat[idx]).max(initial=0.0))
+    flat[idx] = 0.0
+    return w2, flat.reshape(m, q), dropped
+
+
+def _certify(
+    features: SDPMFeatures, y: Array, cost: Array, offset: bool, nu: Array, b: float, exact: bool
+) -> _Check:
     """P and D at ν and b (module docstring, "Certificate"); ``exact`` uses the kernel's Gram
     matrix instead of its factor."""
     F, m, q = features.F, features.m, features.cone.q
     yn = y[:, None] * nu
+    w = None
     if exact and features.gram is not None:
         Kv = features.gram.matvec(yn.ravel()).reshape(m, q)
         coef, wnorm2 = y[:, None] * Kv, float(yn.ravel() @ Kv.ravel())
     else:
         w = F.reshape(m * q, -1).T @ yn.ravel()
         coef, wnorm2 = y[:, None] * (F.reshape(m * q, -1) @ w).reshape(m, q), float(w @ w)
-    floor, _ = margin_floor(features.cone, coef)
-    need = 1.0 - y * b - floor
-    if cost is None:  # hard margin: feasible only without slack
-        xi = np.zeros(m)
-        primal = 0.5 * wnorm2 if np.all(need <= 0.0) else math.inf
-    else:
-        xi = np.maximum(0.0, need)
-        primal = 0.5 * wnorm2 + float(cost @ xi) if np.all(np.isfinite(xi)) else math.inf
+        if features.gram is not None:
+            w = None  # factor coordinates: not a model's w
     dual = float(nu[:, 0].sum()) - 0.5 * wnorm2
-    gap = (primal - dual) / max(abs(primal), 1e-300) if math.isfinite(primal) else math.inf
-    return _Check(primal, dual, gap, xi, floor, coef, wnorm2)
+
+    def gap(primal: float) -> float:
+        return (primal - dual) / max(abs(primal), 1e-300)
+
+    P0, b0 = least_hinge(np.ones(m), y, cost, offset)
+    zero_w = None if w is None else np.zeros_like(w)
+    xi0 = np.maximum(0.0, 1.0 - y * b0)
+    best = _Check(P0, dual, gap(P0), xi0, b0, "zero", zero_w, np.zeros((m, q)), np.zeros(m), 0.0, coef)
+    floor, _ = margin_floor(features.cone, coef)
+    mode, cw, ccoef, cnorm2, dropped = "exact", w, coef, wnorm2, 0.0
+    if not np.all(np.isfinite(floor)) and w is not None and features.cone.kind == "line":
+        repaired = _repair_line(F, y, w, coef)
+        if repaired is not None:
+            cw, ccoef, dropped = repaired
+            mode, cnorm2 = "repaired", float(cw @ cw)
+            floor, _ = margin_floor(features.cone, ccoef)
+    if np.all(np.isfinite(floor)):
+        xi = np.maximum(0.0, 1.0 - y * b - floor)
+        P = 0.5 * cnorm2 + float(cost @ xi)
+        if P <= best.primal:
+            best = _Check(P, dual, gap(P), xi, b, mode, cw, ccoef, floor, dropped, coef)
+    return best
+
+
+def _violation(cone: MomentCone, y: Array, coef: Array, floor: Array, b: float, xi: Array) -> float:
+    """The largest violation over θ of y_i(wᵀx̃_i(θ) + b) ≥ 1 − ξ_i, divided by (1 + θ²)^{r/2}
+    where the plain minimum is −∞ (the whole line), exact."""
+    need = 1.0 - y * b - xi - floor
+    bad = ~np.isfinite(need)
+    if bad.any():
+        c = coef[bad].copy()
+        c[:, 0] += y[bad] * b - 1.0 + xi[bad]
+        need[bad] = -_normalized_floor(cone, c)
+    return float(max(0.0, need.max(initial=0.0)))
 
 
 # ----------------------------------------------------------------------------- interior point
@@ -570,20 +678,17 @@ class _State:
     nu: Array
     b: float
     Z: list[Array]
-    xi: Array | None
+    xi: Array
 
 
-def _start(cone: MomentCone, y: Array, cost: Array | None, offset: bool) -> _State:
+def _start(cone: MomentCone, y: Array, cost: Array, offset: bool) -> _State:
     """Balanced masses (Σ y_i ν_i0 = 0) at most half of each C_i, inside the moment cones."""
     m = y.size
-    weight = np.ones(m) if cost is None else cost
-    plus, minus = weight[y > 0].sum(), weight[y < 0].sum()
-    mass = weight * 0.5 * min(plus, minus) / np.where(y > 0, plus, minus) if offset else 0.5 * weight
-    if cost is None:
-        mass = mass / max(float(mass.max()), 1e-300)
+    plus, minus = cost[y > 0].sum(), cost[y < 0].sum()
+    mass = cost * 0.5 * min(plus, minus) / np.where(y > 0, plus, minus) if offset else 0.5 * cost
     nu = mass[:, None] * cone.interior()[None, :]
     Z = [np.broadcast_to(np.eye(A.shape[1]), (m, A.shape[1], A.shape[1])).copy() for A in cone.blocks]
-    return _State(nu, 0.0, Z, None if cost is None else np.ones(m))
+    return _State(nu, 0.0, Z, np.ones(m))
 
 
 def _nt_scaling(S: Array, Z: Array) -> tuple[Array, Array]:
@@ -608,14 +713,13 @@ class _Newton:
     """One iteration's Newton system (module docstring, "Algorithm"), factored once, solved for
     the predictor and the corrector."""
 
-    def __init__(self, F: Array, y: Array, P: list[Array], box: Array | None, offset: bool) -> None:
+    def __init__(self, F: Array, y: Array, P: list[Array], box: Array, offset: bool) -> None:
         m, q, n = F.shape
         self.F, self.y, self.P, self.box, self.offset = F, y, P, box, offset
         J = [Pk.reshape(m, q, -1).transpose(0, 2, 1) for Pk in P]
-        if box is not None:
-            jb = np.zeros((m, 1, q))
-            jb[:, 0, 0] = np.sqrt(box)
-            J.append(jb)
+        jb = np.zeros((m, 1, q))
+        jb[:, 0, 0] = np.sqrt(box)
+        J.append(jb)
         self.R = np.linalg.qr(np.concatenate(J, axis=1), mode="r")  # B_i = R_iᵀR_i
         smin = np.linalg.svd(self.R, compute_uv=False)[:, -1]
         weight = np.einsum("iqn,iqn->i", F, F)
@@ -696,40 +800,26 @@ class _Outcome:
     check: _Check
     status: str
     iterations: int
+    cost: Array
     history: list[tuple[float, float]] = field(default_factory=list)
-    max_violation: float = 0.0
-
-
-def _violation(features: SDPMFeatures, y: Array, check: _Check, b: float, xi: Array | None) -> float:
-    """The largest violation over θ of y_i(wᵀx̃_i(θ) + b) ≥ 1 − ξ_i by the solver's own ξ (zero
-    without slacks means the hard-margin constraint); normalised where the plain minimum is −∞."""
-    slack = np.zeros_like(y) if xi is None else xi
-    need = 1.0 - y * b - slack - check.floor
-    bad = ~np.isfinite(need)
-    if bad.any():
-        c = check.coef[bad].copy()
-        c[:, 0] += y[bad] * b - 1.0 + slack[bad]
-        need[bad] = -_normalized_floor(features.cone, c)
-    return float(max(0.0, need.max(initial=0.0)))
 
 
 def _interior_point(
-    features: SDPMFeatures, y: Array, cost: Array | None, offset: bool, tol: float, max_iter: int,
-    deadline: float | None,
-) -> _Outcome:  # fmt: skip
+    features: SDPMFeatures, y: Array, cost: Array, offset: bool, tol: float, max_iter: int, deadline: float | None,
+) -> _Outcome:
     cone, F = features.cone, features.F
     m, q, _ = F.shape
     st = _start(cone, y, cost, offset)
-    total = m * cone.barrier_degree + (m if cost is not None else 0)
+    total = m * (cone.barrier_degree + 1)
     best: tuple[_State, _Check] | None = None
     history: list[tuple[float, float]] = []
     status = "iteration_limit"
     it = 0
     for it in range(1, max_iter + 1):
-        check = _certify(features, y, cost, st.nu, st.b, exact=False)
+        check = _certify(features, y, cost, offset, st.nu, st.b, exact=False)
         history.append((check.primal, check.dual))
         if best is None or check.gap < best[1].gap:
-            best = (_State(st.nu.copy(), st.b, [Zk.copy() for Zk in st.Z], None if st.xi is None else st.xi.copy()), check)
+            best = (_State(st.nu.copy(), st.b, [Zk.copy() for Zk in st.Z], st.xi.copy()), check)
         if check.gap <= tol:
             status = "optimal"
             break
@@ -746,63 +836,51 @@ def _interior_point(
             break
         st = direction
     assert best is not None
-    return _Outcome(best[0], best[1], status, it, history)
+    return _Outcome(best[0], best[1], status, it, cost, history)
 
 
 def _mehrotra_step(
-    cone: MomentCone, F: Array, y: Array, cost: Array | None, offset: bool, st: _State, check: _Check, total: int,
-) -> _State | None:  # fmt: skip
+    cone: MomentCone, F: Array, y: Array, cost: Array, offset: bool, st: _State, check: _Check, total: int
+) -> _State | None:
     """One predictor-corrector step from ``st``; None when no step keeps the iterate inside."""
-    m, q, _ = F.shape
     S = cone.apply(st.nu)
-    rd = check.coef - cone.adjoint(st.Z)
-    rd[:, 0] += y * st.b - 1.0
-    box = None
-    if cost is not None:
-        assert st.xi is not None
-        s = cost - st.nu[:, 0]
-        rd[:, 0] += st.xi
-        box = st.xi / s
+    s = cost - st.nu[:, 0]
+    rd = check.iterate_coef - cone.adjoint(st.Z)
+    rd[:, 0] += y * st.b - 1.0 + st.xi
+    box = st.xi / s
     rp = float(y @ st.nu[:, 0]) if offset else 0.0
     scal = [_nt_scaling(Sk, Zk) for Sk, Zk in zip(S, st.Z)]
     P = [np.einsum("mab,jbc,mdc->mjad", rinv, A, rinv, optimize=True) for (rinv, _), A in zip(scal, cone.blocks)]
     lams = [lam for _, lam in scal]
-    mu = (sum(float((lam * lam).sum()) for lam in lams) + (float(s @ st.xi) if box is not None else 0.0)) / total
+    mu = (sum(float((lam * lam).sum()) for lam in lams) + float(s @ st.xi)) / total
     newton = _Newton(F, y, P, box, offset)
 
-    def direction(T: list[Array], tbox: Array | None) -> tuple[Array, float, list[Array], list[Array], Array, Array]:
-        g = -rd
-        if tbox is not None:
-            g = g.copy()
-            g[:, 0] -= tbox
+    def direction(T: list[Array], tbox: Array) -> tuple[Array, float, list[Array], list[Array], Array, Array]:
+        g = -rd.copy()
+        g[:, 0] -= tbox
         for Pk, Tk in zip(P, T):
-            g = g + np.einsum("mjab,mab->mj", Pk, Tk)
+            g += np.einsum("mjab,mab->mj", Pk, Tk)
         dnu, db = newton.solve(g, -rp)
         dS = [np.einsum("mj,mjab->mab", dnu, Pk) for Pk in P]
         dZ = [Tk - dSk for Tk, dSk in zip(T, dS)]
-        if tbox is None:
-            return dnu, db, dS, dZ, np.zeros(0), np.zeros(0)
         return dnu, db, dS, dZ, -dnu[:, 0], tbox + box * dnu[:, 0]
 
     def max_step(dS: list[Array], dZ: list[Array], ds: Array, dxi: Array) -> float:
         alpha = 1.0
         for lam, a, c in zip(lams, dS, dZ):
             alpha = min(alpha, _max_step(lam, a), _max_step(lam, c))
-        if box is not None:
-            assert st.xi is not None
-            for v, dv in ((s, ds), (st.xi, dxi)):
-                neg = dv < 0
-                if neg.any():
-                    alpha = min(alpha, float((-v[neg] / dv[neg]).min()))
+        for v, dv in ((s, ds), (st.xi, dxi)):
+            neg = dv < 0
+            if neg.any():
+                alpha = min(alpha, float((-v[neg] / dv[neg]).min()))
         return alpha
 
     diag = [lam[:, :, None] * np.eye(lam.shape[1])[None] for lam in lams]
     # predictor (affine scaling: σ = 0)
-    aff = direction([-D for D in diag], None if box is None else -st.xi)
+    aff = direction([-D for D in diag], -st.xi)
     a_aff = max_step(aff[2], aff[3], aff[4], aff[5])
     mu_aff = sum(float(np.einsum("mab,mab->", D + a_aff * a, D + a_aff * c)) for D, a, c in zip(diag, aff[2], aff[3]))
-    if box is not None:
-        mu_aff += float((s + a_aff * aff[4]) @ (st.xi + a_aff * aff[5]))
+    mu_aff += float((s + a_aff * aff[4]) @ (st.xi + a_aff * aff[5]))
     sigma = min(1.0, max(0.0, mu_aff / total / mu)) ** 3
     # corrector (centring and Mehrotra's second-order term)
     T = []
@@ -810,9 +888,7 @@ def _mehrotra_step(
         k = lam.shape[1]
         rhs = sigma * mu * np.eye(k)[None] - lam[:, :, None] ** 2 * np.eye(k)[None] - 0.5 * (a @ c + c @ a)
         T.append(2.0 * rhs / (lam[:, :, None] + lam[:, None, :]))
-    tbox = None
-    if box is not None:
-        tbox = (sigma * mu - s * st.xi - aff[4] * aff[5]) / s
+    tbox = (sigma * mu - s * st.xi - aff[4] * aff[5]) / s
     dnu, db, dS, dZ, ds, dxi = direction(T, tbox)
     alpha = min(1.0, _STEP_FRACTION * max_step(dS, dZ, ds, dxi))
     for _ in range(6):  # round-off can leave a block just outside: shorten the step
@@ -821,8 +897,8 @@ def _mehrotra_step(
         for (rinv, _), Zk, dZk in zip(scal, st.Z, dZ):
             Zn = Zk + alpha * (np.swapaxes(rinv, 1, 2) @ dZk @ rinv)
             Z.append(0.5 * (Zn + np.swapaxes(Zn, 1, 2)))
-        xi = None if box is None else st.xi + alpha * dxi  # type: ignore[operator]
-        if _inside(cone.apply(nu), Z) and (cost is None or (np.all(cost - nu[:, 0] > 0) and np.all(xi > 0))):
+        xi = st.xi + alpha * dxi
+        if _inside(cone.apply(nu), Z) and np.all(cost - nu[:, 0] > 0) and np.all(xi > 0):
             return _State(nu, st.b + alpha * db, Z, xi)
         alpha *= 0.5
     return None
@@ -858,13 +934,26 @@ class SDPMResult:
     margin_minimum : array (m,)
         min over Θ of y_i wᵀx̃_i(θ) (without b).
     objective : float
-        ½‖w‖² + Σ C_i ξ_i at (w, b, ξ): an upper bound on the optimum.
+        ½‖w‖² + Σ C_i ξ_i at (w, b, ξ): the objective of a feasible point, an upper bound on the
+        optimum (the soft margin at the C that the hard margin was solved at).
     dual_objective : float
         Σ α_i − ½‖w‖²: a lower bound on the optimum.
     gap : float
         (objective − dual_objective)/objective.
     max_violation : float
-        The largest violation over θ of the margin constraints by the solver's own slacks.
+        The largest violation over θ of y_i(wᵀx̃_i(θ) + b) ≥ 1 − ξ_i by the returned (w, b, ξ):
+        0 (the slacks are the least ones, from exact minima), except the round-off of the
+        coefficients a "repaired" point holds at zero.
+    solver_violation : float
+        The same for the solver's own slacks (its multipliers of the mass bounds), before they
+        are replaced by the least slacks: how far its primal estimate was from feasible.
+    certified_point : {"exact", "zero", "repaired"}
+        "exact": the solver's w and b with the least slacks (feasible for every θ); "zero":
+        w = 0 with the best b (the trajectories force w = 0 on the whole line, e.g. when no w
+        keeps every leading coefficient y_i wᵀ(X_i)_r positive); "repaired": on the whole line,
+        the solver's w projected onto the face where the leading coefficients the optimum holds
+        at zero vanish (round-off leaves them slightly negative, and no slack then makes w
+        feasible), with the least slacks.
     status : str
         "optimal" (gap ≤ tol), "iteration_limit", "time_limit" or "optimal_inaccurate" (the
         steps stopped short of tol: the best point is returned).
@@ -892,6 +981,8 @@ class SDPMResult:
     dual_objective: float
     gap: float
     max_violation: float
+    solver_violation: float
+    certified_point: str
     status: str
     iterations: int
     support: NDArray[np.intp]
@@ -910,6 +1001,8 @@ class SDPMResult:
             "primal_objective": self.objective,
             "dual_objective": self.dual_objective,
             "max_violation": self.max_violation,
+            "solver_violation": self.solver_violation,
+            "certified_point": self.certified_point,
             "tol": self.tol,
             "iterations": self.iterations,
         }
@@ -945,6 +1038,7 @@ def _theta_star(features: SDPMFeatures, moments: Array, support: NDArray[np.intp
 
 # ----------------------------------------------------------------------------- public
 def _costs(m: int, C: float | None, sample_weight: ArrayLike | None) -> Array | None:
+    """C_i = C·w_i (``None`` for the hard margin)."""
     w = as_sample_weight(sample_weight, m)
     if C is None:
         if w is not None:
@@ -957,7 +1051,7 @@ def _costs(m: int, C: float | None, sample_weight: ArrayLike | None) -> Array | 
 def sdpm_native(
     trajectories: ArrayLike | SDPMFeatures, y: ArrayLike, *, C: float | None = 1.0, offset: bool = True,
     segment: float | None = None, kernel: Kernel | None = None, sample_weight: ArrayLike | None = None,
-    tol: float = 1e-8, max_iter: int = 100, time_limit: float | None = None, support_tol: float = 1e-6,
+    tol: float = 1e-9, max_iter: int = 100, time_limit: float | None = None, support_tol: float = 1e-6,
 ) -> SDPMResult:  # fmt: skip
     """Solve the SDPM (003 eq. 6, its dual 8, kernels, segments, several parameters) natively.
 
@@ -1025,12 +1119,13 @@ def sdpm_native(
     y_sub = y_pm[keep]
     if offset and (np.all(y_sub > 0) or np.all(y_sub < 0)):
         raise DataError("the trajectories of positive weight are all of one class; both classes need weight")
-    hard = cost is None
-    if hard:
-        outcome = _hard_margin(sub, y_sub, offset, tol, max_iter, deadline)
-    else:
-        outcome = _interior_point(sub, y_sub, cost[keep], offset, tol, max_iter, deadline)
-    return _result(features, sub, keep, y_pm, cost, outcome, support_tol, tol, time.perf_counter() - t0)
+    # the work is many small blocks and products of inner size n: threaded BLAS only contends
+    with _one_blas_thread():
+        if cost is None:
+            outcome = _hard_margin(sub, y_sub, offset, tol, max_iter, deadline)
+        else:
+            outcome = _interior_point(sub, y_sub, cost[keep], offset, tol, max_iter, deadline)
+        return _result(features, sub, keep, y_pm, offset, outcome, support_tol, tol, time.perf_counter() - t0)
 
 
 def _subset(features: SDPMFeatures, keep: NDArray[np.intp]) -> SDPMFeatures:
@@ -1041,43 +1136,35 @@ def _subset(features: SDPMFeatures, keep: NDArray[np.intp]) -> SDPMFeatures:
     return SDPMFeatures(features.cone, features.F[keep], features.tau, gram, features.factor_residual)
 
 
-#: The hard margin is the soft margin at a C above every α_i; C grows by this factor until then.
+#: The hard margin is the soft margin at a C above every α_i; C grows through these until then.
 _HARD_C = (1e4, 1e7, 1e10)
 
 
 def _hard_margin(
     features: SDPMFeatures, y: Array, offset: bool, tol: float, max_iter: int, deadline: float | None
 ) -> _Outcome:
-    """The hard margin as the soft margin at a large C: exact once every α_i < C (then ξ = 0 and
-    the KKT conditions are the hard margin's); infeasible when the slacks stay positive."""
-    outcome = None
+    """The hard margin as the soft margin at a large C: the same problem once every α_i < C (then
+    ξ = 0 and the KKT conditions are the hard margin's); infeasible when α_i reaches C."""
     for C in _HARD_C:
-        cost = np.full(y.size, C)
-        outcome = _interior_point(features, y, cost, offset, tol, max_iter, deadline)
-        alpha = outcome.state.nu[:, 0]
-        if outcome.check.xi.max(initial=0.0) <= 1e-9 and alpha.max(initial=0.0) < 0.5 * C:
-            check = outcome.check
-            check.gap = (0.5 * check.wnorm2 - check.dual) / max(0.5 * check.wnorm2, 1e-300)
-            check.primal, check.xi = 0.5 * check.wnorm2, np.zeros_like(check.xi)
-            outcome.state.xi = None
+        outcome = _interior_point(features, y, np.full(y.size, C), offset, tol, max_iter, deadline)
+        if outcome.state.nu[:, 0].max(initial=0.0) < 0.5 * C:
             return outcome
     raise InfeasibleError(
-        "the hard-margin SDPM is infeasible: no w separates the training trajectories for every theta (the slacks "
-        f"stay positive at C = {_HARD_C[-1]:g}). Pass a soft margin C (e.g. C=10.0)",
+        "the hard-margin SDPM is infeasible: no w separates the training trajectories for every theta (the dual "
+        f"variables reach C = {_HARD_C[-1]:g}). Pass a soft margin C (e.g. C=10.0)",
         status="infeasible",
     )
 
 
 def _result(
-    features: SDPMFeatures, sub: SDPMFeatures, keep: NDArray[np.intp], y: Array, cost: Array | None,
-    outcome: _Outcome, support_tol: float, tol: float, seconds: float,
+    features: SDPMFeatures, sub: SDPMFeatures, keep: NDArray[np.intp], y: Array, offset: bool, outcome: _Outcome,
+    support_tol: float, tol: float, seconds: float,
 ) -> SDPMResult:  # fmt: skip
     m, q = features.m, features.cone.q
     st = outcome.state
-    check = _certify(sub, y[keep], None if cost is None else cost[keep], st.nu, st.b, exact=True)
-    if cost is None:
-        check.xi = np.zeros_like(check.xi)
-    violation = _violation(sub, y[keep], check, st.b, st.xi)
+    check = _certify(sub, y[keep], outcome.cost, offset, st.nu, st.b, exact=True)
+    solver_floor, _ = margin_floor(sub.cone, check.iterate_coef)
+    solver_violation = _violation(sub.cone, y[keep], check.iterate_coef, solver_floor, st.b, st.xi)
     status = outcome.status
     if check.gap <= tol:
         status = "optimal"
@@ -1095,13 +1182,9 @@ def _result(
     xi[keep] = check.xi
     floor = np.full(m, np.nan)
     floor[keep] = check.floor
-    coef = None
-    if features.gram is None:
-        w = features.F.reshape(m * q, -1).T @ (y[:, None] * nu).ravel()
-        coef = w
     return SDPMResult(
-        moments=moments, alpha=alpha, coef=coef, intercept=float(st.b), xi=xi, margin_minimum=floor,
-        objective=check.primal, dual_objective=check.dual, gap=check.gap, max_violation=violation, status=status,
-        iterations=outcome.iterations, support=support, theta_star=theta, rank_one=rank_one, seconds=seconds, tol=tol,
-        history=outcome.history,
+        moments=moments, alpha=alpha, coef=check.w, intercept=check.b, xi=xi, margin_minimum=floor,
+        objective=check.primal, dual_objective=check.dual, gap=check.gap, max_violation=check.violation,
+        solver_violation=solver_violation, certified_point=check.mode, status=status, iterations=outcome.iterations,
+        support=support, theta_star=theta, rank_one=rank_one, seconds=seconds, tol=tol, history=outcome.history,
     )  # fmt: skip
