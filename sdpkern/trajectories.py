@@ -276,7 +276,7 @@ def taylor_trajectories(
                 "transformation has several parameters; use its quadratic_form(X) (003 §3) instead of a "
                 "one-parameter Taylor polynomial"
             )
-        return np.asarray(transformation.taylor(Xa, r), dtype=np.float64)
+        return _checked_rows(transformation.taylor(Xa, r), Xa.shape, r)
     if callable(transformation):
         return FunctionTransformation(transformation, derivatives, step).taylor(Xa, r)
     raise ParameterError(
@@ -388,6 +388,23 @@ def kernel_taylor_gram(kernel: Any, A: ArrayLike, B: ArrayLike | None = None, *,
             f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
         )
     return np.ascontiguousarray(S.transpose(2, 0, 1) if paired else S.transpose(2, 0, 3, 1))
+
+def _checked_rows(rows: Any, shape: tuple[int, ...], r: int) -> Array:
+    """A transformation's Taylor rows, of shape (m, r + 1, n) and finite, or a DataError naming it."""
+    try:
+        out = np.asarray(rows, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"transformation.taylor returned rows that are not an array of numbers: {exc}") from None
+    want = (shape[0], r + 1, shape[1])
+    if out.shape != want:
+        raise DataError(
+            f"transformation.taylor(X, {r}) returned shape {out.shape}; Taylor rows of degree {r} for X of shape "
+            f"{shape} have shape {want} (m, r+1, n)"
+        )
+    if not np.all(np.isfinite(out)):
+        raise DataError("transformation.taylor returned NaN or infinity; check the transformation and the images")
+    return out
+
 
 # ----------------------------------------------------------------------------- images
 _J = np.array([[0.0, -1.0], [1.0, 0.0]])  # d/dφ R(φ) at φ = 0

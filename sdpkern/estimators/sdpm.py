@@ -133,8 +133,9 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
     support_ : ndarray of int
         Indices (into the training set) of the support trajectories (α_i > 1e-6·max α).
     dual_coef_ : ndarray of shape (n_support, q)
-        y_i μ_iu of the support trajectories: the moments of their dual measures (003 eq. 9;
-        q = r + 1, or the upper triangle of the (D+1)×(D+1) moment matrix for D parameters);
+        The coefficients of f on the support trajectories' Taylor features, y_i μ_iu with μ_i the
+        moments of the trajectory's dual measure (003 eq. 9; q = r + 1, or the upper triangle of
+        the (D+1)×(D+1) moment matrix for D parameters): f(x) = Σ_i Σ_u c_iu k^{(u,0)}(x_i, x) + b;
         column 0 is y_i α_i.
     theta_star_ : ndarray of shape (n_support,) or (n_support, D)
         θ_i* of each support trajectory (003 Proposition 3): where its virtual support vector sits.
@@ -344,9 +345,10 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
                 ConvergenceWarning,
                 stacklevel=5,
             )
-        sv = res.support
+        # a linear model predicts with w; a kernel model with its whole certified expansion
+        sv = res.support if kernel is None else np.flatnonzero(np.any(res.expansion != 0.0, axis=1))
         self._store(
-            support=sv, dual_coef=y_pm[sv, None] * res.moments[sv], intercept=res.intercept,
+            support=sv, dual_coef=res.expansion[sv], intercept=res.intercept,
             theta=res.theta_star[sv], rank_one=res.rank_one[sv], coef=res.coef, kernel=kernel, shared=shared,
         )  # fmt: skip
         self.objective_ = float(res.objective)

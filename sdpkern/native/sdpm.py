@@ -111,6 +111,14 @@ _HARD_FRACTION = 1e-6
 _MAX_HARD = 600
 #: Steps stop at this fraction of the way to the boundary of the cones.
 _STEP_FRACTION = 0.99
+#: When μ falls below the dual residual (times the mean mass) the step keeps at least this much
+#: centring: driving μ further only makes the blocks worse conditioned before the residual,
+#: which bounds the certified gap, has gone (measured: a sonar r = 4 instance stalled at gap
+#: 1e-8 with μ at 1e-14 relative; balanced it reached 4e-12).
+_BALANCED_SIGMA = 0.2
+_END_GAME = 1e-3
+#: Iterations without halving the best certified gap after which the method stops.
+_STALL = 10
 
 
 # ----------------------------------------------------------------------------- moment cones
@@ -296,7 +304,7 @@ def _line_floor(c: Array) -> tuple[Array, Array]:
     unbounded = (nz > 0) & ((nz % 2 == 1) | (lead < 0))
     if r == 0:
         unbounded[:] = False
-    return np.where(unbounded, -np.inf, floor), np.where(unbounded, np.inf * np.sign(lead + 0.0), arg)
+    return np.where(unbounded, -np.inf, floor), np.where(unbounded, np.where(lead < 0, -np.inf, np.inf), arg)
 
 
 def _segment_floor(c: Array) -> tuple[Array, Array]:
@@ -514,6 +522,8 @@ def sdpm_features(
         D = Xt.shape[1] - 1
         F = np.stack([Xt[:, a, b] * (1.0 if a == b else 2.0) for a, b in _pairs(D)], axis=1)
         return SDPMFeatures(quadratic_moment_cone(D), np.ascontiguousarray(F), None, seconds=time.perf_counter() - t0)
+    if tau is None and (Xt.shape[1] - 1) % 2:
+        moment_cone(Xt.shape[1] - 1, segment=False)  # raises: an odd degree on the whole line
     r = _effective_degree(Xt, tau is not None)
     if r + 1 > Xt.shape[1]:
         Xt = np.concatenate([Xt, np.zeros((Xt.shape[0], r + 1 - Xt.shape[1], Xt.shape[2]))], axis=1)
@@ -554,15 +564,40 @@ def least_hinge(need: ArrayLike, y: ArrayLike, cost: ArrayLike, offset: bool = T
     return float(values[best]), float(k[best])
 
 
+class _Gram:
+    """The Gram matrix K of the trajectories' Taylor features (rows p = i·q + j), as the
+    certificate reads it: K = F Fᵀ of the feature rows, or a kernel's exact :class:`TaylorGram`."""
+
+    def __init__(self, features: SDPMFeatures, exact: bool) -> None:
+        self.m, self.q = features.m, features.cone.q
+        self.op = features.gram if exact else None
+        self.linear = features.gram is None  # F are the trajectories' own rows: w is the model's
+        self.F2 = features.F.reshape(self.m * self.q, -1)
+
+    def matvec(self, beta: Array) -> Array:
+        """K β, shape (m, q)."""
+        if self.op is not None:
+            return self.op.matvec(beta.ravel()).reshape(self.m, self.q)
+        return (self.F2 @ (self.F2.T @ beta.ravel())).reshape(self.m, self.q)
+
+    def norms(self) -> Array:
+        """‖φ_p‖ = √K_pp, shape (m, q)."""
+        d = self.op.diagonal() if self.op is not None else np.einsum("pn,pn->p", self.F2, self.F2)
+        return np.sqrt(np.maximum(d, 0.0)).reshape(self.m, self.q)
+
+
 @dataclass
 class _Check:
     """A certified point: its primal value P, the dual value D at the iterate, and how P was had.
 
-    ``mode``: "exact" (the iterate's w and b with the least slacks: feasible for every θ),
-    "zero" (w = 0 with the best b: feasible; the answer when the trajectories force w = 0 on the
-    whole line), or "repaired" (the whole line, where the iterate's w leaves leading
-    coefficients y_i wᵀ(X_i)_r negative by round-off, so no slack makes it feasible: w projected
-    onto the face where those coefficients, and the next odd ones, vanish; :func:`_repair_line`).
+    The point is f = Σ_p β_p φ_p + b over the Taylor features φ_p (p = i·q + j, moments' basis):
+    β = y∘ν at the iterate (003 eq. 9); the final certificate drops the trajectories below
+    ``support_tol`` when the sparse expansion certifies within ``tol`` too.
+    ``mode``: "exact" (that f with the least slacks: feasible for every θ), "zero" (f = 0 with
+    the best b: feasible; the answer when the trajectories force w = 0 on the whole line), or
+    "repaired" (the whole line, where round-off leaves leading coefficients y_i wᵀ(X_i)_r that
+    the optimum holds at zero slightly negative, so no slack makes the iterate feasible: f
+    projected onto that face by :func:`_repair_line`).
     """
 
     primal: float
@@ -571,93 +606,151 @@ class _Check:
     xi: Array
     b: float
     mode: str
-    w: Array | None  # the certified point's w (linear features; None with a kernel)
-    coef: Array  # its margin functions' coefficients y_i F_i w (m, q), moments' basis
+    beta: Array  # the certified point's expansion coefficients (m, q), moments' basis
+    coef: Array  # its margin functions' coefficients y_i ⟨f, φ_ij⟩ (m, q)
     floor: Array  # their minima over Θ
-    violation: float  # the returned point's largest violation (round-off of the repair)
+    wnorm2: float
+    violation: float  # the round-off a repair holds at zero
     iterate_coef: Array  # the iterate's coefficients (the interior-point method's residuals)
+    w: Array | None = None  # linear features: the certified w itself
 
 
-#: On the whole line, a leading coefficient below this fraction of its bound ‖F_ij‖‖w‖ is taken
-#: as one the optimum forces to zero (:func:`_repair_line`): the interior-point
-#: iterates reach such faces to about √tol relative.
+#: On the whole line, a leading coefficient below this fraction of its bound ‖(X_i)_j‖‖w‖ is taken
+#: as one the optimum forces to zero (:func:`_repair_line`): the interior-point iterates reach
+#: such faces to about √tol relative.
 _FACE_FRACTION = 1e-6
 
 
-def _repair_line(F: Array, y: Array, w: Array, coef: Array) -> tuple[Array, Array, float] | None:
-    """w projected (least norm) onto the face where the small leading coefficients vanish.
-
-    On ℝ a polynomial of degree 2l is bounded below iff its leading coefficient is positive, or
-    zero with the next (odd) one zero and the rest bounded below. For every trajectory whose
-    leading coefficient is below :data:`_FACE_FRACTION` of ‖F_ij‖‖w‖ (negative ones included),
-    the pair (2k, 2k − 1) is set to zero, descending while the next even one is small too. The
-    coefficients the projection zeroes are zero to the round-off of their evaluation and are
-    stored as exact zeros; returns (w', the coefficients, the largest round-off so dropped).
-    """
-    m, q, n = F.shape
-    scale = np.sqrt(np.einsum("mjn,mjn->mj", F, F)) * float(np.linalg.norm(w))  # |y_i F_ij·w| ≤ ‖F_ij‖‖w‖
+def _face(coef: Array, bound: Array) -> NDArray[np.intp]:
+    """The flat indices i·q + j of the coefficients a face holds at zero (:func:`_repair_line`)."""
+    m, q = coef.shape
     rows: list[Array] = []
     going = np.ones(m, dtype=bool)
     for j in range(q - 1, 0, -2):
-        going &= coef[:, j] <= _FACE_FRACTION * scale[:, j]
+        going &= coef[:, j] <= _FACE_FRACTION * bound[:, j]
         if not going.any():
             break
         rows += [np.flatnonzero(going) * q + j, np.flatnonzero(going) * q + j - 1]
-    if not rows:
-        return None
-    idx = np.concatenate(rows)
-    A = (y[:, None, None] * F).reshape(m * q, n)[idx]
-    shift = np.linalg.lstsq(A, A @ w, rcond=None)[0]
-    w2 = w - shift
-    c2 = y[:, None] * (F.reshape(m * q, n) @ w2).reshape(m, q)
-    flat = c2.ravel()
-    bound = 1e3 * np.finfo(float).eps * np.maximum((np.abs(F) @ np.abs(w2)).ravel()[idx], 1e-300)
-    if np.any(np.abs(flat[idx]) > bound):
-        return None  # the face is not reachable (rows dependent with the rest): no repair
-    dropped = float(np.abs(flat[idx]).max(initial=0.0))
-    flat[idx] = 0.0
-    return w2, flat.reshape(m, q), dropped
+    return np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+
+
+def _repair_line(gram: _Gram, y: Array, beta: Array, coef: Array) -> tuple[Array, Array, Array, float] | None:
+    """Move f = Σ β_p φ_p onto the face where the small leading coefficients vanish (the line).
+
+    On ℝ a polynomial of degree 2l is bounded below iff its leading coefficient is positive, or
+    zero with the next (odd) one zero and the rest bounded below. For every trajectory whose
+    leading coefficient is below :data:`_FACE_FRACTION` of its bound ‖φ_ij‖‖f‖ (negative ones
+    included) the features 2k and 2k − 1 join A, descending while the next even coefficient is
+    small too, and f' = f − P_A f (P_A the projection onto the span of the features in A: a
+    correction of β on A). With explicit features (w = Fᵀβ) the projection is taken in w; with a
+    kernel's Gram matrix, from K_AA and K β. The coefficients on A are then zero to the
+    round-off of the correction and their evaluation and are stored as exact zeros. Returns
+    (w' or None, β', the coefficients, the largest round-off so dropped), or None.
+    """
+    m, q = coef.shape
+    eps = np.finfo(float).eps
+    if gram.op is None:  # explicit features: project w itself (its entries are O(‖w‖))
+        w = gram.F2.T @ beta.ravel()
+        bound = gram.norms() * float(np.linalg.norm(w))
+        idx = _face(coef, bound)
+        if idx.size == 0:
+            return None
+        FA = y.repeat(q)[idx, None] * gram.F2[idx]
+        U, sv, Vt = np.linalg.svd(FA, full_matrices=False)  # often rank deficient (parallel rows)
+        k = sv > 1e-12 * max(float(sv.max(initial=0.0)), 1e-300)
+        proj = Vt[k] @ w
+        w2 = w - Vt[k].T @ proj
+        v = np.zeros(q * m)
+        v[idx] = y.repeat(q)[idx] * (U[:, k] @ (proj / sv[k]))
+        c2 = y.repeat(q) * (gram.F2 @ w2)
+        roundoff = 1e3 * eps * bound.ravel()[idx]
+        out_w: Array | None = w2
+    else:  # a kernel: the correction δβ_A = K_AA⁺ (Kβ)_A, then Kβ' afresh
+        norms = gram.norms()
+        Kb = y[:, None] * coef
+        bound = norms * np.sqrt(max(float(np.sum(beta * Kb)), 0.0))
+        idx = _face(coef, bound)
+        if idx.size == 0:
+            return None
+        lam, V = np.linalg.eigh(gram.op.entries(idx, idx))
+        keep = lam > 1e-12 * max(float(lam.max(initial=0.0)), 1e-300)
+        v = np.zeros(q * m)
+        v[idx] = V[:, keep] @ ((V[:, keep].T @ Kb.ravel()[idx]) / lam[keep])
+        c2 = y.repeat(q) * gram.matvec((beta.ravel() - v).reshape(m, q)).ravel()
+        # the round-off of Σ_k K_pk β'_k (|K_pk| ≤ ‖φ_p‖‖φ_k‖)
+        roundoff = 1e3 * eps * norms.ravel()[idx] * float(norms.ravel() @ np.abs(beta.ravel() - v))
+        out_w = None
+    if np.any(np.abs(c2[idx]) > roundoff):
+        return None  # the face is not reached by moving along these features: no repair
+    dropped = float(np.abs(c2[idx]).max(initial=0.0))
+    c2[idx] = 0.0
+    return out_w, beta - v.reshape(m, q), c2.reshape(m, q), dropped
 
 
 def _certify(
-    features: SDPMFeatures, y: Array, cost: Array, offset: bool, nu: Array, b: float, exact: bool
-) -> _Check:
-    """P and D at ν and b (module docstring, "Certificate"); ``exact`` uses the kernel's Gram
-    matrix instead of its factor."""
-    F, m, q = features.F, features.m, features.cone.q
-    yn = y[:, None] * nu
-    w = None
-    if exact and features.gram is not None:
-        Kv = features.gram.matvec(yn.ravel()).reshape(m, q)
-        coef, wnorm2 = y[:, None] * Kv, float(yn.ravel() @ Kv.ravel())
-    else:
-        w = F.reshape(m * q, -1).T @ yn.ravel()
-        coef, wnorm2 = y[:, None] * (F.reshape(m * q, -1) @ w).reshape(m, q), float(w @ w)
-        if features.gram is not None:
-            w = None  # factor coordinates: not a model's w
-    dual = float(nu[:, 0].sum()) - 0.5 * wnorm2
+    features: SDPMFeatures, y: Array, cost: Array, offset: bool, nu: Array, b: float, exact: bool,
+    sparse: tuple[float, float] | None = None,
+) -> _Check:  # fmt: skip
+    """P and D at ν and b (module docstring, "Certificate"). ``exact``: with a kernel, the Gram
+    matrix itself instead of its factor; ``sparse = (support_tol, tol)``: certify the expansion
+    without the trajectories whose moments are below support_tol (relative) when its gap is
+    within tol, else the whole one."""
+    gram = _Gram(features, exact)
+    m, q = nu.shape
+    if offset:  # D is a bound only where Σ y_i ν_i0 = 0: scale the heavier class's measures down to it
+        plus, minus = float(nu[y > 0, 0].sum()), float(nu[y < 0, 0].sum())
+        nu = nu * np.where(y > 0, min(1.0, minus / plus), min(1.0, plus / minus))[:, None]
+    beta = y[:, None] * nu
+    Kb = gram.matvec(beta)
+    iterate_coef, iterate_norm2 = y[:, None] * Kb, float(np.sum(beta * Kb))
+    dual = float(nu[:, 0].sum()) - 0.5 * iterate_norm2
 
     def gap(primal: float) -> float:
         return (primal - dual) / max(abs(primal), 1e-300)
 
     P0, b0 = least_hinge(np.ones(m), y, cost, offset)
-    zero_w = None if w is None else np.zeros_like(w)
     xi0 = np.maximum(0.0, 1.0 - y * b0)
-    best = _Check(P0, dual, gap(P0), xi0, b0, "zero", zero_w, np.zeros((m, q)), np.zeros(m), 0.0, coef)
-    floor, _ = margin_floor(features.cone, coef)
-    mode, cw, ccoef, cnorm2, dropped = "exact", w, coef, wnorm2, 0.0
-    if not np.all(np.isfinite(floor)) and w is not None and features.cone.kind == "line":
-        repaired = _repair_line(F, y, w, coef)
+    zero = np.zeros((m, q))
+    w0 = np.zeros(features.F.shape[2]) if gram.linear else None
+    best = _Check(P0, dual, gap(P0), xi0, b0, "zero", zero, zero, np.zeros(m), 0.0, 0.0, iterate_coef, w0)
+    if sparse is not None:  # the sparse expansion (003 Proposition 2), when it certifies too
+        support_tol, tol = sparse
+        size = np.abs(nu).max(axis=1)
+        small = size <= support_tol * max(float(size.max(initial=0.0)), 1e-300)
+        if small.any():
+            thin = np.where(small[:, None], 0.0, beta)
+            check = _least_slacks(features.cone, gram, y, cost, b, thin, gram.matvec(thin), dual, iterate_coef)
+            if check is not None and check.gap <= tol and check.primal <= best.primal:
+                return check
+    check = _least_slacks(features.cone, gram, y, cost, b, beta, Kb, dual, iterate_coef)
+    return check if check is not None and check.primal <= best.primal else best
+
+
+def _least_slacks(
+    cone: MomentCone, gram: _Gram, y: Array, cost: Array, b: float, beta: Array, Kb: Array, dual: float,
+    iterate_coef: Array,
+) -> _Check | None:  # fmt: skip
+    """The point f = Σ β_p φ_p + b with the least slacks (with linear features repaired onto a
+    face on the whole line when it has to be), or None when no slack makes it feasible."""
+    wnorm2 = float(np.sum(beta * Kb))
+    coef = y[:, None] * Kb
+    floor, _ = margin_floor(cone, coef)
+    mode, dropped = "exact", 0.0
+    w = gram.F2.T @ beta.ravel() if gram.linear else None
+    if not np.all(np.isfinite(floor)) and cone.kind == "line":
+        repaired = _repair_line(gram, y, beta, coef)
         if repaired is not None:
-            cw, ccoef, dropped = repaired
-            mode, cnorm2 = "repaired", float(cw @ cw)
-            floor, _ = margin_floor(features.cone, ccoef)
-    if np.all(np.isfinite(floor)):
-        xi = np.maximum(0.0, 1.0 - y * b - floor)
-        P = 0.5 * cnorm2 + float(cost @ xi)
-        if P <= best.primal:
-            best = _Check(P, dual, gap(P), xi, b, mode, cw, ccoef, floor, dropped, coef)
-    return best
+            w2, beta, coef, dropped = repaired
+            w = w2 if gram.linear else None
+            wnorm2 = float(np.sum(beta * (y[:, None] * coef)))
+            mode = "repaired"
+            floor, _ = margin_floor(cone, coef)
+    if not np.all(np.isfinite(floor)):
+        return None
+    xi = np.maximum(0.0, 1.0 - y * b - floor)
+    P = 0.5 * wnorm2 + float(cost @ xi)
+    gap = (P - dual) / max(abs(P), 1e-300)
+    return _Check(P, dual, gap, xi, b, mode, beta, coef, floor, wnorm2, dropped, iterate_coef, w)
 
 
 def _violation(cone: MomentCone, y: Array, coef: Array, floor: Array, b: float, xi: Array) -> float:
@@ -755,7 +848,9 @@ class _Newton:
             M[mh * q : mh * q + n, -1] = M[-1, mh * q : mh * q + n] = -AeBa
             M[-1, -1] = -float(ye @ self.Binv_a[:, 0])
         self.mh, self.n, self.q = mh, n, q
-        self.lu = sla.lu_factor(M, check_finite=False)
+        # the hard blocks' entries span many orders: equilibrate symmetrically before LU
+        self.scale = 1.0 / np.sqrt(np.maximum(np.abs(M).max(axis=1), 1e-300))
+        self.lu = sla.lu_factor(M * self.scale[:, None] * self.scale[None, :], check_finite=False)
 
     def matvec(self, v: Array) -> Array:
         """(AᵀA + B) v."""
@@ -772,7 +867,7 @@ class _Newton:
         rhs[mh * q : mh * q + n] = -(self.Fe.reshape(-1, n).T @ (self.ye[:, None] * Bg).ravel())
         if self.offset:
             rhs[-1] = rhs_eq - float(self.ye @ Bg[:, 0])
-        sol = sla.lu_solve(self.lu, rhs, check_finite=False)
+        sol = self.scale * sla.lu_solve(self.lu, rhs * self.scale, check_finite=False)
         dnu = np.zeros((m, q))
         dnu[self.hard] = sol[: mh * q].reshape(mh, q)
         dw = sol[mh * q : mh * q + n]
@@ -804,6 +899,10 @@ class _Outcome:
     history: list[tuple[float, float]] = field(default_factory=list)
 
 
+def _gap(primal: float, dual: float) -> float:
+    return (primal - dual) / max(abs(primal), 1e-300)
+
+
 def _interior_point(
     features: SDPMFeatures, y: Array, cost: Array, offset: bool, tol: float, max_iter: int, deadline: float | None,
 ) -> _Outcome:
@@ -813,6 +912,7 @@ def _interior_point(
     total = m * (cone.barrier_degree + 1)
     best: tuple[_State, _Check] | None = None
     history: list[tuple[float, float]] = []
+    merits: list[float] = []  # μ + ‖r_d‖·mean mass: the method's own progress
     status = "iteration_limit"
     it = 0
     for it in range(1, max_iter + 1):
@@ -823,14 +923,20 @@ def _interior_point(
         if check.gap <= tol:
             status = "optimal"
             break
+        if len(merits) > _STALL and best[1].gap > 0.5 * min(_gap(p, d) for p, d in history[:-_STALL]) and min(
+            merits[-_STALL:]
+        ) > 0.1 * min(merits[:-_STALL]):
+            status = "numerical"  # no progress in either: the best point is returned
+            break
         if deadline is not None and time.perf_counter() > deadline:
             status = "time_limit"
             break
         try:
-            direction = _mehrotra_step(cone, F, y, cost, offset, st, check, total)
+            direction, merit = _mehrotra_step(cone, F, y, cost, offset, st, check, total)
         except np.linalg.LinAlgError:
             status = "numerical"
             break
+        merits.append(merit)
         if direction is None:
             status = "numerical"
             break
@@ -841,8 +947,9 @@ def _interior_point(
 
 def _mehrotra_step(
     cone: MomentCone, F: Array, y: Array, cost: Array, offset: bool, st: _State, check: _Check, total: int
-) -> _State | None:
-    """One predictor-corrector step from ``st``; None when no step keeps the iterate inside."""
+) -> tuple[_State | None, float]:
+    """One predictor-corrector step from ``st`` (None when no step keeps the iterate inside) and
+    the merit μ + ‖r_d‖·mean mass at ``st``."""
     S = cone.apply(st.nu)
     s = cost - st.nu[:, 0]
     rd = check.iterate_coef - cone.adjoint(st.Z)
@@ -882,6 +989,10 @@ def _mehrotra_step(
     mu_aff = sum(float(np.einsum("mab,mab->", D + a_aff * a, D + a_aff * c)) for D, a, c in zip(diag, aff[2], aff[3]))
     mu_aff += float((s + a_aff * aff[4]) @ (st.xi + a_aff * aff[5]))
     sigma = min(1.0, max(0.0, mu_aff / total / mu)) ** 3
+    # keep μ from running ahead of the dual residual: below it the systems only lose digits
+    residual = float(np.abs(rd).max()) * float(st.nu[:, 0].mean())
+    if check.gap < _END_GAME and mu < residual:
+        sigma = max(sigma, _BALANCED_SIGMA)
     # corrector (centring and Mehrotra's second-order term)
     T = []
     for lam, a, c in zip(lams, aff[2], aff[3]):
@@ -899,9 +1010,9 @@ def _mehrotra_step(
             Z.append(0.5 * (Zn + np.swapaxes(Zn, 1, 2)))
         xi = st.xi + alpha * dxi
         if _inside(cone.apply(nu), Z) and np.all(cost - nu[:, 0] > 0) and np.all(xi > 0):
-            return _State(nu, st.b + alpha * db, Z, xi)
+            return _State(nu, st.b + alpha * db, Z, xi), mu + residual
         alpha *= 0.5
-    return None
+    return None, mu + residual
 
 
 def _inside(S: list[Array], Z: list[Array]) -> bool:
@@ -925,6 +1036,12 @@ class SDPMResult:
         parameters the upper triangle of M_i, 003 §3). μ_i0 = α_i.
     alpha : array (m,)
         α_i = μ_i0, the mass of the dual measure (0 ≤ α_i ≤ C_i).
+    expansion : array (m, q)
+        The certified model's coefficients on the Taylor features (θ's units): f(x) =
+        Σ_i Σ_j expansion_ij k^{(j,0)}(x_i, x) + b, w = Σ_ij expansion_ij (X_i)_j (003 eq. 9):
+        y_i μ_ij (moved onto the face by a repair), with the rows off ``support`` set to 0 when
+        that sparse model is certified within ``tol`` too (an interior point leaves them small
+        but not zero, and their sum can matter at a tight ``tol``).
     coef : array (n,) or None
         w (linear features; ``None`` with a kernel).
     intercept : float
@@ -959,7 +1076,8 @@ class SDPMResult:
         steps stopped short of tol: the best point is returned).
     iterations : int
     support : array of int
-        Trajectories with α_i > ``support_tol``·max α.
+        The support trajectories (003 Proposition 2): those whose moments exceed ``support_tol``
+        times the largest (α_i > 0, or a moment "at infinity" on the whole line).
     theta_star : array (m,) or (m, D)
         θ_i* = μ_i1/μ_i0 (one parameter) or M_i[0, 1:]/M_i[0, 0] (several; 003 Proposition 3),
         NaN off the support.
@@ -973,6 +1091,7 @@ class SDPMResult:
 
     moments: Array
     alpha: Array
+    expansion: Array
     coef: Array | None
     intercept: float
     xi: Array
@@ -1087,7 +1206,9 @@ def sdpm_native(
     time_limit : float, optional
         Seconds.
     support_tol : float
-        α_i > support_tol·max α marks a support trajectory.
+        Trajectories whose moments are all below ``support_tol`` times the largest are left out
+        of the returned expansion when that sparse model is certified within ``tol`` too (the
+        certificate is always the returned model's).
 
     Returns
     -------
@@ -1162,7 +1283,7 @@ def _result(
 ) -> SDPMResult:  # fmt: skip
     m, q = features.m, features.cone.q
     st = outcome.state
-    check = _certify(sub, y[keep], outcome.cost, offset, st.nu, st.b, exact=True)
+    check = _certify(sub, y[keep], outcome.cost, offset, st.nu, st.b, exact=True, sparse=(support_tol, tol))
     solver_floor, _ = margin_floor(sub.cone, check.iterate_coef)
     solver_violation = _violation(sub.cone, y[keep], check.iterate_coef, solver_floor, st.b, st.xi)
     status = outcome.status
@@ -1170,11 +1291,15 @@ def _result(
         status = "optimal"
     elif status in ("optimal", "numerical"):
         status = "optimal_inaccurate"
+    scale = features.basis_scale()[None, :]
     nu = np.zeros((m, q))
     nu[keep] = st.nu
-    moments = nu * features.basis_scale()[None, :]
+    moments = nu * scale
+    expansion = np.zeros((m, q))
+    expansion[keep] = check.beta
     alpha = moments[:, 0].copy()
-    support = np.flatnonzero(alpha > support_tol * max(float(alpha.max(initial=0.0)), 1e-300))
+    size = np.abs(nu).max(axis=1)
+    support = np.flatnonzero(size > support_tol * max(float(size.max(initial=0.0)), 1e-300))
     theta, rank_one = _theta_star(features, nu, support)
     if features.tau is not None:
         theta = theta * features.tau
@@ -1183,8 +1308,9 @@ def _result(
     floor = np.full(m, np.nan)
     floor[keep] = check.floor
     return SDPMResult(
-        moments=moments, alpha=alpha, coef=check.w, intercept=check.b, xi=xi, margin_minimum=floor,
-        objective=check.primal, dual_objective=check.dual, gap=check.gap, max_violation=check.violation,
-        solver_violation=solver_violation, certified_point=check.mode, status=status, iterations=outcome.iterations,
-        support=support, theta_star=theta, rank_one=rank_one, seconds=seconds, tol=tol, history=outcome.history,
+        moments=moments, alpha=alpha, expansion=expansion * scale, coef=check.w, intercept=check.b, xi=xi,
+        margin_minimum=floor, objective=check.primal, dual_objective=check.dual, gap=check.gap,
+        max_violation=check.violation, solver_violation=solver_violation, certified_point=check.mode, status=status,
+        iterations=outcome.iterations, support=support, theta_star=theta, rank_one=rank_one, seconds=seconds, tol=tol,
+        history=outcome.history,
     )  # fmt: skip
