@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -850,7 +851,18 @@ class _Newton:
         self.mh, self.n, self.q = mh, n, q
         # the hard blocks' entries span many orders: equilibrate symmetrically before LU
         self.scale = 1.0 / np.sqrt(np.maximum(np.abs(M).max(axis=1), 1e-300))
-        self.lu = sla.lu_factor(M * self.scale[:, None] * self.scale[None, :], check_finite=False)
+        Ms = M * self.scale[:, None] * self.scale[None, :]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", sla.LinAlgWarning)
+            try:
+                self.lu = sla.lu_factor(Ms, check_finite=False)
+            except sla.LinAlgWarning:
+                # exactly singular: identical trajectories trade their measures freely, a
+                # direction only their (tiny) B_i see; a static regularisation of the hard
+                # blocks (as Clarabel's) decides it, and the refinement step repairs the rest
+                d = np.zeros(Ms.shape[0])
+                d[: mh * q] = 1e-13
+                self.lu = sla.lu_factor(Ms + np.diag(d), check_finite=False)
 
     def matvec(self, v: Array) -> Array:
         """(AᵀA + B) v."""
@@ -1170,7 +1182,7 @@ def _costs(m: int, C: float | None, sample_weight: ArrayLike | None) -> Array | 
 def sdpm_native(
     trajectories: ArrayLike | SDPMFeatures, y: ArrayLike, *, C: float | None = 1.0, offset: bool = True,
     segment: float | None = None, kernel: Kernel | None = None, sample_weight: ArrayLike | None = None,
-    tol: float = 1e-9, max_iter: int = 100, time_limit: float | None = None, support_tol: float = 1e-6,
+    tol: float = 1e-8, max_iter: int = 100, time_limit: float | None = None, support_tol: float = 1e-6,
 ) -> SDPMResult:  # fmt: skip
     """Solve the SDPM (003 eq. 6, its dual 8, kernels, segments, several parameters) natively.
 
@@ -1268,8 +1280,8 @@ def _hard_margin(
     ξ = 0 and the KKT conditions are the hard margin's); infeasible when α_i reaches C."""
     for C in _HARD_C:
         outcome = _interior_point(features, y, np.full(y.size, C), offset, tol, max_iter, deadline)
-        if outcome.state.nu[:, 0].max(initial=0.0) < 0.5 * C:
-            return outcome
+        if outcome.check.gap > tol or outcome.state.nu[:, 0].max(initial=0.0) < 0.5 * C:
+            return outcome  # the hard margin's (or not certified, which the status says)
     raise InfeasibleError(
         "the hard-margin SDPM is infeasible: no w separates the training trajectories for every theta (the dual "
         f"variables reach C = {_HARD_C[-1]:g}). Pass a soft margin C (e.g. C=10.0)",
