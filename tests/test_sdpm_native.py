@@ -89,11 +89,13 @@ def assert_certified(res, V: np.ndarray, y: np.ndarray, segment: float | None, C
 
 
 # ----------------------------------------------------------------------------- cones and minima
-@pytest.mark.parametrize(("r", "segment"), [(0, False), (2, False), (4, False), (0, True), (1, True), (2, True), (3, True), (4, True)])
+@pytest.mark.parametrize(
+    ("r", "segment"), [(0, False), (2, False), (4, False), (0, True), (1, True), (2, True), (3, True), (4, True)]
+)
 def test_moment_cones_hold_the_moments_of_measures(r: int, segment: bool) -> None:
     cone = moment_cone(r, segment)
     rng = np.random.default_rng(r)
-    for k in range(50):
+    for _ in range(50):
         atoms = rng.uniform(-1, 1, size=3) if segment else rng.normal(scale=3.0, size=3)
         nu = rng.uniform(0.1, 2.0, size=3) @ (atoms[:, None] ** np.arange(r + 1))
         for L in cone.apply(nu[None]):
@@ -242,7 +244,8 @@ def test_kernel_sdpm_same_optimum(kernel, segment: float | None) -> None:  # typ
         C = [0.5, 3.0, 10.0, 50.0][seed]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ref = kernel_sdpm(V, y, kernel, C=C, segment=segment).solve(tol=1e-10, recovery=False, allow_inaccurate=True)
+            problem = kernel_sdpm(V, y, kernel, C=C, segment=segment)
+            ref = problem.solve(tol=1e-10, recovery=False, allow_inaccurate=True)
         res = sdpm_native(V, y, C=C, segment=segment, kernel=kernel)
         assert res.status == "optimal" and res.coef is None
         assert res.objective == pytest.approx(ref.objective, rel=1e-6)

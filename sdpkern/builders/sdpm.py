@@ -72,7 +72,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, SolverError, UnboundedError
-from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
+from ..kernels.base import Kernel, Linear
+from ..native.sdpm import least_hinge, margin_floor, moment_cone, quadratic_moment_cone, sdpm_features
 from ..problem import KernelProblem, Model, ProblemData
 from ..trajectories import check_trajectories, evaluate_trajectories, kernel_taylor_gram
 
@@ -180,78 +181,28 @@ _LINE_GRID = (0.0, -1.0, 1.0, -2.0, 2.0)
 _SIGMA_FLOOR = 1e-12
 
 
-def _critical_points(c: Array) -> Array:
-    """Roots of d/dθ Σ_j c[i, j] θ^j per row (m × (r−1), complex; NaN where the derivative has lower
-    degree), as eigenvalues of the companion matrices, all rows at once."""
-    m, r1 = c.shape
-    deriv = c[:, 1:] * np.arange(1, r1)  # coefficients of θ^0..θ^{r−1}
-    k = r1 - 2
-    out = np.full((m, k), np.nan, dtype=np.complex128)
-    lead = deriv[:, -1]
-    ok = np.abs(lead) > 1e-12 * np.abs(deriv).max(axis=1)
-    if k == 0 or not ok.any():
-        return out
-    comp = np.zeros((int(ok.sum()), k, k))
-    comp[:, 0, :] = -deriv[ok, -2::-1] / lead[ok, None]
-    comp[:, np.arange(1, k), np.arange(k - 1)] = 1.0
-    out[ok] = np.linalg.eigvals(comp)
-    for i in np.flatnonzero(~ok):  # a vanishing leading coefficient: numpy's general routine
-        roots = np.roots(deriv[i, ::-1])
-        out[i, : roots.size] = roots
-    return out
-
-
 def _polynomial_floor(c: Array, tau: float | None) -> tuple[Array, Array]:
-    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ for a negative leading coefficient) and a
-    minimiser per row (on ℝ among the critical points and ±1, ±2 when the minimum is −∞)."""
-    m, r1 = c.shape
-    if r1 == 1:
-        return c[:, 0].copy(), np.zeros(m)
-    roots = _critical_points(c)
-    real = np.abs(roots.imag) <= 1e-9 * (1.0 + np.abs(roots.real))
-    fixed = (0.0, -1.0, 1.0, -2.0, 2.0) if tau is None else (-tau, 0.0, tau)
-    cand = np.concatenate([np.where(real, roots.real, 0.0), np.tile(fixed, (m, 1))], axis=1)
-    keep = np.concatenate([real, np.ones((m, len(fixed)), dtype=bool)], axis=1)
-    if tau is not None:
-        keep &= np.abs(cand) <= tau
-    vals = np.zeros_like(cand)
-    for j in range(r1 - 1, -1, -1):  # Horner, every row and candidate at once
-        vals = vals * cand + c[:, j : j + 1]
-    vals = np.where(keep, vals, np.inf)
-    best = np.argmin(vals, axis=1)
-    floor = vals[np.arange(m), best]
+    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ when unbounded below) and a minimiser
+    per row (θ = ±2 where the minimum is −∞), by :func:`sdpkern.native.sdpm.margin_floor`."""
+    r = c.shape[1] - 1
     if tau is None:
-        floor = np.where(c[:, -1] < 0, -np.inf, floor)
-    return floor, cand[np.arange(m), best]
+        floor, arg = margin_floor(moment_cone(r + r % 2, segment=False), c)
+        return floor, np.where(np.isfinite(arg), arg, 2.0 * np.sign(arg))
+    floor, u = margin_floor(moment_cone(r, segment=True), c * tau ** np.arange(r + 1))
+    return floor, tau * u
 
 
 def _schur_floor(Xt: Array, y: Array, d: Array) -> Array:
-    """The largest g_i with y_i Σ_k d_k Q_i^k − g_i e₀e₀ᵀ ⪰ 0 (003 §3's block at w = d): the Schur
-    complement a₀₀ − a₀ᵀA⁻¹a₀ of its lower block A (−∞ unless A ≻ 0)."""
-    A = y[:, None, None] * np.einsum("iabn,n->iab", Xt, d)
-    out = np.full(A.shape[0], -np.inf)
-    for i, Ai in enumerate(A):
-        lower = (Ai[1:, 1:] + Ai[1:, 1:].T) / 2
-        if np.linalg.eigvalsh(lower)[0] > 0:
-            out[i] = Ai[0, 0] - Ai[0, 1:] @ np.linalg.solve(lower, Ai[1:, 0])
-    return out
+    """min over ρ of y_i θ_ρᵀ(Σ_k d_k Q_i^k)θ_ρ (003 §3's quadratic form at w = d; −∞ unless its
+    lower block is positive semidefinite), by :func:`sdpkern.native.sdpm.margin_floor`."""
+    D = Xt.shape[1] - 1
+    F = sdpm_features(Xt).F  # the doubled upper triangles, as the moment cone pairs them
+    return margin_floor(quadratic_moment_cone(D), y[:, None] * (F @ d))[0]
 
 
 def _least_hinge(need: Array, y: Array, cost: Array, offset: bool) -> float:
-    """min over b of Σ_i cost_i (need_i − y_i b)₊ (b = 0 without an offset). Convex and piecewise
-    linear in b, least at a kink b = y_i need_i: every kink's value by prefix sums, O(m log m)."""
-    if not offset:
-        return float(cost @ np.maximum(need, 0.0))
-    kinks = y * need
-    order = np.argsort(kinks)
-    k, c, plus = kinks[order], cost[order], y[order] > 0
-    cp_, cm_ = c * plus, c * ~plus
-    # Σ over y = +1 after the kink of c (k − b), and over y = −1 before it of c (b − k)
-    after0 = np.cumsum(cp_[::-1])[::-1] - cp_
-    after1 = np.cumsum((cp_ * k)[::-1])[::-1] - cp_ * k
-    before0 = np.cumsum(cm_) - cm_
-    before1 = np.cumsum(cm_ * k) - cm_ * k
-    return float(np.min(after1 - k * after0 + k * before0 - before1))
+    """min over b of Σ_i cost_i (need_i − y_i b)₊ (:func:`sdpkern.native.sdpm.least_hinge`)."""
+    return least_hinge(need, y, cost, offset)[0]
 
 
 def _upper_bound(d: Array, floor: Array, y: Array, cost: Array, offset: bool) -> float:

@@ -315,7 +315,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
 
     def _store_one_vs_rest(self, models: list[Any]) -> None:
         super()._store_one_vs_rest(models)
-        self.objective_ = np.array([m.objective_ for m in models])
+        self.objective_: Any = np.array([m.objective_ for m in models])
         self.solver_ = "native" if all(m.solver_ == "native" for m in models) else "conic"
         self.backend_ = next((m.backend_ for m in models if m.backend_ is not None), None)
 
@@ -368,7 +368,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         problem = sdpm(sub, y_sub, **opts) if kernel is None else kernel_sdpm(sub, y_sub, kernel, **opts)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            extra = {} if self.tol is None else {"tol": float(self.tol)}
+            extra: dict[str, Any] = {} if self.tol is None else {"tol": float(self.tol)}
             sol = problem.solve(self.backend, allow_inaccurate=True, **extra)
         if sol.status != "optimal" or caught:
             warnings.warn(
@@ -408,10 +408,8 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         self.theta_star_ = np.asarray(theta, dtype=np.float64)
         self.rank_one_ = np.asarray(rank_one, dtype=bool)
         sv_traj = traj[self.support_]
-        if traj.ndim == 4:
-            vsv = [evaluate_quadratic_trajectories(sv_traj[k : k + 1], self.theta_star_[k])[0] for k in range(len(sv_traj))]
-        else:
-            vsv = [evaluate_trajectories(sv_traj[k : k + 1], self.theta_star_[k])[0] for k in range(len(sv_traj))]
+        evaluate = evaluate_quadratic_trajectories if traj.ndim == 4 else evaluate_trajectories
+        vsv = [evaluate(sv_traj[k : k + 1], self.theta_star_[k])[0] for k in range(len(sv_traj))]
         self.virtual_support_vectors_ = np.array(vsv).reshape(len(sv_traj), traj.shape[-1])
         self.coef_ = None if kernel is not None else np.asarray(coef, dtype=np.float64)[None, :]
         self._kernel_ = kernel

@@ -70,10 +70,8 @@ they are replaced by the exact ones), computed the same exact way.
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -279,9 +277,9 @@ def _critical_points(c: Array) -> Array:
     for i in np.flatnonzero(~ok):  # a vanishing leading coefficient: the lower-degree derivative
         nz = np.flatnonzero(d[i])
         if nz.size and nz[-1] >= 1:
-            roots = np.roots(d[i, : nz[-1] + 1][::-1])
-            real = roots[np.abs(roots.imag) <= 1e-7 * (1.0 + np.abs(roots.real))].real
-            out[i, : real.size] = real
+            lower_roots = np.roots(d[i, : nz[-1] + 1][::-1])
+            real_roots = lower_roots[np.abs(lower_roots.imag) <= 1e-7 * (1.0 + np.abs(lower_roots.real))].real
+            out[i, : real_roots.size] = real_roots
     # one Newton step on p' (the companion eigenvalues are accurate to ~1e-8 for close roots)
     dd = d[:, 1:] * np.arange(1, r) if r >= 2 else np.zeros((m, 0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -296,7 +294,8 @@ def _line_floor(c: Array) -> tuple[Array, Array]:
     r = q - 1
     crit = _critical_points(c)
     cand = np.concatenate([np.zeros((m, 1)), np.nan_to_num(crit)], axis=1)
-    vals = np.where(np.concatenate([np.ones((m, 1), bool), np.isfinite(crit)], axis=1), _polynomial_values(c, cand), np.inf)
+    ok = np.concatenate([np.ones((m, 1), bool), np.isfinite(crit)], axis=1)
+    vals = np.where(ok, _polynomial_values(c, cand), np.inf)
     k = np.argmin(vals, axis=1)
     floor, arg = vals[np.arange(m), k], cand[np.arange(m), k]
     # unbounded below: a negative leading coefficient, or an odd leading degree
@@ -322,7 +321,6 @@ def _segment_floor(c: Array) -> tuple[Array, Array]:
 def _quadratic_floor(c: Array, D: int) -> tuple[Array, Array]:
     """min over ρ of θ_ρᵀAθ_ρ, A the symmetric matrix with ⟨A, M(ν)⟩ = cᵀν (Schur complement)."""
     A = _symmetric(c, D, off_scale=0.5)
-    m = A.shape[0]
     lower = A[:, 1:, 1:]
     a0 = A[:, 1:, 0]
     lam, V = np.linalg.eigh(lower)
@@ -370,7 +368,7 @@ def _normalized_floor(cone: MomentCone, c: Array) -> Array:
     if cone.kind == "segment" or c.shape[1] == 1:
         return margin_floor(cone, c)[0]
     if cone.kind == "quadratic":
-        return np.linalg.eigvalsh(_symmetric(c, cone.n_parameters, off_scale=0.5))[:, 0]
+        return np.asarray(np.linalg.eigvalsh(_symmetric(c, cone.n_parameters, off_scale=0.5))[:, 0], dtype=np.float64)
     r = c.shape[1] - 1
     out = np.empty(c.shape[0])
     for i, ci in enumerate(c):
@@ -635,7 +633,9 @@ def _face(coef: Array, bound: Array) -> NDArray[np.intp]:
     return np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
 
 
-def _repair_line(gram: _Gram, y: Array, beta: Array, coef: Array) -> tuple[Array, Array, Array, float] | None:
+def _repair_line(
+    gram: _Gram, y: Array, beta: Array, coef: Array
+) -> tuple[Array | None, Array, Array, float] | None:
     """Move f = Σ β_p φ_p onto the face where the small leading coefficients vanish (the line).
 
     On ℝ a polynomial of degree 2l is bounded below iff its leading coefficient is positive, or
@@ -926,8 +926,7 @@ def _interior_point(
     history: list[tuple[float, float]] = []
     merits: list[float] = []  # μ + ‖r_d‖·mean mass: the method's own progress
     status = "iteration_limit"
-    it = 0
-    for it in range(1, max_iter + 1):
+    while len(history) < max_iter:
         check = _certify(features, y, cost, offset, st.nu, st.b, exact=False)
         history.append((check.primal, check.dual))
         if best is None or check.gap < best[1].gap:
@@ -954,7 +953,7 @@ def _interior_point(
             break
         st = direction
     assert best is not None
-    return _Outcome(best[0], best[1], status, it, cost, history)
+    return _Outcome(best[0], best[1], status, len(history), cost, history)
 
 
 def _mehrotra_step(
@@ -1146,7 +1145,7 @@ def _theta_star(features: SDPMFeatures, moments: Array, support: NDArray[np.intp
     if cone.kind == "quadratic":
         D = cone.n_parameters
         M = _symmetric(moments, D)
-        theta = np.full((m, D), np.nan)
+        theta: Array = np.full((m, D), np.nan)
         theta[support] = M[support, 0, 1:] / M[support, 0, :1]
         mats = M[support]
     else:
@@ -1173,7 +1172,9 @@ def _costs(m: int, C: float | None, sample_weight: ArrayLike | None) -> Array | 
     w = as_sample_weight(sample_weight, m)
     if C is None:
         if w is not None:
-            raise ParameterError("sample_weight weighs the soft-margin slacks: pass C as well (the hard margin has none)")
+            raise ParameterError(
+                "sample_weight weighs the soft-margin slacks: pass C as well (the hard margin has none)"
+            )
         return None
     c = check_positive(C, "C")
     return np.full(m, c) if w is None else c * w
