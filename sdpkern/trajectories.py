@@ -55,6 +55,7 @@ __all__ = [
     "trajectories_from_derivatives",
     "check_trajectories",
     "kernel_taylor_gram",
+    "kernel_quadratic_gram",
 ]
 
 Array = NDArray[np.float64]
@@ -388,6 +389,82 @@ def kernel_taylor_gram(kernel: Any, A: ArrayLike, B: ArrayLike | None = None, *,
             f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
         )
     return np.ascontiguousarray(S.transpose(2, 0, 1) if paired else S.transpose(2, 0, 3, 1))
+
+
+def _quadratic_directions(D: int) -> tuple[list[Array], Array]:
+    """Directions e_a and e_a + e_b (a < b) of ℝ^D and the map E from the univariate Taylor
+    coefficients along them, (direction, order ≤ 2), to the monomials of ρ of degree ≤ 2 in the
+    order of the upper triangle of θ_ρθ_ρᵀ (1, ρ_1, …, ρ_D, ρ_1², ρ_1ρ_2, …, ρ_D²): polarisation,
+    ρ_aρ_b's coefficient = c(e_a + e_b) − c(e_a) − c(e_b) at order 2."""
+    eye = np.eye(D)
+    dirs = [eye[a] for a in range(D)] + [eye[a] + eye[b] for a in range(D) for b in range(a + 1, D)]
+    index = {(a, b): k for k, (a, b) in enumerate((a, b) for a in range(D + 1) for b in range(a, D + 1))}
+    pair_dir = {(a, b): D + k for k, (a, b) in enumerate((a, b) for a in range(D) for b in range(a + 1, D))}
+    E = np.zeros((len(index), 3 * len(dirs)))
+    E[index[0, 0], 0] = 1.0
+    for a in range(D):
+        E[index[0, a + 1], 3 * a + 1] = 1.0
+        E[index[a + 1, a + 1], 3 * a + 2] = 1.0
+        for b in range(a + 1, D):
+            row = index[a + 1, b + 1]
+            E[row, 3 * pair_dir[a, b] + 2] = 1.0
+            E[row, 3 * a + 2] = E[row, 3 * b + 2] = -1.0
+    return dirs, E
+
+
+def _along(Q: Array, u: Array) -> Array:
+    """The univariate trajectory x̃(tu) = Q00 + 2t uᵀQ0· + t² uᵀQ··u of a quadratic form (m, 3, n)."""
+    return np.stack(
+        [Q[:, 0, 0], 2.0 * np.einsum("a,man->mn", u, Q[:, 0, 1:]), np.einsum("a,b,mabn->mn", u, u, Q[:, 1:, 1:])],
+        axis=1,
+    )
+
+
+def kernel_quadratic_gram(kernel: Any, A: ArrayLike, B: ArrayLike | None = None, *, paired: bool = False) -> Array:
+    """Gram matrix of the feature-space Taylor coefficients of second-order forms in D parameters.
+
+    For quadratic forms x̃_i(ρ) = θ_ρᵀQ_iθ_ρ (003 §3) and the kernel k, entry [i, α, j, β] is the
+    coefficient of ρ^α ρ'^β in k(x̃_i(ρ), x̃_j(ρ')) at 0, α and β over the monomials of degree
+    ≤ 2 in the order of the upper triangle of θ_ρθ_ρᵀ: the inner product of the α-th Taylor
+    coefficient of φ(x̃_i(ρ)) with the β-th of φ(x̃_j(ρ')) ("differentiating through the kernel",
+    the end of 003 §3, for several parameters). For the linear kernel these are the products of
+    (Q_00, 2Q_0a, Q_aa, 2Q_ab). Computed exactly from :func:`kernel_taylor_gram` along the
+    directions e_a and e_a + e_b by polarisation.
+
+    Parameters
+    ----------
+    kernel : Linear, Polynomial or Gaussian
+    A : array of shape (mA, D + 1, D + 1, n)
+    B : array of shape (mB, D + 1, D + 1, n) or plain points (mB, n), optional (default A)
+    paired : bool
+        Only the pairs (A_i, B_i).
+
+    Returns
+    -------
+    array (mA, q, mB, q), (mA, q, mB) for points, or (m, q, q) paired; q = (D + 1)(D + 2)/2
+    """
+    At = check_trajectories(A, "A")
+    if At.ndim != 4:
+        raise DataError(f"A must be quadratic forms (m, D+1, D+1, n) of several parameters, got shape {At.shape}")
+    D = At.shape[1] - 1
+    dirs, E = _quadratic_directions(D)
+    left = [_along(At, u) for u in dirs]
+    if B is not None and np.ndim(B) == 2:  # plain points: degree 0 on the right
+        pts = np.asarray(B, dtype=np.float64)[:, None, :]
+        G = np.stack([kernel_taylor_gram(kernel, L, pts)[:, :, :, 0] for L in left], axis=1)  # (mA, nd, 3, mB)
+        return np.einsum("ak,mkp->map", E, G.reshape(At.shape[0], -1, pts.shape[0]))
+    Bt = At if B is None else check_trajectories(B, "B")
+    if Bt.ndim != 4 or Bt.shape[1] != At.shape[1]:
+        raise DataError(f"B must be quadratic forms like A's {At.shape[1:3]}, got shape {Bt.shape}")
+    right = [_along(Bt, v) for v in dirs]
+    if paired:
+        G = np.stack([np.stack([kernel_taylor_gram(kernel, L, R, paired=True) for R in right], 2) for L in left], 1)
+        G = G.reshape(At.shape[0], 3 * len(dirs), 3 * len(dirs))  # [i, (dl, s), (dr, p)]
+        return np.einsum("ak,mkl,bl->mab", E, G, E)
+    G = np.stack([np.stack([kernel_taylor_gram(kernel, L, R) for R in right], axis=3) for L in left], axis=1)
+    # G[i, dl, s, j, dr, p] → (mA, nd·3, mB, nd·3)
+    G = G.reshape(At.shape[0], 3 * len(dirs), Bt.shape[0], 3 * len(dirs))
+    return np.einsum("ak,ikjl,bl->iajb", E, G, E)
 
 def _checked_rows(rows: Any, shape: tuple[int, ...], r: int) -> Array:
     """A transformation's Taylor rows, of shape (m, r + 1, n) and finite, or a DataError naming it."""

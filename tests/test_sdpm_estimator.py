@@ -157,6 +157,23 @@ def test_no_transformation_is_the_svm(solver: str) -> None:
     assert clf.intercept_ == pytest.approx(svc.intercept_[0], abs=1e-5)
 
 
+def test_kernel_with_several_parameters() -> None:
+    """kernel="rbf" with rotation and scaling (native): the decision function is the kernel
+    expansion over the support trajectories' Taylor coefficients, and the conic route refuses it."""
+    from sdpkern.trajectories import kernel_quadratic_gram
+
+    d = load_digits()
+    mask = np.isin(d.target, [1, 7])
+    X, y = d.data[mask][:50] / 16.0, d.target[mask][:50]
+    clf = SDPMClassifier(transformation=("rotation", "scaling"), kernel="rbf", gamma=0.05, C=10.0).fit(X, y)
+    assert clf.solver_ == "native" and clf.status_ == "optimal" and clf.coef_ is None
+    assert clf.dual_coef_.shape[1] == 6 and clf.theta_star_.shape[1] == 2
+    Q = ImageTransformation(("rotation", "scaling"), (8, 8)).quadratic_form(X[clf.support_])
+    by_hand = np.einsum("iqp,iq->p", kernel_quadratic_gram(Gaussian(gamma=0.05), Q, X), clf.dual_coef_) + clf.intercept_
+    np.testing.assert_allclose(clf.decision_function(X), by_hand, atol=1e-10)
+    assert clf.score(X, y) == 1.0
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # poly dual: AlmostSolved
 def test_several_parameters_and_kernels() -> None:
     d = load_digits()
@@ -254,7 +271,8 @@ def test_one_vs_rest_attributes_and_statuses() -> None:
         ({"transformation": "shear"}, "transformation"),
         ({"transformation": "rotation"}, "image_shape"),
         ({"transformation": ("rotation", "scaling"), "segment": 0.2, "image_shape": (1, 3)}, "003 §3"),
-        ({"transformation": ("rotation", "scaling"), "kernel": "rbf", "image_shape": (1, 3)}, "kernel='rbf'"),
+        ({"transformation": ("rotation", "scaling"), "kernel": "rbf", "image_shape": (1, 3), "solver": "conic"},
+         "kernel='rbf' with several transformation parameters"),
         ({"kernel": "rbf", "C": 1.0, "fit_intercept": "yes"}, "fit_intercept"),
     ],
 )

@@ -253,6 +253,20 @@ def test_kernel_sdpm_same_optimum(kernel, segment: float | None) -> None:  # typ
         np.testing.assert_allclose(res.moments, ref.model.extras["mu"], atol=1e-3 * C)
 
 
+def test_kernel_with_several_parameters() -> None:
+    """The kernel SDPM with two parameters (the Gram of kernel_quadratic_gram): the polynomial
+    kernel of degree 1 is the linear one, so it reaches the linear second-order form's optimum;
+    a Gaussian kernel is certified too."""
+    for k in range(6):
+        Q, y, opts = quadratic_instance(k, 2)
+        linear = sdpm_native(Q, y, **opts)
+        poly1 = sdpm_native(Q, y, kernel=Polynomial(degree=1, gamma=1.0, coef0=0.0), **opts)
+        assert poly1.status == "optimal" and poly1.coef is None
+        assert poly1.objective == pytest.approx(linear.objective, rel=1e-7)
+        rbf = sdpm_native(Q, y, kernel=Gaussian(gamma=0.1), **opts)
+        assert rbf.status == "optimal" and rbf.dual_objective <= rbf.objective
+
+
 # ----------------------------------------------------------------------------- Proposition 3
 def test_truly_virtual_support_vectors() -> None:
     """θ_i* = μ_i1/μ_i0; with rank-one moments w = Σ α_i y_i x̃_i(θ_i*) (003 Proposition 3), each
@@ -376,8 +390,10 @@ def test_bad_input_is_a_typed_error_naming_the_argument() -> None:
     Q[:, 0, 0] = V[:, 0]
     with pytest.raises(ParameterError, match="segment"):
         sdpm_native(Q, y, segment=0.5)
-    with pytest.raises(ParameterError, match="kernel"):
-        sdpm_native(Q, y, kernel=Gaussian(gamma=1.0))
+    with pytest.raises(ParameterError, match="kernel must be a Linear, Polynomial or Gaussian"):
+        from sdpkern.kernels.base import Laplacian
+
+        sdpm_native(Q, y, kernel=Laplacian(gamma=1.0))
     with pytest.raises(DataError, match="all of one class"):
         sdpm_native(V, y, sample_weight=(y > 0).astype(float))
     with pytest.raises(ParameterError, match="sample_weight"):

@@ -32,6 +32,7 @@ from ..trajectories import (
     ImageTransformation,
     evaluate_quadratic_trajectories,
     evaluate_trajectories,
+    kernel_quadratic_gram,
     kernel_taylor_gram,
     taylor_trajectories,
 )
@@ -96,7 +97,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         trajectories cannot be separated).
     kernel : {"linear", "poly", "rbf"} or Kernel, default="linear"
         ``"linear"`` learns w (003 eq. 6); the others the dual (003 eq. 8) with Gram blocks of
-        kernel derivatives (one transformation parameter only).
+        kernel derivatives (several transformation parameters with the native solver only).
     gamma, coef0, degree : float, float, int
         Parameters of the ``"poly"`` ((γ⟨x, y⟩ + c₀)^degree) and ``"rbf"`` (exp(−γ‖x − y‖²))
         kernels, as scikit-learn's ``SVC``.
@@ -274,11 +275,10 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         T = self._transformation_object(X.shape[1])
         kernel = self._kernel_object()
         several = T is not None and getattr(T, "n_parameters", 1) > 1
-        if several and kernel is not None:
+        if several and kernel is not None and self.solver == "conic":
             raise ParameterError(
-                f"kernel={self.kernel!r} cannot be differentiated along several transformation parameters here: the "
-                "kernel SDPM (003 §3) takes one parameter; use kernel='linear' with "
-                f"transformation={self.transformation!r}"
+                f"kernel={self.kernel!r} with several transformation parameters: the conic route's kernel SDPM "
+                "(kernel_sdpm) takes one parameter; use solver='native' (or 'auto'), or kernel='linear'"
             )
         if several:
             if self.taylor_degree != 2 or self.segment is not None:
@@ -422,5 +422,8 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         traj = self._support_trajectories_
         if traj is None or traj.shape[0] == 0:
             return np.full(X.shape[0], self.intercept_)
-        Kx = kernel_taylor_gram(self._kernel_, traj, X[:, None, :])[:, :, :, 0]
+        if traj.ndim == 4:  # several parameters: the Taylor coefficients of k(x̃_i(ρ), x) in ρ
+            Kx = kernel_quadratic_gram(self._kernel_, traj, X)
+        else:
+            Kx = kernel_taylor_gram(self._kernel_, traj, X[:, None, :])[:, :, :, 0]
         return np.asarray(np.einsum("iup,iu->p", Kx, self.dual_coef_) + self.intercept_, dtype=np.float64)

@@ -84,7 +84,7 @@ from ..errors import DataError, InfeasibleError, ParameterError
 from ..kernels.base import Kernel, Linear
 from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator
 from ..kernels.lowrank import incomplete_cholesky
-from ..trajectories import check_trajectories, kernel_taylor_gram
+from ..trajectories import check_trajectories, kernel_quadratic_gram, kernel_taylor_gram
 from .dual_svm import _one_blas_thread
 
 __all__ = [
@@ -388,17 +388,19 @@ def _normalized_floor(cone: MomentCone, c: Array) -> Array:
 class TaylorGram(GramOperator):
     """The Gram matrix of the feature-space Taylor coefficients of m trajectories (end of 003 §3).
 
-    Index p = i·(r + 1) + u stands for the u-th Taylor coefficient of φ(x̃_i(θ)); the entry
-    (p, p') is k^{(u,v)}(x_i, x_j) (:func:`~sdpkern.trajectories.kernel_taylor_gram`), times
-    τ^{u+v} on a segment (the moments' basis u = θ/τ). Columns are computed per trajectory and
-    kept in the capped column cache of :class:`~sdpkern.kernels.gram.GramOperator`.
+    One parameter: index p = i·(r + 1) + u stands for the u-th Taylor coefficient of
+    φ(x̃_i(θ)), entry (p, p') is k^{(u,v)}(x_i, x_j) (:func:`~sdpkern.trajectories.kernel_taylor_gram`),
+    times τ^{u+v} on a segment (the moments' basis u = θ/τ). D parameters (quadratic forms,
+    003 §3): index p = i·q + k for the k-th monomial of ρ of degree ≤ 2
+    (:func:`~sdpkern.trajectories.kernel_quadratic_gram`). Columns are computed per trajectory
+    and kept in the capped column cache of :class:`~sdpkern.kernels.gram.GramOperator`.
 
     Parameters
     ----------
     kernel : Kernel
         Linear, Polynomial or Gaussian.
-    trajectories : array (m, r + 1, n)
-    scale : array (r + 1,), optional
+    trajectories : array (m, r + 1, n) or (m, D + 1, D + 1, n)
+    scale : array (q,), optional
         Per-coefficient factors (τ^u on a segment).
     """
 
@@ -407,33 +409,39 @@ class TaylorGram(GramOperator):
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:  # fmt: skip
         Xt = check_trajectories(trajectories)
-        if Xt.ndim != 3:
-            raise ParameterError(
-                "kernel: the kernel SDPM differentiates the kernel along one transformation parameter; several "
-                "parameters (trajectories of shape (m, D+1, D+1, n)) need kernel='linear'"
-            )
         self.kernel, self.trajectories = kernel, Xt
-        self.q = Xt.shape[1]
+        self.q = Xt.shape[1] if Xt.ndim == 3 else (Xt.shape[1]) * (Xt.shape[1] + 1) // 2
         self.scale = np.ones(self.q) if scale is None else np.asarray(scale, dtype=np.float64)
         super().__init__(Xt.shape[0] * self.q, cache_bytes=max(int(cache_bytes), 8 * Xt.shape[0] * self.q))
-        kernel_taylor_gram(kernel, Xt[:1], Xt[:1])  # a kernel it cannot differentiate fails here, typed
+        self._pair(Xt[:1], Xt[:1])  # a kernel it cannot differentiate fails here, typed
+
+    def _pair(self, A: Array, B: Array) -> Array:
+        """The blocks (mA, q, mB, q) between two sets of trajectories."""
+        if A.ndim == 4:
+            return kernel_quadratic_gram(self.kernel, A, B)
+        return kernel_taylor_gram(self.kernel, A, B)
 
     def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
         q, Xt = self.q, self.trajectories
         ct, cu = np.divmod(cols, q)
         uniq, inv = np.unique(ct, return_inverse=True)
         if rows is None:
-            blocks = kernel_taylor_gram(self.kernel, Xt, Xt[uniq])  # (m, q, k, q)
+            blocks = self._pair(Xt, Xt[uniq])  # (m, q, k, q)
             out = blocks[:, :, inv, cu].reshape(-1, cols.size)
             return out * np.tile(self.scale, Xt.shape[0])[:, None] * self.scale[cu][None, :]
         rt, ru = np.divmod(rows, q)
         ruq, rinv = np.unique(rt, return_inverse=True)
-        blocks = kernel_taylor_gram(self.kernel, Xt[ruq], Xt[uniq])
+        blocks = self._pair(Xt[ruq], Xt[uniq])
         out = blocks[rinv[:, None], ru[:, None], inv[None, :], cu[None, :]]
         return out * self.scale[ru][:, None] * self.scale[cu][None, :]
 
     def _diagonal(self) -> Array:
-        d = np.einsum("iuu->iu", kernel_taylor_gram(self.kernel, self.trajectories, paired=True))
+        Xt = self.trajectories
+        if Xt.ndim == 4:
+            blocks = kernel_quadratic_gram(self.kernel, Xt, Xt, paired=True)
+        else:
+            blocks = kernel_taylor_gram(self.kernel, Xt, paired=True)
+        d = np.einsum("iuu->iu", blocks)
         return (d * self.scale**2).ravel()
 
 
@@ -513,14 +521,12 @@ def sdpm_features(
                 "segment is only available for one transformation parameter (trajectories of shape (m, r+1, n)); "
                 "the several-parameter form of 003 §3 holds on the whole of R^D"
             )
-        if kernel is not None and not isinstance(kernel, Linear):
-            raise ParameterError(
-                f"kernel={type(kernel).__name__}: the kernel SDPM differentiates the kernel along one transformation "
-                "parameter; several parameters (003 §3) need a linear kernel"
-            )
         D = Xt.shape[1] - 1
-        F = np.stack([Xt[:, a, b] * (1.0 if a == b else 2.0) for a, b in _pairs(D)], axis=1)
-        return SDPMFeatures(quadratic_moment_cone(D), np.ascontiguousarray(F), None, seconds=time.perf_counter() - t0)
+        cone = quadratic_moment_cone(D)
+        if kernel is None or isinstance(kernel, Linear):
+            F = np.stack([Xt[:, a, b] * (1.0 if a == b else 2.0) for a, b in _pairs(D)], axis=1)
+            return SDPMFeatures(cone, np.ascontiguousarray(F), None, seconds=time.perf_counter() - t0)
+        return _kernel_features(cone, TaylorGram(kernel, Xt), None, eta, t0)
     if tau is None and (Xt.shape[1] - 1) % 2:
         moment_cone(Xt.shape[1] - 1, segment=False)  # raises: an odd degree on the whole line
     r = _effective_degree(Xt, tau is not None)
@@ -532,10 +538,14 @@ def sdpm_features(
     if kernel is None or isinstance(kernel, Linear):
         F = np.ascontiguousarray(Xt * scale[None, :, None])
         return SDPMFeatures(cone, F, tau, seconds=time.perf_counter() - t0)
-    gram = TaylorGram(kernel, Xt, scale)
+    return _kernel_features(cone, TaylorGram(kernel, Xt, scale), tau, eta, t0)
+
+
+def _kernel_features(cone: MomentCone, gram: TaylorGram, tau: float | None, eta: float, t0: float) -> SDPMFeatures:
+    """Rows of a pivoted incomplete Cholesky factor of ``gram`` (residual diagonal ≤ eta·max)."""
     diag = gram.diagonal()
     fac = incomplete_cholesky(diag, gram.column, eta=check_positive(eta, "eta") * float(diag.max(initial=0.0)))
-    G = fac.G.reshape(Xt.shape[0], r + 1, -1)
+    G = fac.G.reshape(gram.trajectories.shape[0], cone.q, -1)
     return SDPMFeatures(cone, np.ascontiguousarray(G), tau, gram, fac.residual_trace, time.perf_counter() - t0)
 
 
