@@ -150,8 +150,6 @@ def test_summary_lists_cones_and_source():
         ({"C": -3}, ParameterError, "C"),
         ({"lambda_Q": -1.0}, ParameterError, "lambda_Q"),
         ({"form": "lp"}, ParameterError, "form"),
-        ({"hyperkernel": HarmonicARD(1.5, "auto")}, ParameterError, "lambda_h"),
-        ({"hyperkernel": HarmonicARD(0.6, np.zeros(30))}, ParameterError, "widths"),
         ({"basis": "tiny"}, ParameterError, "basis"),
     ],
 )
@@ -159,6 +157,14 @@ def test_bad_parameters(kwargs, err, match):
     X, y = instance(12, 9)
     with pytest.raises(err, match=match):
         csvm(X, y, **kwargs)
+
+
+def test_bad_hyperkernels_are_refused_when_constructed():
+    """A hyperkernel checks its parameters when it is made (as a base kernel does), not in csvm."""
+    with pytest.raises(ParameterError, match="HarmonicARD: lambda_h"):
+        HarmonicARD(1.5, "auto")
+    with pytest.raises(ParameterError, match="HarmonicARD: widths"):
+        HarmonicARD(0.6, np.zeros(30))
 
 
 def test_bad_data():

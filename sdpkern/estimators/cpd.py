@@ -23,7 +23,7 @@ from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data
+from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data, warn_if_not_unisolvent
 from ..errors import ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
@@ -655,7 +655,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                 _IN_USE.ops = []  # (a fit cut short may leave its caches half updated)
                 raise
             _return_operators()
-            return fitted  # type: ignore[no-any-return]
+        # routes that may disagree say why (input validation, after the fit has checked X)
+        warn_if_not_unisolvent(self._kernel(), X, sample_weight, type(self).__name__)
+        return fitted  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
         """Σ_i c_i φ(x_i, x) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b)."""
