@@ -14,7 +14,10 @@ the memory it allocated (``tracemalloc``) and the process's peak resident memory
 interior-point iterations, the status and the certified relative duality gap. Then the growth
 exponent of the CPU time: the slope of log t against log m from 1k to 10k, and the least
 squares slope over the three sizes. The conic route (the CVXPY builder solved by Clarabel, the
-issue's "about m²") is timed beside it on the same r = 2 segment instances up to ``--conic-max``.
+issue's "about m²") is timed beside it on the same r = 2 segment instances up to ``--conic-max``;
+with ``--exchange``, so is the other route the issue suggested, an exchange method on the
+semi-infinite form (rounds, virtual points and the certified gap by round; its restricted
+problems solved by Clarabel here, so its time is not a native one).
 
 **Digits, one-vs-rest.** scikit-learn's 8×8 digits, all ten classes, an 80/20 stratified split
 (every training image: 1437); rotation trajectories of degree 2 on the segment ±``--segment``
@@ -31,6 +34,7 @@ Usage::
 
     python examples/bench_sdpm_large.py                  # both parts (a few minutes)
     python examples/bench_sdpm_large.py --rotate-test    # digits also on rotated test images
+    python examples/bench_sdpm_large.py --skip-digits --sizes 300,1000 --exchange   # the exchange route too
     python examples/bench_sdpm_large.py --skip-digits --sizes 1000,10000
     python examples/bench_sdpm_large.py --quick          # m = 300, 600; digits on 300 images (docs gallery)
 """
@@ -99,6 +103,42 @@ def fit_conic(m: int) -> dict[str, Any]:
     return {**stats, "status": sol.status, "objective": sol.objective}
 
 
+def exchange_rounds(m: int, tol: float = 1e-8, max_rounds: int = 40) -> list[tuple[int, float, float]]:
+    """The exchange method the issue suggested, for comparison (r = 2 segment, C = 1): each round
+    solves the restricted problem — every trajectory's margin required at its finitely many
+    virtual points θ_ik only, one slack per trajectory — here by Clarabel through CVXPY, then adds,
+    for each trajectory whose least margin over the segment (exact) falls below the restricted
+    one, the θ of that least margin. The restricted optimum is a lower bound; w and b with the
+    exact least slacks an upper bound. Returns (virtual points, gap, seconds) per round."""
+    import cvxpy as cp
+
+    from sdpkern.native.sdpm import margin_floor, moment_cone
+
+    V, y = synthetic(m, 2, False)
+    Vs = V * (SEGMENT ** np.arange(3))[None, :, None]  # θ = SEGMENT·u, u ∈ [−1, 1]
+    cone, points, out, t0 = moment_cone(2, True), [[0.0] for _ in range(m)], [], time.perf_counter()
+    for _ in range(max_rounds):
+        owner = np.repeat(np.arange(m), [len(p) for p in points])
+        U = np.array([u for p in points for u in p])
+        Z = np.einsum("kj,kjn->kn", U[:, None] ** np.arange(3), Vs[owner])
+        w, b, xi = cp.Variable(D), cp.Variable(), cp.Variable(m, nonneg=True)
+        margins = cp.multiply(y[owner], Z @ w + b)
+        lower = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(xi)), [margins >= 1 - xi[owner]])
+        lower.solve(solver="CLARABEL")
+        wv, bv = np.asarray(w.value), float(b.value)
+        floor, argmin = margin_floor(cone, y[:, None] * (Vs @ wv))
+        slack = np.maximum(0.0, 1.0 - y * bv - floor)
+        upper = 0.5 * float(wv @ wv) + float(slack.sum())
+        out.append((len(U), (upper - float(lower.value)) / upper, time.perf_counter() - t0))
+        if out[-1][1] <= tol:
+            break
+        restricted = np.full(m, np.inf)
+        np.minimum.at(restricted, owner, y[owner] * (Z @ wv))
+        for i in np.flatnonzero(floor < restricted - 1e-12):
+            points[i].append(float(argmin[i]))
+    return out
+
+
 def in_child(func: Any, args: Any, fresh: bool) -> Any:
     """``func(args)`` in a fresh spawned process (its peak RSS is its own), or here (``--quick``:
     the docs gallery runs this file with a ``__main__`` spawned workers cannot import)."""
@@ -114,7 +154,7 @@ def growth(sizes: list[int], times: list[float]) -> tuple[float, float]:
     return float((lt[-1] - lt[0]) / (lm[-1] - lm[0])), float(np.polyfit(lm, lt, 1)[0])
 
 
-def synthetic_part(sizes: list[int], conic_max: int, fresh: bool) -> None:
+def synthetic_part(sizes: list[int], conic_max: int, fresh: bool, exchange: bool) -> None:
     print(f"Synthetic trajectories, d = {D}, C = 1, native solver (tol 1e-8); segment = ±{SEGMENT}")
     print(f"{'config':>12} {'m':>6} {'wall s':>7} {'cpu s':>7} {'alloc MB':>9} {'rss MB':>7} {'iter':>5} "
           f"{'status':>9} {'gap':>8} {'support':>8}")  # fmt: skip
@@ -132,6 +172,13 @@ def synthetic_part(sizes: list[int], conic_max: int, fresh: bool) -> None:
                 ends, fitted = growth(sizes, cpu)
                 print(f"{name:>12} growth exponent of CPU time {sizes[0]}->{sizes[-1]}: {ends:.2f} "
                       f"(least squares over {len(sizes)} sizes: {fitted:.2f})")  # fmt: skip
+    if exchange:
+        for m in [v for v in sizes if v <= conic_max]:
+            rounds = exchange_rounds(m)
+            trail = ", ".join(f"{g:.0e}" for _, g, _ in rounds)
+            print(f"exchange method (restricted problems by Clarabel), r=2 segment, m = {m}: {len(rounds)} rounds, "
+                  f"{rounds[-1][0]} virtual points ({rounds[-1][0] / m:.2f} per trajectory), {rounds[-1][2]:.1f} s; "
+                  f"gap by round: {trail}")  # fmt: skip
     conic_sizes = [m for m in sizes if m <= conic_max] or ([sizes[0]] if conic_max >= sizes[0] else [])
     for m in conic_sizes:
         c = in_child(fit_conic, m, fresh)
@@ -245,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--conic-max", type=int, default=1000, help="time the conic route up to this m (r = 2 segment)")
     p.add_argument("--segment", type=float, default=20.0, help="digits: the SDPM's segment and the test rotation (deg)")
     p.add_argument("--rotate-test", action="store_true", help="digits: also rotated test images")
+    p.add_argument("--exchange", action="store_true", help="also count the exchange method's rounds (m <= --conic-max)")
     p.add_argument("--skip-synthetic", action="store_true")
     p.add_argument("--skip-digits", action="store_true")
     p.add_argument("--seed", type=int, default=0)
@@ -253,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     sizes = [300, 600] if a.quick else [int(v) for v in a.sizes.split(",")]
     fresh = not a.quick
     if not a.skip_synthetic:
-        synthetic_part(sizes, 0 if a.quick else a.conic_max, fresh)
+        synthetic_part(sizes, 0 if a.quick else a.conic_max, fresh, a.exchange)
     if not a.skip_digits:
         digits_part(a.segment, a.rotate_test or a.quick, 300 if a.quick else None, fresh, a.seed)
 

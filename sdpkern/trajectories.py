@@ -88,7 +88,13 @@ def check_trajectories(trajectories: ArrayLike, name: str = "trajectories") -> A
     parameters, the quadratic form of 003 §3, symmetric in axes 1 and 2). Raises
     :class:`~sdpkern.errors.DataError` naming ``name`` for any other shape or non-finite entries.
     """
-    arr = np.asarray(trajectories, dtype=np.float64)
+    try:
+        arr = np.asarray(trajectories, dtype=np.float64)
+    except (TypeError, ValueError) as exc:  # ragged: trajectories of different degrees or lengths
+        raise DataError(
+            f"{name} must be an array of numbers of shape (m, r+1, n) or (m, D+1, D+1, n): every trajectory of "
+            f"the same degree and length ({exc})"
+        ) from None
     if arr.ndim not in (3, 4):
         raise DataError(
             f"{name} must have shape (m, r+1, n) for one transformation parameter or (m, D+1, D+1, n) for "

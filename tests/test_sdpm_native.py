@@ -386,6 +386,8 @@ def test_bad_input_is_a_typed_error_naming_the_argument() -> None:
         sdpm_native(bad, y)
     with pytest.raises(DataError, match="shape"):
         sdpm_native(V[:, 0], y)
+    with pytest.raises(DataError, match="same degree and length"):
+        sdpm_native([V[0].tolist(), V[1, :2].tolist()], y[:2])
     Q = np.zeros((10, 3, 3, 3))
     Q[:, 0, 0] = V[:, 0]
     with pytest.raises(ParameterError, match="segment"):

@@ -157,7 +157,8 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         ``"max_violation"``, the largest violation over θ of the margin constraints by the
         solver's own slacks, both computed exactly.
     solver_ : str
-        ``"native"`` or ``"conic"``: the route that answered.
+        ``"native"`` or ``"conic"``: the route that answered (one-vs-rest: ``"conic and native"``
+        when ``"auto"`` fell back for some models).
     backend_ : str or None
         The CVXPY backend (``None`` when the native solver answered).
     n_iter_ : int
@@ -316,7 +317,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
     def _store_one_vs_rest(self, models: list[Any]) -> None:
         super()._store_one_vs_rest(models)
         self.objective_: Any = np.array([m.objective_ for m in models])
-        self.solver_ = "native" if all(m.solver_ == "native" for m in models) else "conic"
+        self.solver_ = " and ".join(sorted({m.solver_ for m in models}))  # "conic and native" when auto fell back
         self.backend_ = next((m.backend_ for m in models if m.backend_ is not None), None)
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: _Shared) -> None:

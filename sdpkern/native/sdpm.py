@@ -63,9 +63,15 @@ Every iterate is certified exactly, independently of the solver's own residuals:
   for several parameters the Schur complement), so P is the objective of a feasible point and
   an upper bound on the optimum.
 
-The solver stops when (P − D)/P ≤ ``tol`` and returns that point; ``max_violation`` is the
-largest violation over θ of the margin constraints by the solver's own slacks (its ξ, before
-they are replaced by the exact ones), computed the same exact way.
+The solver stops when (P − D)/P ≤ ``tol`` and returns that point, which holds for every θ with
+its slacks (``max_violation``, the largest violation over θ of the returned point, is 0 but for
+the round-off of a repair; ``solver_violation`` is the same measure for the solver's own slack
+estimates). D needs Σ y_i ν_i0 = 0: the heavier class's measures are scaled down to it (they
+stay inside the cones). On the whole line two cases need more than the iterate (:class:`_Check`):
+trajectories that force w = 0 (then w = 0 with the best b is certified), and optima that hold
+leading coefficients y_i wᵀ(X_i)_r at zero, where round-off leaves them slightly negative and no
+slack makes the iterate feasible (then w is projected onto that face, :func:`_repair_line`).
+A kernel's final certificate uses its exact Gram matrix, not the factor the iterations used.
 """
 
 from __future__ import annotations
@@ -115,8 +121,11 @@ _STEP_FRACTION = 0.99
 #: which bounds the certified gap, has gone (measured: a sonar r = 4 instance stalled at gap
 #: 1e-8 with μ at 1e-14 relative; balanced it reached 4e-12).
 _BALANCED_SIGMA = 0.2
+#: ... once the certified gap is below this (earlier, on faces without interior, the residual
+#: does not fall and the balance would only hold μ up).
 _END_GAME = 1e-3
-#: Iterations without halving the best certified gap after which the method stops.
+#: Iterations without halving the best certified gap, nor μ + residual falling tenfold, after
+#: which the method stops and returns its best point.
 _STALL = 10
 
 
