@@ -124,14 +124,14 @@ def test_margin_floor_is_the_minimum_on_a_dense_grid(r: int, segment: bool) -> N
     if not segment and r % 2:
         pytest.skip("odd degrees are unbounded below on the line")
     rng = np.random.default_rng(r + 10 * segment)
-    c = rng.normal(size=(200, r + 1))
+    c = rng.normal(size=(60, r + 1))
     if not segment:
         c[:, -1] = np.abs(c[:, -1]) + 0.05
     floor, arg = margin_floor(moment_cone(r, segment), c)
-    grid = np.linspace(-1, 1, 200_001) if segment else np.linspace(-60, 60, 1_200_001)
+    grid = np.linspace(-1, 1, 100_001) if segment else np.linspace(-60, 60, 240_001)
     values = np.polynomial.polynomial.polyval(grid, c.T)
     assert np.all(floor <= values.min(axis=1) + 1e-12)
-    assert np.all(floor >= values.min(axis=1) - 1e-6)
+    assert np.all(floor >= values.min(axis=1) - 1e-5)  # the grid's spacing, 5e-4 on the line
     np.testing.assert_allclose(np.polynomial.polynomial.polyval(arg, c.T).diagonal(), floor, atol=1e-12)
     if not segment:  # a negative leading coefficient: −∞
         c[0, -1] = -1e-3

@@ -46,9 +46,9 @@ Array = NDArray[np.float64]
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 
 #: ``solver="auto"`` re-solves through CVXPY when the native answer is not certified, up to this
-#: many trajectories: the conic route's time grows about as m² (measured in docs/sdpm.md,
-#: "Benchmarks": about 30 s at m = 900, r = 2 on a segment), so beyond it a fallback would cost
-#: minutes and the native answer is kept with a ConvergenceWarning instead.
+#: many trajectories: the conic route's time grows about as m² (59 s of CPU at m = 1,000, r = 2
+#: on a segment, docs/sdpm.md), so beyond it a fallback would cost minutes and the native answer
+#: is kept, with a ConvergenceWarning and its status, instead.
 _CONIC_FALLBACK_MAX = 1000
 
 #: The native solver's default relative gap, Clarabel's default: the interior-point iterates
