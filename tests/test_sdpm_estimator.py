@@ -313,7 +313,7 @@ def test_bad_transformations_are_typed_errors_naming_them() -> None:
     with pytest.raises(DataError, match="transformation.taylor returned NaN"):
         SDPMClassifier(transformation=_Broken("nan")).fit(X, y)
     with pytest.raises(DataError, match="transformation returned NaN or infinity at theta"):
-        SDPMClassifier(transformation=lambda t, X: X / (t != 0), segment=0.5).fit(X, y)
+        SDPMClassifier(transformation=lambda t, X: X * (np.nan if t == 0 else 1.0), segment=0.5).fit(X, y)
     with pytest.raises(DataError, match="transformation returned shape"):
         SDPMClassifier(transformation=lambda t, X: X[:, :2], segment=0.5).fit(X, y)
 
