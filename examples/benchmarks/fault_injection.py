@@ -165,10 +165,16 @@ def _libsvm(fault: str) -> contextlib.AbstractContextManager[Any] | None:
 def _cases() -> dict[str, tuple[Any, str, Callable[[str], Any]]]:
     native_hk = {"time_limit": {"time_limit": 0.0}, "iteration_limit": {"max_steps": 1}}
     primal = {"iteration_limit": {"max_iter": 1}}
+    native_sdpm = {"time_limit": {"time_limit": 1e-9}, "iteration_limit": {"max_iter": 1}}
     return {
         "CPDSVC(solver='cvxpy')": (E.CPDSVC(solver="cvxpy"), "binary", _conic),
         "ThinPlateSVC(solver='cvxpy')": (E.ThinPlateSVC(solver="cvxpy"), "binary", _conic),
-        "SDPMClassifier": (E.SDPMClassifier(transformation=_rotate, C=1.0), "plane", _conic),
+        "SDPMClassifier(solver='conic')": (E.SDPMClassifier(transformation=_rotate, solver="conic"), "plane", _conic),
+        "SDPMClassifier(solver='native')": (
+            E.SDPMClassifier(transformation=_rotate, solver="native"), "plane",
+            lambda f: _result_patch("sdpkern.estimators.sdpm.sdpm_native", f, nan=_nan_fields("coef", "expansion"),
+                                    limit=None, limit_kw=native_sdpm),
+        ),
         "PrimalSVC(kernel='rbf', solver='exact')": (
             E.PrimalSVC(kernel="rbf", solver="exact"), "binary",
             lambda f: _result_patch("sdpkern.estimators.native.primal_svm_kernel", f,
