@@ -34,6 +34,7 @@ __all__ = [
     "InsufficientMemoryError",
     "UnsuitableKernelWarning",
     "NonUniqueSolutionWarning",
+    "DegenerateKernelWarning",
     "error_for_status",
 ]
 
@@ -256,3 +257,10 @@ class NonUniqueSolutionWarning(UserWarning):
     """The data do not determine the solution: the optimum is unique in value but not in the
     model (e.g. fewer weighted points than the c.p.d. kernel's polynomial terms, 000 §3), so
     different solvers may return different models with the same objective."""
+
+
+class DegenerateKernelWarning(UserWarning):
+    """The learned kernel separates nothing: a hyperkernel classifier predicts one class on every
+    training point although both are present. With a pair hyperkernel (002 eq. 2.22) this is what a
+    λ_Q far above the terms' entry threshold does: the regulariser moves β to the pairs of least
+    hyper-RKHS norm, whose base kernels are nearly constant (docs/hyperkernel.md)."""

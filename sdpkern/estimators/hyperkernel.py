@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, ClassVar, Literal, TypeVar, cast
 
@@ -26,11 +26,12 @@ from .._validation import Interval, Options, validate_data
 from ..backends import get_backend
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
-from ..errors import InsufficientMemoryError, ParameterError
+from ..errors import DegenerateKernelWarning, InsufficientMemoryError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
-from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
+from ..kernels.relevance import HSICScreen, hsic_screen
 from ..native.hyperkernel_master import (
     NativeDecision,
     NativeMasterResult,
@@ -69,6 +70,9 @@ _NATIVE_OPTIONS = frozenset(
      "working_set_cache_bytes"}
 )  # fmt: skip
 
+#: ρ of ``lambda_Q="auto"`` for the dictionary hyperkernel's C-SVM (:meth:`HyperkernelSVC._auto_lambda_Q`).
+AUTO_LAMBDA_Q = 0.01
+
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _NU = Interval(Real, 0, 1, closed="right")
@@ -80,30 +84,36 @@ class _HyperkernelBase(SdpkernEstimator):
 
     Parameters
     ----------
-    lambda_Q : float, default=1.0
-        Hyperkernel regularisation λ_Q (002 eq. 3.8).
+    lambda_Q : float or "auto", default="auto"
+        Hyperkernel regularisation λ_Q (002 eq. 3.8): the weight of the learned kernel's norm in
+        the hyper-RKHS. ``"auto"``: for the default dictionary hyperkernel, a fixed fraction of the
+        loss's scale (``_auto_lambda_Q``); for any other hyperkernel the thesis' λ_Q = 1 (002 §3.2).
     lambda_h : float, default=0.6
-        λ_h of the ARD harmonic hyperkernel (002 eq. 2.22), used when ``hyperkernel`` is None.
+        λ_h of the harmonic ARD kernels (002 eqs. 2.21-2.22), used when ``hyperkernel`` is None.
     widths : "auto" or array-like, default="auto"
-        Per-dimension widths of the ARD hyperkernel, used when ``hyperkernel`` is None; "auto" is
-        the thesis rule, 50× the 90% quantile of ``|x_i − x_j|`` per dimension (002 §3.2).
-    width_scales : "ladder" or float or array-like, default=1.0 ("ladder" for HyperkernelSVC)
-        Multipliers of ``widths``, used when ``hyperkernel`` is None: the hyperkernel is the mean
-        of the ARD hyperkernels at widths c·σ_d over these c (``HarmonicARD(scales=...)``, a sum
-        of hyperkernels). ``"ladder"`` is 4^0 … 4^-5
-        (:data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`): the thesis width alone is too
-        smooth on low-dimensional data (banana: 28.6 % test error against 10 % for a tuned RBF
-        SVC, docs/hyperkernel.md). ``1.0`` is the thesis' hyperkernel (002 §3.2), the default of
-        the estimators that solve on the conic path only (the ladder's m² basis has more terms,
-        and their SOCPs grow with it), and what the Table 3.1 reproduction uses.
+        Per-dimension widths σ_d, used when ``hyperkernel`` is None; "auto" is the thesis rule,
+        50× the 90% quantile of ``|x_i − x_j|`` per dimension (002 §3.2).
+    width_scales : "ladder" or float or array-like, default="ladder"
+        Multipliers c of ``widths``, used when ``hyperkernel`` is None; ``"ladder"`` is 4^0 … 4^-5
+        (:data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`).
+    screening_level : float in (0, 1) or None, default=0.05
+        With the default hyperkernel, the family-wise level of the per-feature HSIC tests that
+        choose the dictionary's second relevance vector (:func:`~sdpkern.kernels.relevance.hsic_screen`);
+        None keeps one relevance vector (every feature).
     hyperkernel : Hyperkernel or None
-        Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
+        None (default): the dictionary :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` of
+        harmonic ARD kernels over ``width_scales`` × relevance vectors (every feature, and the
+        features the screen selects), whose learned weights choose widths and features. Any
+        sdpkern hyperkernel instead: e.g. ``HarmonicARD()`` with ``width_scales``-free widths is
+        the thesis' hyperkernel (002 eq. 2.22) over a pivoted Cholesky basis of training pairs
+        (002 §3.2.1); ``lambda_h``, ``widths``, ``width_scales`` and ``screening_level`` then do
+        not apply.
     form : {"socp", "sdp"}, default="socp"
         The equivalent SOCP (:mod:`sdpkern.builders.hyperkernel`) or the SDP as printed.
     eta : float, default=1e-4
-        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
+        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1; not for the dictionary).
     max_terms : int or None, default=150
-        Cap on the number of basis terms.
+        Cap on the number of basis terms (not for the dictionary).
     backend : str, default="clarabel"
         The conic solver CVXPY calls.
     solver_options : dict or None
@@ -112,10 +122,11 @@ class _HyperkernelBase(SdpkernEstimator):
         Seeds the random sample of the width rule.
     """
 
-    lambda_Q: float = 1.0
+    lambda_Q: Any = "auto"
     lambda_h: float = 0.6
     widths: Any = "auto"
-    width_scales: Any = 1.0
+    width_scales: Any = "ladder"
+    screening_level: float | None = 0.05
     hyperkernel: Hyperkernel | None = None
     form: str = "socp"
     eta: float = 1e-4
@@ -125,8 +136,9 @@ class _HyperkernelBase(SdpkernEstimator):
     random_state: int | None = 0
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "lambda_Q": [_NON_NEGATIVE],
+        "lambda_Q": [Options({"auto"}), _NON_NEGATIVE],
         "lambda_h": [Interval(Real, 0, 1, closed="neither")],
+        "screening_level": [Interval(Real, 0, 1, closed="neither"), None],
         "widths": [Options({"auto"}), Interval(Real, 0, None, closed="neither"), "array-like"],
         "width_scales": [Options({"ladder"}), Interval(Real, 0, None, closed="neither"), "array-like"],
         "hyperkernel": [Hyperkernel, None],
@@ -153,21 +165,82 @@ class _HyperkernelBase(SdpkernEstimator):
                 raise ParameterError(f"width_scales must be 'ladder' or positive numbers, got {self.width_scales!r}")
 
     def _resolve_hyperkernel(self, X: Array) -> Hyperkernel:
+        """The hyperkernel with its data-dependent parameters resolved on X (widths: 002 §3.2)."""
         hk = self.hyperkernel
         if hk is None:
             scales = self.width_scales if isinstance(self.width_scales, str) else np.atleast_1d(self.width_scales)
-            if isinstance(self.widths, str):
-                return HarmonicARD(self.lambda_h, "auto", scales).fitted(X, random_state=self.random_state)
-            w = np.asarray(self.widths, dtype=float)
-            return HarmonicARD(self.lambda_h, np.full(X.shape[1], float(w)) if w.ndim == 0 else w, scales).fitted(X)
-        if isinstance(hk, HarmonicARD):
+            w = self.widths if isinstance(self.widths, str) else np.asarray(self.widths, dtype=float)
+            if not isinstance(w, str) and w.ndim == 0:
+                w = np.full(X.shape[1], float(w))
+            return ARDDictionary(self.lambda_h, w, scales).fitted(X, random_state=self.random_state)
+        if isinstance(hk, (HarmonicARD, ARDDictionary)):
             return hk.fitted(X, random_state=self.random_state)
         hk.check()
         return hk
 
-    def _basis(self, X: Array) -> HyperkernelBasis:
-        """The pivoted incomplete Cholesky basis of the hyperkernel on X (002 §3.2.1)."""
-        return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
+    def _dictionary_basis(
+        self, hk: ARDDictionary, X: Array, y: Array | None, classification: bool, weights: Array | None = None
+    ) -> HyperkernelBasis:
+        """The dictionary's basis on X (its terms' scales weighted by ``weights``), with the
+        relevance vector of the features the HSIC screen selects on (X, y) added when it is
+        neither empty nor every feature.
+
+        The screen sees each distinct training point of positive weight once: a repeated point
+        (or an integer weight) is no new evidence of dependence, and so integer weights and
+        repeated points give the same screen."""
+        self.screening_: HSICScreen | None = None
+        if y is not None and self.screening_level is not None and self.hyperkernel is None:
+            keep = np.ones(X.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
+            Xk, yk = X[keep], y[keep]
+            code = np.unique(yk, return_inverse=True)[1].ravel() if classification else yk.astype(np.float64)
+            first = np.sort(np.unique(np.column_stack([Xk, code]), axis=0, return_index=True)[1])
+            if first.size >= 6:
+                screen = hsic_screen(
+                    Xk[first], yk[first], level=self.screening_level, classification=classification,
+                    random_state=self.random_state,
+                )  # fmt: skip
+                self.screening_ = screen
+                if screen.selected.any() and not screen.selected.all():
+                    R = np.vstack([hk.relevance_array(X.shape[1]), screen.selected.astype(float)])
+                    hk = hk.with_relevances(R)
+        return hk.basis(X, sample_weight=weights)
+
+    def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
+        """The dictionary's basis (screened on y), or the pivoted incomplete Cholesky basis of a
+        pair hyperkernel on X (002 §3.2.1)."""
+        hk = self._resolve_hyperkernel(X)
+        if isinstance(hk, ARDDictionary):
+            return self._dictionary_basis(hk, X, y, classification)
+        return hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
+
+    def _lambda_Q(self, basis: HyperkernelBasis, weights: Array | None) -> float:
+        """λ_Q as a number: the parameter, or its ``"auto"`` rule for this basis."""
+        if self.lambda_Q != "auto":
+            value = float(self.lambda_Q)
+        elif isinstance(basis.hyperkernel, ARDDictionary):
+            value = self._auto_lambda_Q(basis.X.shape[0], weights)
+        else:
+            value = 1.0  # the thesis' λ_Q (002 §3.2)
+        value *= getattr(self, "_lambda_Q_factor", 1.0)  # a classifier's correction of a collapse
+        self.lambda_Q_ = value
+        return value
+
+    def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
+        """λ_Q of the dictionary hyperkernel with ``lambda_Q="auto"``: the thesis' 1 unless a family states its rule."""
+        return 1.0
+
+    def _store_learned_kernel(self, basis: HyperkernelBasis, beta: Array) -> None:
+        """What the learned kernel is made of, for a dictionary hyperkernel: ``kernel_weights_``
+        (β as relevance vectors × widths), ``width_weights_``, ``relevances_``, ``feature_relevance_``."""
+        hk = basis.hyperkernel
+        if not isinstance(hk, ARDDictionary):
+            return
+        R = hk.relevance_array(basis.X.shape[1])
+        W = np.asarray(beta, dtype=np.float64).reshape(R.shape[0], -1)
+        self.relevances_ = R
+        self.kernel_weights_ = W
+        self.width_weights_ = W.sum(axis=0)
+        self.feature_relevance_ = W.sum(axis=1) @ R
 
     def _solve(self, problem: KernelProblem) -> Solution:
         # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
@@ -198,7 +271,10 @@ class _HyperkernelBase(SdpkernEstimator):
         self.hyperkernel_ = self.basis_.hyperkernel
         self.beta_ = solution.beta
         self.alpha_ = solution.alpha
-        self.model_ = solution.model
+        # what predict needs: the decision, not the m×m learned kernel matrix
+        self.model_ = replace(solution.model, kernel_matrix=None)
+        if solution.beta is not None:
+            self._store_learned_kernel(self.basis_, solution.beta)
         self.objective_ = solution.objective
         self.status_ = solution.status
         self.backend_: str | None = solution.backend
@@ -336,16 +412,17 @@ class _GeneratedHyperkernel(_HyperkernelBase):
                 n_samples=m, estimate_bytes=est, available_bytes=avail,
             )  # fmt: skip
 
-    def _basis(self, X: Array) -> HyperkernelBasis:
-        """The conic path's m² pivoted Cholesky basis, or the native path's sampled one (002 §3.2.1)."""
+    def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
+        """The dictionary's basis, or for a pair hyperkernel the conic path's m² pivoted Cholesky
+        basis or the native path's sampled one (002 §3.2.1)."""
         solver = self._resolve_solver(X.shape[0])
         self._check_memory(X, solver)
-        if solver == "conic":
-            return super()._basis(X)
+        hk = self._resolve_hyperkernel(X)
+        if solver == "conic" or isinstance(hk, ARDDictionary):
+            return super()._basis(X, y, classification=classification)
         return sampled_basis(
-            self._resolve_hyperkernel(X), X, eta=self.eta, max_terms=self.max_terms,
-            max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state,
-        )  # fmt: skip
+            hk, X, eta=self.eta, max_terms=self.max_terms, max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state
+        )
 
     def _build_and_solve(
         self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
@@ -376,24 +453,94 @@ def _form(value: str) -> Literal["sdp", "socp"]:
 class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     """Binary hyperkernel classifiers; one-vs-rest (sharing the basis) for more classes."""
 
+    #: tenfold reductions of a λ_Q whose learned kernel separates nothing (:meth:`_fit_binary`)
+    _LAMBDA_Q_CORRECTIONS: ClassVar[int] = 3
+
     _builder: ClassVar[Callable[..., KernelProblem]]
     #: the estimator's parameters the builder takes under the same names (``C``, ``nu``,
     #: ``lambda_Q``): the builders take scikit-learn's C and convert it themselves
     _builder_param_names: ClassVar[tuple[str, ...]]
 
-    def _builder_params(self) -> dict[str, Any]:
-        """The builder's own parameters, read off the estimator."""
-        return {name: getattr(self, name) for name in self._builder_param_names}
+    def _builder_params(self, basis: HyperkernelBasis, weights: Array | None) -> dict[str, Any]:
+        """The builder's own parameters, read off the estimator (λ_Q resolved for ``basis``)."""
+        params = {name: getattr(self, name) for name in self._builder_param_names}
+        if "lambda_Q" in params:
+            params["lambda_Q"] = self._lambda_Q(basis, weights)
+        return params
 
-    def _shared_state(self, X: Array) -> HyperkernelBasis:
+    def _store_one_vs_rest(self, models: list[Any]) -> None:
+        """The stacked one-vs-rest attributes, and what the models' learned kernels weigh on
+        average: ``feature_relevance_`` and ``width_weights_`` (each model's own are on
+        ``estimators_``)."""
+        super()._store_one_vs_rest(models)
+        if all(hasattr(m, "feature_relevance_") for m in models):
+            self.feature_relevance_ = np.mean([m.feature_relevance_ for m in models], axis=0)
+            self.width_weights_ = np.mean([m.width_weights_ for m in models], axis=0)
+
+    def _shared_state(self, X: Array) -> HyperkernelBasis | ARDDictionary:
+        """The basis the one-vs-rest models share, or the dictionary each screens on its labels."""
+        hk = self._resolve_hyperkernel(X)
+        if isinstance(hk, ARDDictionary):  # its terms' scales depend on each model's weights
+            return hk
         return self._basis(X)
 
+    def _binary_basis(
+        self, X: Array, y_pm: Array, shared: HyperkernelBasis | ARDDictionary, weights: Array | None
+    ) -> HyperkernelBasis:
+        if isinstance(shared, HyperkernelBasis):
+            self.screening_ = None
+            return shared
+        self._check_memory(X, self._resolve_solver(X.shape[0]))
+        return self._dictionary_basis(shared, X, y_pm, True, weights)
+
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+        """One binary fit. Above a threshold λ_Q collapses the learned kernel towards a constant
+        (docs/kernel_learning.md) and the model predicts one class for every training point:
+        such a λ_Q is divided by 10, at most ``_LAMBDA_Q_CORRECTIONS`` times, with a
+        :class:`~sdpkern.errors.DegenerateKernelWarning` naming the λ_Q asked and the one used
+        (``lambda_Q_``)."""
+        self._lambda_Q_factor = 1.0
+        asked = None
+        for _ in range(self._LAMBDA_Q_CORRECTIONS + 1):
+            decision = self._fit_binary_once(X, y_pm, weights, shared)
+            if not self._separates_nothing(X, y_pm, weights, decision):
+                break
+            asked = self.lambda_Q_ if asked is None else asked
+            self._lambda_Q_factor /= 10.0
+        else:
+            hint = "" if self.hyperkernel is None else "; the default hyperkernel (hyperkernel=None) may learn one"
+            warnings.warn(
+                f"{type(self).__name__}: the learned kernel separates nothing (every training point is "
+                f"predicted in one class) at lambda_Q = {asked:g} nor at {self.lambda_Q_:g} with "
+                f"{type(self.hyperkernel_).__name__}: not a matter of lambda_Q (the data or their weights){hint}",
+                DegenerateKernelWarning, stacklevel=4,
+            )  # fmt: skip
+            return
+        if asked is not None:
+            warnings.warn(
+                f"{type(self).__name__}: at lambda_Q = {asked:g} the learned kernel separates nothing (every "
+                f"training point is predicted in one class); corrected to lambda_Q = {self.lambda_Q_:g} (lambda_Q_)",
+                DegenerateKernelWarning, stacklevel=4,
+            )  # fmt: skip
+
+    def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
+        """Fit at λ_Q·``_lambda_Q_factor``; returns the training decision values when the solver has them."""
         t0 = time.perf_counter()
+        basis = self._binary_basis(X, y_pm, shared, weights)
         build = type(self)._builder
-        params = self._builder_params() | ({} if weights is None else {"sample_weight": weights})
-        problem, solution = self._build_and_solve(build, X, y_pm, shared, **params)
+        params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
+        problem, solution = self._build_and_solve(build, X, y_pm, basis, **params)
         self._store(problem, solution, time.perf_counter() - t0)
+        return None
+
+    def _separates_nothing(self, X: Array, y_pm: Array, weights: Array | None, decision: Array | None) -> bool:
+        """Whether a certified model puts every training point of positive weight in one class
+        although both classes have such points (``decision``: the training decision values, or None)."""
+        keep = np.ones(y_pm.shape[0], dtype=bool) if weights is None else np.asarray(weights) > 0
+        if np.unique(y_pm[keep]).size < 2 or self.status_ not in ("optimal", "optimal_inaccurate"):
+            return False
+        f = self._decision_binary(X[keep]) if decision is None else decision[keep]
+        return bool(np.all(f > 0) or np.all(f <= 0))
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
         """Learn the kernel and the classifier from training data (one-vs-rest for more than two classes)."""
@@ -448,13 +595,16 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         banana m = 1000 / 2000, 11.63 ± 0.61 / 10.96 ± 0.90 % test error against 9.78 ± 0.57 /
         9.73 ± 0.30 % for a tuned RBF SVC; with C = 1, 10.21 ± 0.40 / 9.64 ± 0.62 %, and pima,
         wdbc, twonorm and ringnorm stay within one standard deviation of the tuned SVC
-        (docs/hyperkernel.md). β learns the same single term at both C on these sets.
-    lambda_Q, lambda_h, widths, width_scales, hyperkernel, form, eta, max_terms, backend, solver_options, random_state
-        Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q, the ARD
-        hyperkernel's λ_h, widths ("auto": 002 §3.2's rule) and width multipliers ("ladder"),
-        any hyperkernel instead,
+        (docs/hyperkernel.md). The default dictionary learns its mixture at C = 1
+        (docs/kernel_learning.md).
+    lambda_Q, lambda_h, widths, width_scales, screening_level, hyperkernel
+        Shared by the hyperkernel estimators (see ``_HyperkernelBase``): λ_Q (``"auto"``:
+        0.01·C·Σ_i w_i with the default dictionary), the ARD kernels' λ_h, widths ("auto":
+        002 §3.2's rule) and width multipliers ("ladder"), the HSIC screen's level, any
+        hyperkernel instead (``HarmonicARD()`` with ``C=100.0`` is the thesis' setting).
+    form, eta, max_terms, backend, solver_options, random_state
         ``"socp"``/``"sdp"``, the basis tolerance and term cap (002 §3.2.1), the CVXPY backend and
-        its options, the width rule's seed.
+        its options, the width rule's seed (see ``_HyperkernelBase``).
     active_set : bool, default=True
         Solve the SOCP by constraint generation over its cones (same optimum, certified).
     class_weight : dict, "balanced" or None, default=None
@@ -474,6 +624,20 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         Dual variables, 0 ≤ α ≤ C.
     beta_ : ndarray of shape (p,)
         Learned weights of the basis kernels (non-negative, sum 1).
+    kernel_weights_ : ndarray of shape (n_relevances, n_widths)
+        With the default dictionary: ``beta_`` as relevance vectors × widths, the weights of
+        terms each of unit centred trace on the training points (docs/kernel_learning.md).
+    width_weights_ : ndarray of shape (n_widths,)
+        ``kernel_weights_`` summed over the relevance vectors.
+    relevances_ : ndarray of shape (n_relevances, n_features)
+        The dictionary's relevance vectors: every feature, then the screened features.
+    feature_relevance_ : ndarray of shape (n_features,)
+        Each feature's share of the learned kernel, Σ_{r,s} β_{r,s} r (one-vs-rest: the binary
+        models' mean).
+    screening_ : HSICScreen or None
+        The HSIC screen's statistics, p-values and selection (one-vs-rest: on each binary model).
+    lambda_Q_ : float
+        The λ_Q used (``lambda_Q="auto"``'s value).
     active_terms_ : ndarray or None
         Basis terms whose cones the final restricted SOCP kept (``active_set=True``).
     basis_ : HyperkernelBasis
@@ -498,7 +662,6 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
     """
 
     C: float = 1.0
-    width_scales: Any = "ladder"
 
     _builder = hk_builders.csvm
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
@@ -510,12 +673,18 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
 
     _native = True
 
+    def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
+        """λ_Q = ρ·C·Σ_i w_i: a fixed fraction ρ of the largest value of the SVM part 1ᵀα of the
+        objective (0 ≤ α_i ≤ C w_i), so that the regulariser weighs the same against the loss at
+        every m and C (:data:`AUTO_LAMBDA_Q`)."""
+        total = float(m) if weights is None else float(np.sum(weights))
+        return AUTO_LAMBDA_Q * self.C * total
 
-    def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
+
+    def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
         self.solver_ = self._resolve_solver(X.shape[0])
         if self.solver_ == "conic":
-            super()._fit_binary(X, y_pm, weights, shared)
-            return
+            return super()._fit_binary_once(X, y_pm, weights, shared)
         t0 = time.perf_counter()
         opts = dict(self.solver_options or {})
         unknown = set(opts) - _NATIVE_OPTIONS
@@ -526,8 +695,13 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
+        basis = self._binary_basis(X, y_pm, shared, weights)
+        if isinstance(basis.hyperkernel, ARDDictionary):
+            # a dictionary has a few terms (relevance vectors × widths): starting from all of them
+            # saves the rounds of adding them (half the SVM solves on the benchmark sets)
+            opts = {"initial_terms": basis.size} | opts
         r = hyperkernel_csvm_native(
-            shared, y_pm, **self._builder_params(), sample_weight=weights, progress=show, **opts
+            basis, y_pm, **self._builder_params(basis, weights), sample_weight=weights, progress=show, **opts
         )
         if r.status != "optimal":
             warnings.warn(
@@ -535,7 +709,8 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
                 "the model is the best certified point so far (raise solver_options['max_steps'] or 'time_limit')",
                 ConvergenceWarning, stacklevel=3,
             )  # fmt: skip
-        self._store_native(shared, y_pm, r, time.perf_counter() - t0)
+        self._store_native(basis, y_pm, r, time.perf_counter() - t0)
+        return None if r.outputs is None else r.outputs - r.offset
 
     def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""
@@ -543,6 +718,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         decision = NativeDecision(basis, r.beta, coef, r.offset)
         self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
         self.beta_, self.alpha_ = r.beta, r.alpha
+        self._store_learned_kernel(basis, r.beta)
         self.model_ = Model(alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap})
         self.objective_, self.status_, self.backend_ = r.objective, r.status, None  # no CVXPY backend ran
         self.certificate_ = {
@@ -698,8 +874,9 @@ class HyperkernelOneClassSVM(OutlierMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr = validate_data(self, X)
+        basis = self._basis(X_arr)
         problem, solution = self._build_and_solve(
-            hk_builders.one_class, X_arr, None, self._basis(X_arr), nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.one_class, X_arr, None, basis, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.offset_ = -self.intercept_
@@ -774,8 +951,9 @@ class HyperkernelNuSVR(RegressorMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
+        basis = self._basis(X_arr, y_arr, classification=False)
         problem, solution = self._build_and_solve(
-            hk_builders.nu_regression, X_arr, y_arr, self._basis(X_arr), C=self.C, nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.nu_regression, X_arr, y_arr, basis, C=self.C, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.epsilon_ = float(solution.model.extras["epsilon"])
@@ -841,8 +1019,9 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y)
+        basis = self._basis(X_arr, y_arr, classification=np.unique(y_arr).size == 2 or y_arr.dtype.kind not in "fc")
         problem, solution = self._build_and_solve(
-            hk_builders.alignment, X_arr, y_arr, self._basis(X_arr), ridge=self.ridge, lambda_Q=self.lambda_Q
+            hk_builders.alignment, X_arr, y_arr, basis, ridge=self.ridge, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.X_fit_ = X_arr
