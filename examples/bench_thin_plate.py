@@ -58,7 +58,7 @@ from sdpkern.datasets import load_keel
 from sdpkern.estimators import PrimalSVC, ThinPlateSVC
 from sdpkern.estimators.cpd import polynomially_separable
 from sdpkern.kernels.cpd import ThinPlate
-from sdpkern.kernels.gram import reduced_gram
+from sdpkern.kernels.gram import KernelGram, PrecomputedGram, reduced_gram
 from sdpkern.native.cpd_newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
 from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
 from sdpkern.native.dual_svm import cpd_dual_svm
@@ -94,10 +94,10 @@ def section_speed() -> None:
 
         def reduced(lam: float = lam) -> object:
             fac = polynomial_factor(X, kern)
-            return cpd_primal_svm_reduced(kern, X, fac.Q, y, lam)
+            return cpd_primal_svm_reduced(KernelGram(kern, X), fac.Q, y, 1 / (2 * lam))
 
         t_rd, rd = best_of(reduced)
-        t_a1, m = best_of(lambda lam=lam: CPDPrimalSVM(kern, lam).fit(X, y))
+        t_a1, m = best_of(lambda lam=lam: CPDPrimalSVM(kern, 1 / (2 * lam)).fit(X, y))
         t_sv, s = best_of(lambda C=C: SVC(kernel="rbf", C=C, gamma=1.0).fit(X, y))
         gap = abs(rd.objective - m.objective_) / m.objective_  # type: ignore[attr-defined]
         acc_tp = float(np.mean(np.sign(rd.f) == y))  # type: ignore[attr-defined]
@@ -105,8 +105,8 @@ def section_speed() -> None:
               f"{rd.times['columns']:>5.0f} | {C:>5.0f} {1.0:>5.1f} {t_sv:>6.3f} {s.support_.size:>5d} "  # type: ignore[attr-defined]
               f"{acc_tp:>6.3f} {s.score(X, y):>7.3f} | {t_rd / t_sv:>10.1f}x {t_a1 / t_sv:>9.1f}x")
     fac = polynomial_factor(X, kern)
-    rd = cpd_primal_svm_reduced(kern, X, fac.Q, y, 1e-1)
-    m = CPDPrimalSVM(kern, 1e-1).fit(X, y)
+    rd = cpd_primal_svm_reduced(KernelGram(kern, X), fac.Q, y, 5.0)
+    m = CPDPrimalSVM(kern, 5.0).fit(X, y)
     print(f"  breakdown at lam=1e-1: reduced {rd.times['total']:.3f} s = kernel columns {rd.times['kernel']:.3f} s "
           f"({rd.times['columns']:.0f} of 3000) + Newton; {rd.n_refactor} factorisations over all warm-start levels")
     # the floor of any exact solve: the kernel columns of the final violators and one factorisation
@@ -133,24 +133,26 @@ def section_rank_one() -> None:
     X, y = banana(3000)
     kern = ThinPlate(2)
     fac = polynomial_factor(X, kern)
-    Phi = kern(X)
+    Phi = PrecomputedGram(kern(X))
     for lam in (1e-2, 1e-1):
-        t_r1, r1 = best_of(lambda lam=lam: cpd_primal_svm(Phi, fac.Q, y, lam, update="rank_one"))
-        t_rf, rf = best_of(lambda lam=lam: cpd_primal_svm(Phi, fac.Q, y, lam, update="refactor"))
+        t_r1, r1 = best_of(lambda lam=lam: cpd_primal_svm(Phi, fac.Q, y, 1 / (2 * lam), update="rank_one"))
+        t_rf, rf = best_of(lambda lam=lam: cpd_primal_svm(Phi, fac.Q, y, 1 / (2 * lam), update="refactor"))
         print(f"  beta free, n=3000, lam={lam:.0e}: rank-one {t_r1:.3f} s ({r1.n_refactor} factorisations + "
               f"{r1.n_updates} updates) vs refactor {t_rf:.3f} s ({rf.n_refactor}) -> speed-up {t_rf / t_r1:.2f}x; "
               f"objective gap {abs(r1.objective - rf.objective) / rf.objective:.1e}")
     Xs, ys = banana(1000, seed=1)
     fac_s = polynomial_factor(Xs, kern)
-    Phis = kern(Xs)
+    Phis = PrecomputedGram(kern(Xs))
     for lam in (1e-2, 1e-1):
-        t_r1, r1 = best_of(lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="rank_one",
-                                                          refactor_fraction=0.5), repeats=2)
+        t_r1, r1 = best_of(lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, 1 / (2 * lam), beta_zero=True,
+                                                          update="rank_one", refactor_fraction=0.5), repeats=2)
         t_rf, rf = best_of(
-            lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="refactor"), repeats=2
+            lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, 1 / (2 * lam), beta_zero=True, update="refactor"),
+            repeats=2,
         )
         t_df, df = best_of(
-            lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, lam, beta_zero=True, update="rank_one"), repeats=2
+            lambda lam=lam: cpd_primal_svm(Phis, fac_s.Q, ys, 1 / (2 * lam), beta_zero=True, update="rank_one"),
+            repeats=2,
         )
         print(f"  beta = 0 (eq. 18), n=1000, lam={lam:.0e}: rank-one on every change {t_r1:.3f} s ({r1.n_refactor} "
               f"factorisations + {r1.n_updates} updates) vs refactor {t_rf:.3f} s ({rf.n_refactor}) -> speed-up "
@@ -167,7 +169,7 @@ def section_cvxpy() -> None:
         kp = build(X, y, ThinPlate(2), 0.1)
         t_build = time.perf_counter() - t0
         sol = kp.solve()
-        t_nat, nat = best_of(lambda bz=bz: CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=bz).fit(X, y), repeats=1)
+        t_nat, nat = best_of(lambda bz=bz: CPDPrimalSVM(ThinPlate(2), 5.0, beta_zero=bz).fit(X, y), repeats=1)
         print(f"  {name:>8}: build {t_build:.2f} s, compile+solve {sol.total_time:.2f} s "
               f"(solver {sol.solve_time:.2f} s), "
               f"total {t_build + sol.total_time:.2f} s; native {t_nat:.3f} s; "
@@ -184,13 +186,13 @@ def section_agreement(n: int) -> None:
             y = np.sign(X[:, 0] * X[:, 1] + np.sin(2 * X[:, 0]) + 1.0 * rng.normal(size=n))
             sep = polynomially_separable(polynomial_factor(X, ThinPlate(m)).P, y)
             for bz, build in ((False, squared_hinge), (True, squared_hinge_beta_zero)):
-                nat = CPDPrimalSVM(ThinPlate(m), lam, beta_zero=bz).fit(X, y)
+                nat = CPDPrimalSVM(ThinPlate(m), 1 / (2 * lam), beta_zero=bz).fit(X, y)
                 sol = build(X, y, ThinPlate(m), lam).solve()
                 rel = abs(nat.objective_ - sol.objective) / sol.objective
                 worst = max(worst, rel)
                 red = ""
                 if not bz:
-                    rd = cpd_primal_svm_reduced(ThinPlate(m), X, nat.factor_.Q, y, lam)
+                    rd = cpd_primal_svm_reduced(KernelGram(ThinPlate(m), X), nat.factor_.Q, y, 1 / (2 * lam))
                     rel_rd = abs(rd.objective - sol.objective) / sol.objective
                     worst = max(worst, rel_rd)
                     red = f"  reduced rel gap {rel_rd:.1e}"
@@ -206,7 +208,7 @@ def section_closed_forms() -> None:
     y = np.where(rng.random(60) < 0.5, -1.0, 1.0)
     lam = 5.0
     for m in (2, 3):
-        model = CPDPrimalSVM(ThinPlate(m), lam).fit(X, y)
+        model = CPDPrimalSVM(ThinPlate(m), 1 / (2 * lam)).fit(X, y)
         P = model.factor_.P
         n, r = P.shape
         K = np.block([[lam * np.eye(n) + ThinPlate(m)(X), P], [P.T, np.zeros((r, r))]])
@@ -214,7 +216,7 @@ def section_closed_forms() -> None:
         da, db = np.abs(model.alpha_ - sol[:n]).max(), np.abs(model.beta_ - sol[n:]).max()
         print(f"  order {m}: violators {model.result_.violators.size}/{n}; max|alpha - eq.17| {da:.1e}, "
               f"max|beta - eq.17| {db:.1e}")
-    model = CPDPrimalSVM(ThinPlate(2), lam).fit(X, y)
+    model = CPDPrimalSVM(ThinPlate(2), 1 / (2 * lam)).fit(X, y)
     rbf = RBFInterpolator(X, y, kernel="thin_plate_spline", degree=1, smoothing=lam)
     Xt = np.random.default_rng(3).uniform(-1.5, 1.5, size=(500, 2))
     print(f"  RBFInterpolator(thin_plate_spline, degree=1, smoothing=lam): max|f - f_scipy| on 500 new points "
@@ -229,14 +231,14 @@ def section_closed_forms() -> None:
         A = special_ortho_group.rvs(d, random_state=1)
         a = np.linspace(-3, 3, d)
         for bz in (False, True):
-            m0 = CPDPrimalSVM(ThinPlate(m), 0.05, beta_zero=bz).fit(X, y)
-            m1 = CPDPrimalSVM(ThinPlate(m), 0.05, beta_zero=bz).fit(X @ A.T + a, y)
+            m0 = CPDPrimalSVM(ThinPlate(m), 10.0, beta_zero=bz).fit(X, y)
+            m1 = CPDPrimalSVM(ThinPlate(m), 10.0, beta_zero=bz).fit(X @ A.T + a, y)
             dev = np.abs(m0.decision_function(Xt) - m1.decision_function(Xt @ A.T + a)).max()
             print(f"  d={d} m={m} beta_zero={bz!s:5}: rotation+translation max|df| {dev:.1e}")
         for s in (0.25, 3.0):
-            ms = CPDPrimalSVM(ThinPlate(m), 0.05).fit(s * X, y)
-            m0 = CPDPrimalSVM(ThinPlate(m), 0.05 * s ** (d - 2 * m)).fit(X, y)
-            wrong = CPDPrimalSVM(ThinPlate(m), 0.05 * s ** (2 * m - d)).fit(X, y)
+            ms = CPDPrimalSVM(ThinPlate(m), 10.0).fit(s * X, y)
+            m0 = CPDPrimalSVM(ThinPlate(m), 1 / (2 * (0.05 * s ** (d - 2 * m)))).fit(X, y)
+            wrong = CPDPrimalSVM(ThinPlate(m), 1 / (2 * (0.05 * s ** (2 * m - d)))).fit(X, y)
             dev = np.abs(ms.decision_function(s * Xt) - m0.decision_function(Xt)).max()
             devw = np.abs(ms.decision_function(s * Xt) - wrong.decision_function(Xt)).max()
             print(f"  d={d} m={m} s={s}: fit(sX, lam) vs fit(X, lam*s^(d-2m)) max|df| {dev:.1e} "
@@ -256,7 +258,7 @@ def section_low_rank() -> None:
         return rk.entries(np.arange(n), np.array([j]))[:, 0]
 
     for lam in (1e-2, 1e-1, 1.0):
-        exact = cpd_primal_svm_reduced(kern, X, fac.Q, y, lam).objective
+        exact = cpd_primal_svm_reduced(KernelGram(kern, X), fac.Q, y, 1 / (2 * lam)).objective
         row = []
         for r in (200, 400, 800):
             t0 = time.perf_counter()
@@ -288,8 +290,10 @@ def section_dual_speed(quick: bool) -> None:
         t_tp, tp = best_of(lambda lam=lam: ThinPlateSVC(C=1.0 / (2.0 * lam)).fit(X, y))
         fac = polynomial_factor(X, ThinPlate(2))
         Q = fac.Q
-        t_bare, dr = best_of(lambda lam=lam, Q=Q: cpd_dual_svm(ThinPlate(2), X, Q, y, lam))
-        t_nw, nw = best_of(lambda lam=lam, Q=Q: cpd_primal_svm_reduced(ThinPlate(2), X, Q, y, lam), repeats=1)
+        t_bare, dr = best_of(lambda lam=lam, Q=Q: cpd_dual_svm(KernelGram(ThinPlate(2), X), Q, y, 1 / (2 * lam)))
+        t_nw, nw = best_of(
+            lambda lam=lam, Q=Q: cpd_primal_svm_reduced(KernelGram(ThinPlate(2), X), Q, y, 1 / (2 * lam)), repeats=1
+        )
         gap = (dr.objective - nw.objective) / nw.objective  # type: ignore[attr-defined]
         print(f"{n:>5} {lam:>6.0e} {C:>5.0f} {t_sv:>6.3f} {t_tp:>7.3f} {t_tp / t_sv:>5.2f}x | {t_bare:>11.3f} "
               f"{t_bare / t_sv:>4.2f}x {dr.dual.n_iter:>9d} {dr.dual.certificate['columns']:>5.0f} | "  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from sdpkern.datasets import load_keel
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
+from sdpkern.kernels.gram import PrecomputedGram
 from sdpkern.native import cpd_newton
 from sdpkern.native.cpd_newton import (
     _echelon_kernel,
@@ -121,9 +122,9 @@ def test_the_beta_zero_fit_is_the_same_by_either_route(monkeypatch):
     X, y = _keel("wdbc")
     kernel = ThinPlateSVC()._kernel()
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
-    shifted = cpd_beta_zero_svm(Phi, Q, y, 0.5)
+    shifted = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1.0)
     monkeypatch.setattr(cpd_newton, "_shifted_kernel", lambda Phi, Q, overwrite_phi=False: None)
-    echelon = cpd_beta_zero_svm(Phi, Q, y, 0.5)
+    echelon = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1.0)
     assert shifted.converged and echelon.converged
     assert abs(shifted.objective - echelon.objective) <= 1e-10 * echelon.objective
     assert np.abs(shifted.f - echelon.f).max() <= 1e-8 * np.abs(echelon.f).max()

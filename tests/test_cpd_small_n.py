@@ -34,7 +34,7 @@ from sdpkern import ThinPlateSVC
 from sdpkern.errors import DataError, ParameterError
 from sdpkern.kernels.base import squared_distances
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
-from sdpkern.kernels.gram import reduced_gram
+from sdpkern.kernels.gram import KernelGram, PrecomputedGram, reduced_gram
 from sdpkern.native.cpd_newton import cpd_primal_svm
 from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_kernel
@@ -53,18 +53,19 @@ def _data(n, d, seed, noise=1.0):
 def test_init_reaches_the_cold_optimum_and_is_checked():
     X, y = _data(150, 2, seed=1)
     K = np.exp(-np.sum((X[:, None] - X[None]) ** 2, axis=2))
-    cold = primal_svm_kernel(K, y, C=10.0)
-    other = primal_svm_kernel(K, y, C=0.1)  # a start from another C
-    warm = primal_svm_kernel(K, y, C=10.0, init=(other.coef, other.unpenalized_coef))
+    G = PrecomputedGram(K)
+    cold = primal_svm_kernel(G, y, C=10.0)
+    other = primal_svm_kernel(G, y, C=0.1)  # a start from another C
+    warm = primal_svm_kernel(G, y, C=10.0, init=(other.coef, other.unpenalized_coef))
     assert cold.converged and warm.converged
     assert abs(warm.objective - cold.objective) <= 1e-10 * cold.objective
     np.testing.assert_allclose(warm.outputs, cold.outputs, rtol=0, atol=1e-8 * np.abs(cold.outputs).max())
     with pytest.raises(DataError, match="init"):
-        primal_svm_kernel(K, y, C=1.0, init=(np.zeros(3), np.zeros(1)))
+        primal_svm_kernel(G, y, C=1.0, init=(np.zeros(3), np.zeros(1)))
     with pytest.raises(DataError, match="NaN"):
-        primal_svm_kernel(K, y, C=1.0, init=(np.full(150, np.nan), np.zeros(1)))
+        primal_svm_kernel(G, y, C=1.0, init=(np.full(150, np.nan), np.zeros(1)))
     with pytest.raises(ParameterError, match="pair"):
-        primal_svm_kernel(K, y, C=1.0, init=np.zeros(150))  # type: ignore[arg-type]
+        primal_svm_kernel(G, y, C=1.0, init=np.zeros(150))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("d", "kernel"), [(2, ThinPlate(2)), (5, ThinPlate(2, formula_dimension=2))])
@@ -75,12 +76,12 @@ def test_reduced_newton_along_a_lambda_path_starts_warm_with_the_same_optima(d, 
     Phi = kernel(X)
     warm_factorisations = cold_factorisations = 0
     for lam in LAMS:
-        warm = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam, reduced=rk)
-        cold = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam, reduced=rk, warm=False)
+        warm = cpd_primal_svm_reduced(rk, fac.Q, y, 1 / (2 * lam))
+        cold = cpd_primal_svm_reduced(rk, fac.Q, y, 1 / (2 * lam), warm=False)
         assert warm.converged and cold.converged
         assert abs(warm.objective - cold.objective) <= 1e-10 * cold.objective
         assert np.linalg.norm(warm.f - cold.f) <= 1e-8 * np.linalg.norm(cold.f)
-        ref = cpd_primal_svm(Phi, fac.Q, y, lam)  # 000 Algorithm 1
+        ref = cpd_primal_svm(PrecomputedGram(Phi), fac.Q, y, 1 / (2 * lam))  # 000 Algorithm 1
         assert abs(warm.objective - ref.objective) <= 1e-9 * ref.objective
         warm_factorisations += warm.n_refactor
         cold_factorisations += cold.n_refactor
@@ -99,10 +100,10 @@ def test_warm_memory_is_bounded_and_goes_with_its_operator():
     rng = np.random.default_rng(0)
     for _ in range(cpd_reduced._WARM_KEPT + 3):  # other labels: other entries
         yy = np.where(rng.random(120) < 0.5, -1.0, 1.0)
-        cpd_primal_svm_reduced(kernel, X, fac.Q, yy, 0.1, reduced=rk)
+        cpd_primal_svm_reduced(rk, fac.Q, yy, 5.0)
     assert len(cpd_reduced._WARM[rk]) == cpd_reduced._WARM_KEPT
     before = len(cpd_reduced._WARM)
-    cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.1)  # no shared operator: nothing remembered
+    cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 5.0)  # no shared operator: nothing remembered
     assert len(cpd_reduced._WARM) == before
     ref = weakref.ref(rk)
     del rk
@@ -181,7 +182,8 @@ def test_a_stalled_line_search_refactorises_then_gives_up(monkeypatch):
 
     X, y = _data(150, 2, seed=9)
     K = np.exp(-np.sum((X[:, None] - X[None]) ** 2, axis=2))
-    ref = primal_svm_kernel(K, y, C=10.0)
+    G = PrecomputedGram(K)
+    ref = primal_svm_kernel(G, y, C=10.0)
     real, calls, resets = ps.exact_line_search, [], []
     real_reset = ps._SupportFactor.reset
 
@@ -195,12 +197,12 @@ def test_a_stalled_line_search_refactorises_then_gives_up(monkeypatch):
 
     monkeypatch.setattr(ps, "exact_line_search", first_stalls)
     monkeypatch.setattr(ps._SupportFactor, "reset", counted_reset)
-    once = primal_svm_kernel(K, y, C=10.0)
+    once = primal_svm_kernel(G, y, C=10.0)
     assert resets == [1] and once.converged
     assert abs(once.objective - ref.objective) <= 1e-10 * ref.objective
     monkeypatch.setattr(ps, "exact_line_search", lambda *a, **k: 0.0)
     with pytest.warns(ConvergenceWarning, match="did not settle its support-vector set in 2 steps"):
-        stuck = primal_svm_kernel(K, y, C=10.0, max_iter=50)
+        stuck = primal_svm_kernel(G, y, C=10.0, max_iter=50)
     assert not stuck.converged and stuck.iterations == 2
 
 
@@ -218,7 +220,7 @@ def _routes(monkeypatch):
         real = getattr(cpd, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
-            calls.append((_name, kwargs.get("reduced")))
+            calls.append((_name, args[0]))
             return _real(*args, **kwargs)
 
         monkeypatch.setattr(cpd, name, spy)
@@ -236,13 +238,13 @@ def test_cold_fit_takes_the_dual_and_seeds_the_newton_warm_start(monkeypatch):
     assert [c[0] for c in calls] == ["cpd_dual_svm"] and first.status_ == "optimal" and not first.beta_zero_
     rk = calls[0][1]
     assert cpd_reduced.warm_start_known(rk, y)  # the dual's solution, kept for the next C
-    ref = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.25, warm=False)  # λ = 1/(2C)
-    alg1 = cpd_primal_svm(kernel(X), fac.Q, y, 0.25)
+    ref = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 2.0, warm=False)  # λ = 1/(2C)
+    alg1 = cpd_primal_svm(PrecomputedGram(kernel(X)), fac.Q, y, 2.0)
     for other in (ref, alg1):
         assert abs(first.objective_ - other.objective) <= 1e-6 * other.objective
     second = ThinPlateSVC(C=20.0).fit(X, y)  # the next C on the same points: Newton, warm
     assert [c[0] for c in calls[1:]] == ["cpd_primal_svm_reduced"] and calls[1][1] is rk
-    ref2 = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.025, warm=False)
+    ref2 = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 20.0, warm=False)
     assert abs(second.objective_ - ref2.objective) <= 1e-10 * ref2.objective
     cpd._OPERATORS.clear()
 
@@ -268,7 +270,7 @@ def test_cold_dual_with_duplicated_points_and_typed_errors():
     cpd._OPERATORS.clear()
     fit = ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
     kernel = ThinPlate(2, formula_dimension=2)
-    ref = cpd_primal_svm_reduced(kernel, X, polynomial_factor(X, kernel).Q, y, 0.5, warm=False)
+    ref = cpd_primal_svm_reduced(KernelGram(kernel, X), polynomial_factor(X, kernel).Q, y, 1.0, warm=False)
     assert fit.status_ == "optimal" and abs(fit.objective_ - ref.objective) <= 1e-6 * ref.objective
     Xn = X.copy()
     Xn[0, 0] = np.nan

@@ -283,7 +283,7 @@ def test_solvers_accept_gram_operators_and_a_capped_cache():
     X = _points(200, 2, 9)
     y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
     K = Gaussian(0.5)(X)
-    dense = primal_svm_kernel(K, y, 2.0)
+    dense = primal_svm_kernel(PrecomputedGram(K), y, 2.0)
     capped = KernelGram(Gaussian(0.5), X, cache_bytes=8 * 200 * 64)
     lazy = primal_svm_kernel(capped, y, 2.0)
     assert lazy.objective == pytest.approx(dense.objective, rel=1e-10)

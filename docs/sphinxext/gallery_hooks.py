@@ -32,6 +32,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "compare_hyperkernel_uci.py": ["--splits", "2", "--sets", "wdbc"],
     "bench_native.py": ["--quick", "--primal-only"],
     "bench_thin_plate.py": ["--quick"],
+    "bench_svm_core.py": ["--quick"],
     "plot_gallery.py": ["--quick", "--out", "{out}"],
     "status_sweep.py": ["--quick"],
     "reproduce_hyperkernel_tables.py": [

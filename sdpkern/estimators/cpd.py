@@ -27,7 +27,7 @@ from .._validation import DEPRECATED, Interval, Options, take_deprecated, valida
 from ..errors import ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import PolynomialFactor, ThinPlate, cpd_decision, polynomial_factor
-from ..kernels.gram import KernelGram, ReducedGram, reduced_gram
+from ..kernels.gram import KernelGram, PrecomputedGram, ReducedGram, reduced_gram
 from ..native.cpd_newton import cpd_beta_zero_svm, cpd_primal_svm
 from ..native.cpd_reduced import cpd_primal_svm_reduced, remember_solution, warm_start_known
 from ..native.dual_svm import _one_blas_thread, cpd_dual_svm
@@ -481,7 +481,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         :func:`polynomially_separable` has already answered that 𝒫 cannot separate the points of
         positive weight, so that :func:`_zero_loss_separator` (which returns a separator only when
         there is one) would return None: its NNLS is skipped (16-18 ms of a 210 ms twonorm fit)."""
-        lam, factor = 1.0 / (2.0 * C), ops.factor
+        factor = ops.factor
         k = factor.Q.shape[1]
         if not bz and not inseparable and self.solver != "cvxpy":
             # 𝒫 separates by its least-squares fit: α = 0 and that p attain the minimum 0 of
@@ -503,10 +503,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             # the compiled SMO on K_Ξ (sdpkern.native.dual_svm): the fastest exact route while 𝒫
             # is small, measured in examples/bench_thin_plate.py; ends with a Newton step when
             # that is cheap
-            dres = cpd_dual_svm(
-                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), tol=self.tol, polish="auto",
-                sample_weight=w,
-            )  # fmt: skip
+            dres = cpd_dual_svm(ops.reduced(factor.Q), factor.Q, ypm, C, tol=self.tol, polish="auto", sample_weight=w)
             if seed and dres.status == "optimal":
                 remember_solution(
                     ops.reduced(factor.Q), ypm, w, dres.dual.dual_coef, dres.dual.coef_unpenalized,
@@ -518,9 +515,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             # "auto" and not certified (the SMO step cap): the reduced Newton route below decides
         if self.solver in ("auto", "reduced") and not bz:
             res = cpd_primal_svm_reduced(
-                ops.base.kernel, X, factor.Q, ypm, lam, reduced=ops.reduced(factor.Q), max_iter=self.max_iter,
-                sample_weight=w,
-            )  # fmt: skip
+                ops.reduced(factor.Q), factor.Q, ypm, C, max_iter=self.max_iter, sample_weight=w
+            )
             status = "optimal" if res.converged else "iteration_limit"
             beta = factor.beta_from_bar(res.beta_bar)
             return _Binary(res.alpha, beta, bz, res.objective, res.iterations, status, res.f)
@@ -531,7 +527,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             # C = 1 and 100: 0.46-0.77; at C = 0.01, where s stays near every point, 0.69-1.20
             # (german the slower: the setup is not repaid over its 2-3 steps)
             # (Φ is this fit's own: checked out of _OPERATORS, used as the factor's work space and restored)
-            res = cpd_beta_zero_svm(ops.dense(), factor.Q, ypm, lam, max_iter=self.max_iter, overwrite_phi=True)
+            res = cpd_beta_zero_svm(
+                PrecomputedGram._trusted(ops.dense()), factor.Q, ypm, C, max_iter=self.max_iter, overwrite_phi=True
+            )
             status = "optimal" if res.converged else "iteration_limit"
             return _Binary(res.alpha, np.zeros(factor.space.dim), bz, res.objective, res.iterations, status, res.f)
         if self.solver != "cvxpy":
@@ -541,7 +539,8 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                     "or 'cvxpy' (000 Algorithm 1 as printed, solver='native', has no per-point weights)"
                 )
             res = cpd_primal_svm(
-                ops.dense(), factor.Q, ypm, lam, beta_zero=bz, update=self.update, max_iter=self.max_iter,  # type: ignore[arg-type]
+                PrecomputedGram._trusted(ops.dense()), factor.Q, ypm, C, beta_zero=bz, update=self.update,  # type: ignore[arg-type]
+                max_iter=self.max_iter,
                 sample_weight=w,
             )  # fmt: skip
             beta = np.zeros(factor.space.dim) if bz else factor.beta_from_bar(res.beta_bar)

@@ -359,6 +359,41 @@ class GramOperator:
             c = np.unique(c)
         return bool(self.cache.ensure(np.ascontiguousarray(c, dtype=np.intp)))
 
+    def subset(self, points: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> GramOperator:
+        """K on the points ``points`` (sorted, distinct) as an operator with a column cache of its
+        own: columns of their length, for a solver working on a subset (the working sets of
+        :func:`sdpkern.native.svm_core.solve_qp`). Through the compiled core when K has a spec."""
+        W = _index(points, self.n, "points")
+        if W.size == 0 or np.any(np.diff(W) <= 0):
+            raise DataError("points must be sorted, distinct and not empty")
+        return _SubsetGram(self, W, cache_bytes=max(int(cache_bytes), 8 * W.size))
+
+    def block_product(self, rows: ArrayLike, cols: ArrayLike, w: ArrayLike, *, n_jobs: int = 1) -> Array:
+        """``K[rows, cols] @ w`` without caching (each column is used once), in blocks of at most
+        2²⁴ entries shared by ``n_jobs`` threads (the compiled columns release the GIL)."""
+        r, c = _index(rows, self.n, "rows"), _index(cols, self.n, "cols")
+        wa = np.asarray(w, dtype=np.float64)
+        if wa.shape != c.shape:
+            raise DataError(f"w must have one entry per column ({c.shape[0]}), got shape {wa.shape}")
+        if c.size == 0 or r.size == 0:
+            return np.zeros(r.shape[0])
+        step = max(1, (1 << 24) // r.size)
+        starts = range(0, c.size, step)
+
+        def part(lo: int) -> Array:
+            return self._block_times(r, c[lo : lo + step], wa[lo : lo + step])
+
+        if n_jobs <= 1 or len(starts) == 1:
+            return np.asarray(sum(part(lo) for lo in starts), dtype=np.float64)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
+            return np.asarray(sum(pool.map(part, starts)), dtype=np.float64)
+
+    def _block_times(self, rows: Index, cols: Index, w: Array) -> Array:
+        """``K[rows, cols] @ w`` of one block, uncached."""
+        return np.asarray(self._checked_block(rows, cols) @ w, dtype=np.float64)
+
     def _checked_block(self, rows: Index | None, cols: Index) -> Array:
         out = np.asarray(self._block(rows, cols), dtype=np.float64)
         want = (self.n if rows is None else rows.shape[0], cols.shape[0])
@@ -434,6 +469,15 @@ class PrecomputedGram(GramOperator):
             raise DataError(f"{name} must be symmetric")
         super().__init__(n, cache_bytes=8 * n * n)
         self.K = Ka
+
+    @classmethod
+    def _trusted(cls, K: Array) -> PrecomputedGram:
+        """Over a C-ordered float64 matrix the caller made symmetric and finite (a kernel's own
+        Gram matrix), unchecked and not copied."""
+        op = cls.__new__(cls)
+        GramOperator.__init__(op, K.shape[0], cache_bytes=8 * K.shape[0] * K.shape[0])
+        op.K = K
+        return op
 
     @property
     def spec(self) -> GramSpec | None:
@@ -590,6 +634,38 @@ def _base_columns(base: KernelGram, cols: Index) -> Array:
     return out
 
 
+class _SubsetGram(GramOperator):
+    """K on a subset W of its points (:meth:`GramOperator.subset`): the parent's spec restricted to
+    W when it has one (the compiled core then computes the columns), else its blocks."""
+
+    def __init__(self, parent: GramOperator, W: Index, *, cache_bytes: int) -> None:
+        super().__init__(W.shape[0], cache_bytes=max(cache_bytes, 8 * W.shape[0]))
+        self.parent, self.W = parent, W
+        spec = parent.spec
+        self._spec = None if spec is None else _spec_subset(spec, W)
+        self._diag = np.ascontiguousarray(parent.diagonal()[W])
+
+    @property
+    def spec(self) -> GramSpec | None:
+        """The parent's spec on the subset."""
+        return self._spec
+
+    def _block(self, rows: Index | None, cols: Index) -> Array:
+        return self.parent._checked_block(self.W if rows is None else self.W[rows], self.W[cols])
+
+
+def _spec_subset(spec: GramSpec, W: Index) -> GramSpec:
+    def rows(a: Array | None) -> Array | None:
+        return None if a is None else np.ascontiguousarray(a[W])
+
+    matrix = None if spec.matrix is None else np.ascontiguousarray(spec.matrix[np.ix_(W, W)])
+    X = spec.X if spec.kind == "matrix" else np.ascontiguousarray(spec.X[W])
+    return GramSpec(
+        spec.kind, X, spec.gamma, spec.coef0, spec.degree, spec.scale, spec.half_power, spec.log, matrix,
+        rows(spec.left), rows(spec.right),
+    )
+
+
 class CallableGram(GramOperator):
     """A Gram matrix from a user callable.
 
@@ -693,6 +769,23 @@ class SumGram(GramOperator):
 
     def _diagonal(self) -> Array:
         return np.asarray(sum(t.weight * t.op.diagonal() for t in self.terms), dtype=np.float64)
+
+    def subset(self, points: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> GramOperator:
+        """The sum of the terms' subsets: one term of weight 1 gets the whole budget, else each
+        term half the budget over the terms and the sum's own cache the other half."""
+        live = [t for t in self.terms if t.weight != 0.0]
+        if len(live) == 1 and live[0].weight == 1.0:
+            return live[0].op.subset(points, cache_bytes=cache_bytes)
+        share = max(1, cache_bytes // (2 * max(1, len(self.terms))))
+        ops = [t.op.subset(points, cache_bytes=share) for t in self.terms]
+        return SumGram(ops, self.weights, cache_bytes=max(1, cache_bytes // 2))
+
+    def _block_times(self, rows: Index, cols: Index, w: Array) -> Array:
+        out = np.zeros(rows.shape[0])
+        for t in self.terms:
+            if t.weight != 0.0:
+                out += t.weight * t.op._block_times(rows, cols, w)
+        return out
 
 
 def as_gram(K: Any, *, name: str = "K") -> GramOperator:

@@ -1,7 +1,9 @@
 """The native path: NumPy/SciPy solvers that need no conic solver (and never import CVXPY).
 
-Primal Newton SVMs (004), the c.p.d. Newton method (000 Algorithm 1) and its reduced form, the
-compiled SMO dual solver for p.d. and c.p.d. SVMs (libsvm's algorithm, 000 §6 constraints),
+One compiled SMO core for every SVM (libsvm's solver and its problem types: C-SVC, ν-SVC,
+one-class, ε-SVR, ν-SVR, the squared-hinge L2-SVC; :mod:`~sdpkern.native.svm_core`), primal
+Newton SVMs (004), the c.p.d. Newton method (000 Algorithm 1) and its reduced form, the dual
+solver for p.d. and c.p.d. SVMs on the core (000 §6 constraints),
 Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-kernel methods
 (002 Ch. 6) and pseudo-Euclidean tools (001).
 """
@@ -33,6 +35,17 @@ from .pseudo_euclidean import (
     pseudo_euclidean_embedding,
     svm_suitability,
     wMw,
+)
+from .svm_core import (
+    QPSolution,
+    SVMSolution,
+    solve_csvc,
+    solve_epsilon_svr,
+    solve_l2svc,
+    solve_nu_svr,
+    solve_nusvc,
+    solve_one_class,
+    solve_qp,
 )
 
 __all__ = [
@@ -83,4 +96,13 @@ __all__ = [
     "pseudo_euclidean_embedding",
     "svm_suitability",
     "wMw",
+    "QPSolution",
+    "SVMSolution",
+    "solve_qp",
+    "solve_csvc",
+    "solve_l2svc",
+    "solve_nusvc",
+    "solve_one_class",
+    "solve_epsilon_svr",
+    "solve_nu_svr",
 ]

@@ -60,7 +60,7 @@ from .._validation import as_matrix, as_sample_weight, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.base import Kernel
 from ..kernels.cpd import RANK_TOL, PolynomialFactor, cpd_decision, polynomial_factor, squared_hinge_objective
-from ..kernels.gram import GramOperator
+from ..kernels.gram import GramOperator, PrecomputedGram
 from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
 from .primal_svm import _check_inputs, _check_max_iter, primal_svm_kernel
 from .primal_svm import squared_hinge_objective as _objective_from_reg
@@ -394,19 +394,29 @@ class _BetaZeroSolver:
 
 
 # ============================================================================ Algorithm 1
+def dense_kernel(K: GramOperator) -> Array:
+    """K as a dense array: a :class:`~sdpkern.kernels.gram.PrecomputedGram`'s own matrix (not a
+    copy: the β = 0 route may use it as work space, ``overwrite_phi``), else ``K.to_dense()``."""
+    if not isinstance(K, GramOperator):
+        raise ParameterError(f"K must be a GramOperator (sdpkern.kernels.gram), got {type(K).__name__}")
+    if isinstance(K, PrecomputedGram):
+        return K.K
+    return K.to_dense()
+
+
 def _algorithm1_inputs(
-    Phi: ArrayLike | GramOperator, Q: ArrayLike, y: ArrayLike, lam: float, update: str
+    K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, update: str
 ) -> tuple[Array, Array, Array, float]:
-    """Algorithm 1's inputs as float arrays of matching shapes (an operator made dense)."""
-    Phi_a = Phi.to_dense() if isinstance(Phi, GramOperator) else np.asarray(Phi, dtype=np.float64)
+    """Algorithm 1's inputs as float arrays of matching shapes (K made dense) and 000's λ = 1/(2C)."""
+    Phi_a = dense_kernel(K)
     Q_a = np.asarray(Q, dtype=np.float64)
     y_a = np.asarray(y, dtype=np.float64)
-    lam = check_positive(lam, "lam")
+    lam = 1.0 / (2.0 * check_positive(C, "C"))
     if update not in ("rank_one", "refactor"):
         raise ParameterError(f"update must be 'rank_one' or 'refactor', got {update!r}")
     n = y_a.shape[0]
     if Phi_a.shape != (n, n) or Q_a.shape[0] != n:
-        raise DataError(f"Phi must be ({n}, {n}) and Q must have {n} rows; got {Phi_a.shape} and {Q_a.shape}")
+        raise DataError(f"K must be ({n}, {n}) and Q must have {n} rows; got {Phi_a.shape} and {Q_a.shape}")
     return Phi_a, Q_a, y_a, lam
 
 
@@ -445,7 +455,7 @@ def _algorithm1_start(
     S = np.arange(n)
     if n > recursive_threshold and not beta_zero:
         n2 = n // 2
-        half = cpd_primal_svm(
+        half = _algorithm1(
             Phi[:n2, :n2], Q[:n2], y[:n2], lam, update=update, max_iter=max_iter,
             recursive_threshold=recursive_threshold, refactor_fraction=refactor_fraction, _counters=counters,
         )  # fmt: skip
@@ -457,10 +467,10 @@ def _algorithm1_start(
 
 
 def cpd_primal_svm(
-    Phi: ArrayLike | GramOperator,
+    K: GramOperator,
     Q: ArrayLike,
     y: ArrayLike,
-    lam: float,
+    C: float,
     *,
     beta_zero: bool = False,
     update: Update = "rank_one",
@@ -468,20 +478,20 @@ def cpd_primal_svm(
     recursive_threshold: int = 500,
     refactor_fraction: float = 0.01,
     sample_weight: ArrayLike | None = None,
-    _counters: dict[str, int] | None = None,
 ) -> NewtonResult:
-    """Algorithm 1 ``CPDPrimalSVM(Φ, Q, R, y, λ, b_β)`` of 000 Appendix B.
+    """Algorithm 1 ``CPDPrimalSVM(Φ, Q, R, y, λ, b_β)`` of 000 Appendix B, with λ = 1/(2C).
 
     Parameters
     ----------
-    Phi : (n, n) array or GramOperator
-        Kernel matrix [Φ]_{jk} = φ(x_j, x_k) (an operator is made dense: Algorithm 1 reads all of Φ).
+    K : GramOperator
+        The kernel matrix [Φ]_{jk} = φ(x_j, x_k) (made dense: Algorithm 1 reads all of Φ; a
+        :class:`~sdpkern.kernels.gram.PrecomputedGram`'s matrix is used as it is).
     Q : (n, k) array
         Orthonormal basis of the range of P (``polynomial_factor(...).Q``); ``(n, 0)`` for a
         p.d. kernel.
     y : (n,) array of ±1
-    lam : float
-        λ > 0 of 000 eq. (14).
+    C : float
+        scikit-learn's C > 0: eq. (14) divided by 2λ, λ = 1/(2C) (docs/conventions.md).
     beta_zero : bool
         b_β of Algorithm 1: enforce β = 0 (000 §6.2, step eq. 18).
     update : {"rank_one", "refactor"}
@@ -502,8 +512,21 @@ def cpd_primal_svm(
     Returns
     -------
     NewtonResult
+        ``objective`` is eq. (14)'s value (λ = 1/(2C)).
     """
-    Phi, Q, y, lam = _algorithm1_inputs(Phi, Q, y, lam, update)
+    Phi, Q, y, lam = _algorithm1_inputs(K, Q, y, C, update)
+    return _algorithm1(
+        Phi, Q, y, lam, beta_zero=beta_zero, update=update, max_iter=max_iter, recursive_threshold=recursive_threshold,
+        refactor_fraction=refactor_fraction, sample_weight=sample_weight,
+    )  # fmt: skip
+
+
+def _algorithm1(
+    Phi: Array, Q: Array, y: Array, lam: float, *, beta_zero: bool = False, update: Update = "rank_one",
+    max_iter: int = 100, recursive_threshold: int = 500, refactor_fraction: float = 0.01,
+    sample_weight: ArrayLike | None = None, _counters: dict[str, int] | None = None,
+) -> NewtonResult:  # fmt: skip
+    """:func:`cpd_primal_svm` on checked arrays, in 000's λ."""
     n = y.shape[0]
     w = as_sample_weight(sample_weight, n)
     if w is not None and not beta_zero:
@@ -911,8 +934,7 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
 
 
 def cpd_beta_zero_svm(
-    Phi: ArrayLike | GramOperator, Q: ArrayLike, y: ArrayLike, lam: float, *, max_iter: int = 100,
-    overwrite_phi: bool = False,
+    K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, max_iter: int = 100, overwrite_phi: bool = False,
 ) -> NewtonResult:
     """The β = 0 problem (000 §6.2) as an ordinary p.d.-kernel squared-hinge SVM without offset.
 
@@ -932,14 +954,15 @@ def cpd_beta_zero_svm(
     with Φα = K̃c and Pᵀα = 0; f and the objective are recomputed from that α.
 
     Same arguments as :func:`cpd_primal_svm` (no per-point weights: ``beta_zero=True`` there), and
-    ``overwrite_phi``: Φ (a C-ordered writeable array) may serve as work space for the kernel's
-    factorisation and is restored bit for bit before this returns (:func:`beta_zero_kernel`); no
-    other thread may read it meanwhile. The estimators pass the Φ they own.
+    ``overwrite_phi``: Φ (a :class:`~sdpkern.kernels.gram.PrecomputedGram`'s C-ordered writeable
+    matrix) may serve as work space for the kernel's factorisation and is restored bit for bit
+    before this returns (:func:`beta_zero_kernel`); no other thread may read it meanwhile. The
+    estimators pass the Φ they own.
     """
-    Phi, Q, y, lam = _algorithm1_inputs(Phi, Q, y, lam, "rank_one")
+    Phi, Q, y, lam = _algorithm1_inputs(K, Q, y, C, "rank_one")
     n, k = Q.shape
     if k == 0:
-        return cpd_primal_svm(Phi, Q, y, lam, max_iter=max_iter)
+        return _algorithm1(Phi, Q, y, lam, max_iter=max_iter)
     y = _check_inputs(y, 1.0 / (2.0 * lam), n)
     _check_max_iter(max_iter)
     bz = beta_zero_kernel(Phi, Q, overwrite_phi and Phi.flags.c_contiguous and Phi.flags.writeable)
@@ -979,7 +1002,8 @@ class CPDPrimalSVM:
     ----------
     kernel : Kernel
         A :class:`~sdpkern.kernels.cpd.CPDKernel` or any p.d. kernel (empty polynomial space).
-    lam : float
+    C : float
+        scikit-learn's C (000's λ = 1/(2C)).
     beta_zero : bool
         Constrain β = 0 (000 §6.2).
     update : {"rank_one", "refactor"}
@@ -994,18 +1018,18 @@ class CPDPrimalSVM:
     >>> from sdpkern.kernels.cpd import ThinPlate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] * X[:, 1] + 0.1)
-    >>> m = CPDPrimalSVM(ThinPlate(2), lam=0.1).fit(X, y)
+    >>> m = CPDPrimalSVM(ThinPlate(2), C=5.0).fit(X, y)
     >>> bool(np.mean(np.sign(m.decision_function(X)) == y) > 0.8)
     True
     """
 
     def __init__(
-        self, kernel: Kernel, lam: float, *, beta_zero: bool = False, update: Update = "rank_one", max_iter: int = 100,
+        self, kernel: Kernel, C: float, *, beta_zero: bool = False, update: Update = "rank_one", max_iter: int = 100,
         refactor_fraction: float = 0.01,
     ) -> None:
         self.kernel = kernel
         self.refactor_fraction = refactor_fraction
-        self.lam = lam
+        self.C = C
         self.beta_zero = beta_zero
         self.update = update
         self.max_iter = max_iter
@@ -1021,10 +1045,10 @@ class CPDPrimalSVM:
         Phi = self.kernel(Xa)
         t1 = time.perf_counter()
         res = cpd_primal_svm(
-            Phi,
+            PrecomputedGram(Phi),
             self.factor_.Q,
             ya,
-            self.lam,
+            self.C,
             beta_zero=self.beta_zero,
             update=self.update,
             max_iter=self.max_iter,

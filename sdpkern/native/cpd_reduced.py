@@ -37,35 +37,46 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_positive
-from ..errors import DataError
-from ..kernels.base import Kernel
-from ..kernels.cpd import checked_matrix
-from ..kernels.gram import ReducedGram, reduced_gram
+from ..errors import DataError, ParameterError
+from ..kernels.gram import GramOperator, KernelGram, ReducedGram, reduced_gram
 from .cpd_newton import NewtonResult
 from .primal_svm import PrimalSVMResult, primal_svm_kernel
 
-__all__ = ["cpd_primal_svm_reduced", "checked_reduced_gram", "warm_start_known", "remember_solution"]
+__all__ = ["cpd_primal_svm_reduced", "reduced_operator", "warm_start_known", "remember_solution"]
 
 Array = NDArray[np.float64]
 
 
-def checked_reduced_gram(kernel: Kernel, X: ArrayLike, Q: Array, reduced: ReducedGram | None) -> ReducedGram:
-    """The reduced kernel K_Ξ of (kernel, X, Q): ``reduced`` when given (checked to belong to
-    them: the one-vs-rest models share its column cache), else ``reduced_gram(kernel, X, Q)``.
+def reduced_operator(K: GramOperator, Q: Array) -> ReducedGram:
+    """K_Ξ for (K, Q): K itself when it is a :class:`~sdpkern.kernels.gram.ReducedGram` made for
+    Q's polynomial space (its column cache then shared, e.g. by one-vs-rest models), else
+    :func:`~sdpkern.kernels.gram.reduced_gram` over the c.p.d. kernel's
+    :class:`~sdpkern.kernels.gram.KernelGram`.
 
-    The one check of the ``reduced`` argument of :func:`cpd_primal_svm_reduced` and
+    The one check of the kernel argument of :func:`cpd_primal_svm_reduced` and
     :func:`sdpkern.native.dual_svm.cpd_dual_svm`.
 
     Raises
     ------
+    ParameterError
+        K is neither a KernelGram nor a ReducedGram.
     DataError
-        ``reduced`` was made for another kernel, or for another number of points or of polynomials.
+        K and Q disagree on the number of points or of polynomials.
     """
-    if reduced is None:
-        return reduced_gram(kernel, checked_matrix(X, "X"), Q)
-    if reduced.kernel != kernel or reduced.n != Q.shape[0] or reduced.unisolvent.size != Q.shape[1]:
-        raise DataError("reduced was made for another kernel or other points than (kernel, X, Q)")
-    return reduced
+    if isinstance(K, ReducedGram):
+        if K.n != Q.shape[0] or Q.ndim != 2 or K.unisolvent.size != Q.shape[1]:
+            raise DataError(
+                f"K is a reduced kernel on {K.n} points and {K.unisolvent.size} polynomials, but Q has shape {Q.shape}"
+            )
+        return K
+    if not isinstance(K, KernelGram):
+        raise ParameterError(
+            "K must be the c.p.d. kernel's KernelGram on the training points or its ReducedGram, "
+            f"got {type(K).__name__}"
+        )
+    if Q.ndim != 2 or Q.shape[0] != K.n:
+        raise DataError(f"Q must have shape ({K.n}, k), got {Q.shape}")
+    return reduced_gram(K, K.X, Q)
 
 
 #: The last solutions on each shared reduced kernel (a :class:`ReducedGram` passed as ``reduced``,
@@ -135,13 +146,11 @@ def remember_solution(
 
 
 def cpd_primal_svm_reduced(
-    kernel: Kernel,
-    X: ArrayLike,
+    K: GramOperator,
     Q: ArrayLike,
     y: ArrayLike,
-    lam: float,
+    C: float,
     *,
-    reduced: ReducedGram | None = None,
     max_iter: int = 50,
     warm_start_size: int = 1000,
     random_state: int | None = 0,
@@ -157,24 +166,23 @@ def cpd_primal_svm_reduced(
 
     Parameters
     ----------
-    kernel : Kernel
-        A c.p.d. kernel (or a p.d. one with ``Q`` of shape (n, 0)).
-    X : (n, d) array
+    K : GramOperator
+        The c.p.d. kernel Φ on the training points (a :class:`~sdpkern.kernels.gram.KernelGram`),
+        or its reduced kernel K_Ξ made beforehand (``reduced_gram(kernel, X, Q)``): several solves
+        on the same points (one-vs-rest) then share its column cache. A p.d. kernel with ``Q`` of
+        shape (n, 0) is the SVM without offset.
     Q : (n, k) array
         Orthonormal basis of range P (``polynomial_factor(X, kernel).Q``).
     y : (n,) array of ±1
-    lam : float
-        λ > 0 of 000 eq. (14).
-    reduced : ReducedGram, optional
-        ``reduced_gram(kernel, X, Q)`` made beforehand: several solves on the same points
-        (one-vs-rest) then share its column cache and compute each kernel column once.
+    C : float
+        scikit-learn's C > 0 (000's λ = 1/(2C)).
     max_iter, warm_start_size, random_state
         As in :func:`~sdpkern.native.primal_svm.primal_svm_kernel`.
     sample_weight : (n,) array, optional
         Per-point weights of the loss: Σ w_i max(0, 1 − y_i f_i)² in eq. (14) (a weight-2 point
         is a repeated point).
     warm : bool, default=True
-        With a shared ``reduced``, start from the last solution on it for the same y and
+        With a shared reduced kernel K, start from the last solution on it for the same y and
         weights (another λ: :data:`_WARM`) when there is one; the optimum does not depend on
         the start, only the Newton steps taken.
 
@@ -187,12 +195,13 @@ def cpd_primal_svm_reduced(
         shared ``reduced`` those an earlier solve computed are not counted again) and "total".
     """
     t0 = time.perf_counter()
-    lam = check_positive(lam, "lam")
+    C = check_positive(C, "C")
+    lam = 1.0 / (2.0 * C)  # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²)
     Qa = np.asarray(Q, dtype=np.float64)
-    rk = checked_reduced_gram(kernel, X, Qa, reduced)
+    rk = reduced_operator(K, Qa)
     cols0, secs0 = rk.columns_computed, rk.seconds
     key = None
-    if warm and reduced is not None:
+    if warm and rk is K:
         ya0 = np.asarray(y)
         wa0 = None if sample_weight is None else np.asarray(sample_weight)
         if ya0.ndim == 1 and ya0.shape[0] == rk.n and (wa0 is None or wa0.shape == ya0.shape):
@@ -200,9 +209,8 @@ def cpd_primal_svm_reduced(
     init = None if key is None else _warm_start(rk, key, Qa.shape[1])
 
     def solve(init: tuple[Array, Array] | None) -> PrimalSVMResult:
-        # eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ξ²) with C = 1/(2λ)
         return primal_svm_kernel(
-            rk, y, 1.0 / (2.0 * lam), unpenalized=Qa, max_iter=max_iter, warm_start_size=warm_start_size,
+            rk, y, C, unpenalized=Qa, max_iter=max_iter, warm_start_size=warm_start_size,
             random_state=random_state, sample_weight=sample_weight, init=init,
         )  # fmt: skip
 

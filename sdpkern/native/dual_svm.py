@@ -17,22 +17,24 @@ the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2�
 
 Algorithm
 ---------
-The loop is libsvm's SMO (Fan, Chen & Lin 2005, "Working set selection using second order
-information", WSS2) compiled in :func:`sdpkern._svmcore.smo_active`, reading kernel columns from the
-:class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so no
-n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
+The loop is sdpkern's one SMO core (:mod:`sdpkern.native.svm_core`, libsvm's solver: Fan, Chen &
+Lin 2005, "Working set selection using second order information", WSS2), reading kernel columns
+from the :class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so
+no n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
 exact by the two-coordinate step. The other k − 1 polynomial constraints (V, an orthonormal
 basis of range U ⊖ 1) are handled by an augmented Lagrangian
 
     ½ uᵀKu + ½ Σ D α² − Σ α + zᵀVᵀu + ½ ρ ‖Vᵀu‖²,
 
-minimised by SMO for fixed (z, ρ), after which z ← z + ρ Vᵀu (the method of multipliers), ρ
-growing tenfold whenever ‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
+minimised by the core for fixed (z, ρ) — the QP with kernel K + ρVVᵀ and linear term
+−1 + y∘(Vz) — after which z ← z + ρ Vᵀu (the method of multipliers), ρ growing tenfold whenever
+‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
 to the polynomial coefficients c. Why this rather than a generalised SMO over k + 1 coordinates
 per step: with k = 3 (thin-plate, d = 2) a feasible step must move k + 1 coordinates at once and
 the working-set selection loses WSS2's closed form; the augmented term only adds a rank-(k − 1)
-matrix ρVVᵀ to the kernel, which the compiled loop applies with O(nk) work per step, and each
-outer round is warm started (e, α carried over), so the extra rounds cost few SMO steps. ρ
+matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cached entry), and each
+outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
+steps. ρ
 starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps).
 Measured (examples/bench_thin_plate.py, banana and twonorm): with ``polish="auto"`` one round
 when the closing Newton step follows (it needs SMO's active set, not the constraints), 5-7
@@ -63,10 +65,10 @@ from scipy.linalg import qr
 
 from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
-from ..kernels.base import Kernel
 from ..kernels.gram import GramOperator, ReducedGram, _core
-from .cpd_reduced import checked_reduced_gram
+from .cpd_reduced import reduced_operator
 from .primal_svm import _SupportFactor
+from .svm_core import SMOState, _violation
 
 __all__ = ["DualSVMResult", "dual_svm", "cpd_dual_svm", "CPDDualResult"]
 
@@ -343,12 +345,13 @@ def dual_svm(
     with _one_blas_thread():
         polished, refined = _run(al, cons, polish, float(tol))
     state = al.state
-    viol = _kkt_violation(ya, alpha, state.e, upper, cons.pair)
-    feas = float(np.max(np.abs(state.s))) if state.s.size else 0.0
-    c_V = al.z + al.rho * state.s
-    res = _result(
-        K, ya, alpha, state.e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0
-    )
+    alpha = state.alpha
+    viol = state.violation()
+    s = al.s
+    feas = float(np.max(np.abs(s))) if s.size else 0.0
+    c_V = al.z + al.rho * s
+    e = ya - state.v  # the effective outputs Ku + y∘D∘α + V c_V
+    res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0)
     if state.K is not K:  # the folded operator computed the columns
         res.certificate["columns"] += float(state.K.columns_computed + state.dropped_columns)
     res.certificate["polished"] = float(polished)
@@ -370,27 +373,18 @@ def _start(
     K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, shrinking: bool,
     max_iter: int, callback: Callable[..., Any] | None,
 ) -> _AugmentedLagrangian:
-    """The SMO state at ``alpha`` (outputs e, Vᵀu, K + ρVVᵀ folded when K has a compiled spec)
-    wrapped in the method of multipliers, with z = 0 and ρ on the kernel's scale."""
+    """The core's state at ``alpha`` on K + ρVVᵀ (folded into the kernel's columns) with z = 0,
+    wrapped in the method of multipliers, ρ on the kernel's scale."""
     n, V = K.n, cons.V
     m = V.shape[1]
-    diag = K.diagonal()
     # ρ on the scale of the kernel's diagonal: the penalty's curvature ρ‖V_i‖² ≈ ρ m/n per point,
-    # a tenth of it. A stiffer penalty makes SMO's problem worse conditioned: with ρ ten times
-    # this, SMO to the tolerance before the Newton step took 1.5x (banana, n = 3000, λ = 1e-2:
-    # 4165 vs 2752 steps) and 1.7x (twonorm, n = 7400, k = 21: 3287 vs 1944) the steps; a third
-    # of it gained little more and needed more outer rounds (measured, see _RHO_SCALE)
-    rho = _RHO_SCALE * float(np.mean(np.abs(diag))) * n / max(m, 1) if m else 0.0
-    z = np.zeros(m)
-    u = ya * alpha
-    s = np.ascontiguousarray(V.T @ u)
-    e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
-    Kloop = _fold(K, V, rho)
-    state = _SMOState(
-        K if Kloop is None else Kloop, ya, alpha, e, upper, Dd, diag if Kloop is None else Kloop.diagonal(), V, s,
-        cons.pair, shrinking, folded=Kloop is not None,
+    # a tenth of it: a stiffer penalty makes SMO's problem worse conditioned (more steps to the
+    # same tolerance), a softer one needs more outer rounds (docs/cpd.md, "The dual solver")
+    rho = _RHO_SCALE * float(np.mean(np.abs(K.diagonal()))) * n / max(m, 1) if m else 0.0
+    state = SMOState(
+        _fold(K, V, rho) if m else K, ya, -np.ones(n), upper, Dd, alpha, "one" if cons.pair else "none", shrinking
     )
-    return _AugmentedLagrangian(state, z, rho, max_iter, callback)
+    return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
 
 
 def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: float) -> tuple[bool, bool]:
@@ -404,12 +398,13 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     def try_polish() -> bool:
         # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
         # bordered system enforces Vᵀu = 0
-        out = _polish(st.K, st.ya, alpha, upper, st.Dd, cons, tol)
+        out = _polish(st.K, st.y, alpha, upper, st.D, cons, tol)
         if out is None:
             return False
-        alpha[:], st.e[:], al.z, _ = out
+        alpha[:], e, al.z, _ = out
+        st.v[:] = st.y - e
         al.rho = 0.0  # the multipliers are exact: c_V = z
-        st.s[:] = st.V.T @ (st.ya * alpha)
+        al.s = cons.V.T @ (st.y * alpha)
         polished[0] = True
         return True
 
@@ -464,14 +459,23 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
 
 
 class _AugmentedLagrangian:
-    """The method of multipliers around SMO (module docstring): z ← z + ρVᵀu after each SMO
-    solve, ρ ×10 when ‖Vᵀu‖ did not fall by a factor 4; e always carries V(z + ρs)."""
+    """The method of multipliers around the core (module docstring): z ← z + ρVᵀu after each SMO
+    solve (the core's linear term −1 + y∘(Vz) follows), ρ ×10 when ‖Vᵀu‖ did not fall by a factor
+    4 (K + ρVVᵀ then folded afresh)."""
 
     def __init__(
-        self, state: _SMOState, z: Array, rho: float, max_iter: int, callback: Callable[..., Any] | None
-    ) -> None:
-        self.state, self.z, self.rho, self.max_iter, self.callback = state, z, rho, max_iter, callback
-        self.n_iter, self.rounds = 0, 0
+        self, state: SMOState, K: GramOperator, V: Array, rho: float, max_iter: int,
+        callback: Callable[..., Any] | None,
+    ) -> None:  # fmt: skip
+        self.state, self.K, self.V, self.rho, self.max_iter, self.callback = state, K, V, rho, max_iter, callback
+        self.z = np.zeros(V.shape[1])
+        self.s = np.ascontiguousarray(V.T @ (state.y * state.alpha))  # Vᵀu
+        self.rounds = 0
+
+    @property
+    def n_iter(self) -> int:
+        """SMO steps so far."""
+        return int(self.state.n_iter)
 
     def solve(
         self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None
@@ -479,62 +483,36 @@ class _AugmentedLagrangian:
         """Rounds until SMO's KKT violation ≤ tol and the constraints hold (``_feasible``), or
         ``max_rounds`` rounds (the multipliers then updated as for the next round), or until
         ``between()``, called after each round's multiplier update, returns True."""
-        st = self.state
-        V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
+        st, V = self.state, self.V
+        m = V.shape[1]
         prev, viol, feas = np.inf, np.inf, np.inf
         for rnd in range(1, 1 << 30):
-            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter)
-            self.n_iter += it
+            viol = st.run(tol, max(0, self.max_iter - self.n_iter))
             self.rounds += 1
-            feas = float(np.max(np.abs(s))) if m else 0.0
+            self.s = np.ascontiguousarray(V.T @ (st.y * st.alpha)) if m else self.s
+            feas = float(np.max(np.abs(self.s))) if m else 0.0
             if self.callback is not None:
                 self.callback(self.rounds, float(viol), feas)
-            done = _feasible(feas, st.ya * st.alpha, self.z + self.rho * s, tol)
+            done = _feasible(feas, st.y * st.alpha, self.z + self.rho * self.s, tol)
             if done or self.n_iter >= self.max_iter or self.rounds >= 200:
                 return float(viol), feas
-            dz = self.rho * s
+            dz = self.rho * self.s
             self.z = self.z + dz
+            st.shift(st.y * (V @ dz))  # p = −1 + y∘(Vz)
             if feas > 0.25 * prev:
-                e += V @ (9.0 * self.rho * s)
+                # K + 10ρVVᵀ: the outputs change by 9ρVs (its cache restarts; rare: a few times a solve)
+                st.set_operator(_fold(self.K, V, 10.0 * self.rho), change=V @ (9.0 * self.rho * self.s))
                 self.rho *= 10.0
-                if st.folded:  # K + ρVVᵀ afresh (its cache restarts; rare: a few times a solve)
-                    st.refold(self.rho)
-            e += V @ dz
             prev = feas
             if max_rounds is not None and rnd >= max_rounds or between is not None and between():
                 break
         return float(viol), feas
 
 
-def _not_psd(K: GramOperator, ya: Array, alpha: Array, Dd: Array, curv: float) -> NotPSDError:
-    """The error for a kernel whose SMO step met negative curvature, with the smallest eigenvalue
-    of K + diag(D) on the support vectors (at most 2000 of them) for scale."""
-    S = np.flatnonzero(alpha > 0)[:2000]
-    lam_min = curv
-    if S.size:
-        block = K.entries(S, S)
-        block[np.diag_indices_from(block)] += Dd[S]
-        lam_min = min(curv, float(np.linalg.eigvalsh(block)[0]))
-    return NotPSDError(
-        f"K is not positive semidefinite (smallest eigenvalue {lam_min:.3g} of K + diag(D) on the support vectors, "
-        f"a 2 x 2 minor of curvature {curv:.3g}), so the SVM dual is not convex; repair it with "
-        "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
-        min_eigenvalue=lam_min,
-    )
-
-
 def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) -> float:
-    """libsvm's maximal violating pair (``pair``) or the largest projected gradient, margin units."""
-    if pair:
-        g = ya - e
-        up = ((ya > 0) & (alpha < upper)) | ((ya < 0) & (alpha > 0))
-        low = ((ya > 0) & (alpha > 0)) | ((ya < 0) & (alpha < upper))
-        if not np.any(up) or not np.any(low):
-            return 0.0
-        return float(np.max(g[up]) - np.min(g[low]))
-    grad = ya * e - 1.0
-    bad = np.where(grad < 0, (alpha < upper) * -grad, (alpha > 0) * grad)
-    return float(np.max(bad, initial=0.0))
+    """The core's stopping quantity (libsvm's maximal violating pair, or the largest projected
+    gradient without the pair constraint) at the effective outputs e = y − v."""
+    return _violation(ya, alpha, ya - e, upper, 1 if pair else 0)
 
 
 def _polish(
@@ -668,28 +646,27 @@ def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
 
 
 class _FoldedGram(GramOperator):
-    """K + ρVVᵀ evaluated by the compiled core from K's :class:`~sdpkern.kernels.gram.GramSpec`
-    with the correction extended by [V, −ρV] (``left``/``right``), so the augmented term costs
-    m flops per cached kernel entry instead of per point in every SMO step."""
+    """K + ρVVᵀ, the augmented Lagrangian's kernel. With a compiled spec (``spec`` given): K's
+    :class:`~sdpkern.kernels.gram.GramSpec` with the correction extended by [V, −ρV], evaluated by
+    the compiled core (m flops per cached entry); without one, K's blocks plus ρV_RV_Cᵀ."""
 
-    def __init__(self, K: GramOperator, spec: Any, diag: Array) -> None:
+    def __init__(self, K: GramOperator, spec: Any, V: Array, rho: float) -> None:
         super().__init__(K.n, cache_bytes=K.cache_bytes)
-        self._spec, self._diag, self.base = spec, diag, K
-
-    def refolded(self, V: Array, rho: float) -> _FoldedGram:
-        """The same base K with another ρ."""
-        out = _fold(self.base, V, rho)
-        assert isinstance(out, _FoldedGram)
-        return out
+        self._spec, self.base, self.V, self.rho = spec, K, V, rho
+        self._diag = K.diagonal() + rho * np.einsum("ij,ij->i", V, V)
 
     @property
     def spec(self) -> Any:
-        """The extended spec."""
+        """The extended spec (or None)."""
         return self._spec
 
     def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
-        full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
-        return full if rows is None else full[rows]
+        if self._spec is not None:
+            full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
+            return full if rows is None else full[rows]
+        Vr = self.V if rows is None else self.V[rows]
+        base = self.base.columns(cols) if rows is None else self.base.block(rows, cols)
+        return np.asarray(base + self.rho * (Vr @ self.V[cols].T), dtype=np.float64)
 
 
 #: Up to this many points, K keeps its last folded K + ρVVᵀ (and so that one's column cache):
@@ -697,12 +674,9 @@ class _FoldedGram(GramOperator):
 _FOLD_KEPT_N = 1000
 
 
-def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
-    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix); the
-    one made last for (K, V, ρ) when K has at most ``_FOLD_KEPT_N`` points."""
-    spec = K.spec
-    if V.shape[1] == 0 or spec is None or spec.kind == "matrix":
-        return None
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
+    """K + ρVVᵀ as a :class:`_FoldedGram`; the one made last for (K, V, ρ) when K has at most
+    ``_FOLD_KEPT_N`` points."""
     if K.n > _FOLD_KEPT_N:
         return _make_fold(K, V, rho)
     # (SHA-256 runs on the CPU's SHA instructions where there are any: half BLAKE2b's time here)
@@ -718,8 +692,7 @@ def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
 def _fold_coordinates(K: GramOperator, left: Array, V: Array) -> Iterator[Array]:
     """Candidates G for left·G = V, the caller keeping the first that checks. For K_Ξ, left =
     [ℓ, φ(·, Ξ)] with ℓ the Lagrange basis of 𝒫 on Ξ (ℓ(ξ_j) = e_j) and V ⊂ 𝒫, so V = ℓ·V[Ξ]:
-    read off first, before the least-squares fit (an SVD of n × 2k: 11 ms on twonorm's 7400
-    points, k = 21)."""
+    read off first, before the least-squares fit (an SVD of n × 2k)."""
     if not left.shape[1]:
         return
     if isinstance(K, ReducedGram) and left.shape[1] == 2 * K.unisolvent.shape[0]:
@@ -732,88 +705,23 @@ def _make_fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
     from dataclasses import replace
 
     spec = K.spec
-    assert spec is not None
+    if spec is None:
+        return _FoldedGram(K, None, V, rho)
     n = K.n
     left = np.zeros((n, 0)) if spec.left is None else spec.left
     right = np.zeros((n, 0)) if spec.right is None else spec.right
     # the spec's correction is −left·rightᵀ. When V lies in range(left) (K_Ξ: V ⊂ range Q =
     # range ℓ(X)), V = left·G and ρVVᵀ = −left·(−ρVGᵀ)ᵀ joins the right factor: no extra width
-    # (m flops less per kernel entry: a third of the correction's cost for d = 20)
+    # (m flops less per kernel entry)
     for G in _fold_coordinates(K, left, V):
         if np.linalg.norm(left @ G - V) <= 1e-12 * np.sqrt(n) * max(1.0, float(np.abs(left).max()) * np.abs(G).max()):
-            new = replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T)))
-            return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
+            return _FoldedGram(K, replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T))), V, rho)
     new = replace(
         spec,
         left=np.ascontiguousarray(np.hstack([left, V])),
         right=np.ascontiguousarray(np.hstack([right, -rho * V])),
     )
-    return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
-
-
-class _SMOState:
-    """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
-    :func:`sdpkern._svmcore.smo_active` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
-    recomputed on every point, then passes to tol until the whole set satisfies it)."""
-
-    def __init__(
-        self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
-        V: Array, s: Array, pair: bool, shrinking: bool, folded: bool = False,
-    ) -> None:
-        self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
-        self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
-        self.active = np.arange(K.n, dtype=np.intp)
-        # folded: K is K + ρVVᵀ (:func:`_fold`), so the loop sees no V and s is kept here
-        self.folded = folded
-        self.dropped_columns = 0  # computed by folded operators since replaced (:meth:`refold`)
-        self._V_loop = np.zeros((K.n, 0)) if folded else V
-        self._s_loop = np.zeros(0) if folded else s
-
-    def refold(self, rho: float) -> None:
-        """Replace the folded K + ρ_oldVVᵀ by K + ρVVᵀ (:func:`_fold`)."""
-        assert isinstance(self.K, _FoldedGram)
-        self.dropped_columns += self.K.columns_computed  # (for the certificate's count)
-        self.K = self.K.refolded(self.V, rho)
-        self.diag = self.K.diagonal()
-
-    def _reconstruct(self, rho: float, z: Array) -> None:
-        """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
-        u = self.ya * self.alpha
-        Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
-        tail = z if self.folded else z + rho * self.s  # a folded K already holds ρVVᵀu = ρVs
-        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ tail
-        self.active[:] = np.arange(self.K.n)
-
-    def violation(self) -> float:
-        """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
-        return _kkt_violation(self.ya, self.alpha, self.e, self.upper, True)
-
-    def run(self, rho: float, z: Array, tol: float, budget: int) -> tuple[int, float]:
-        """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
-        core = _core()
-        n = self.K.n
-        stage = 10.0 * tol if self.shrinking else tol
-        total, viol = 0, np.inf
-        while total < budget:
-            it, viol, na, curv = core.smo_active(
-                self.K.cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self._V_loop, self._s_loop,
-                0.0 if self.folded else rho, self.pair, stage, budget - total, self.active, n, self.shrinking,
-            )
-            total += int(it)
-            if self.folded and self.V.shape[1]:
-                self.s[:] = self.V.T @ (self.ya * self.alpha)
-            scale = float(np.max(np.abs(self.diag))) if self.diag.size else 1.0
-            if curv < -1e-10 * max(scale, 1e-300):
-                raise _not_psd(self.K, self.ya, self.alpha, self.Dd, float(curv))
-            if na < n:
-                self._reconstruct(rho, z)
-                viol = self.violation()
-            if viol <= stage and stage > tol:
-                stage = tol
-                continue
-            if viol <= tol or int(it) == 0 and na == n:
-                break
-        return total, float(viol)
+    return _FoldedGram(K, new, V, rho)
 
 
 def _intercept(ya: Array, alpha: Array, e: Array, upper: Array) -> float:
@@ -927,14 +835,12 @@ class CPDDualResult:
 
 
 def cpd_dual_svm(
-    kernel: Kernel,
-    X: ArrayLike,
+    K: GramOperator,
     Q: ArrayLike,
     y: ArrayLike,
-    lam: float,
+    C: float,
     *,
     loss: Loss = "squared_hinge",
-    reduced: ReducedGram | None = None,
     sample_weight: ArrayLike | None = None,
     tol: float = 1e-3,
     max_iter: int | None = None,
@@ -943,23 +849,23 @@ def cpd_dual_svm(
     """000 eq. (14) (or its hinge variant) by :func:`dual_svm` on the reduced kernel K_Ξ.
 
     The exact reduction of :mod:`sdpkern.native.cpd_reduced` (α = Tγ, the polynomial part
-    unpenalised) with C = 1/(2λ): eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ℓ). Same minimiser as
+    unpenalised): eq. (14) with λ = 1/(2C) is 2λ (½γᵀK_Ξγ + C Σ ℓ). Same minimiser as
     :func:`~sdpkern.native.cpd_reduced.cpd_primal_svm_reduced` (squared hinge) and
     :func:`sdpkern.builders.cpd_svm.hinge_dual` (hinge).
 
     Parameters
     ----------
-    kernel : Kernel
-        A c.p.d. kernel (or a p.d. one with ``Q`` of shape (n, 0)).
-    X : (n, d) array
+    K : GramOperator
+        The c.p.d. kernel Φ on the training points (a :class:`~sdpkern.kernels.gram.KernelGram`),
+        or its reduced kernel K_Ξ (a :class:`~sdpkern.kernels.gram.ReducedGram` made by
+        ``reduced_gram(kernel, X, Q)``, used as it is: one-vs-rest models share its column
+        cache). A p.d. kernel with ``Q`` of shape (n, 0) is the SVM without offset.
     Q : (n, k) array
         Orthonormal basis of range P (``polynomial_factor(X, kernel).Q``).
     y : (n,) array of ±1
-    lam : float
-        λ > 0.
+    C : float
+        scikit-learn's C > 0 (000's λ = 1/(2C)).
     loss : {"squared_hinge", "hinge"}
-    reduced : ReducedGram, optional
-        ``reduced_gram(kernel, X, Q)`` made beforehand (shared column cache, one-vs-rest).
     sample_weight, tol, max_iter, polish
         As in :func:`dual_svm`.
 
@@ -967,13 +873,13 @@ def cpd_dual_svm(
     -------
     CPDDualResult
     """
-    lam = check_positive(lam, "lam")
+    C = check_positive(C, "C")
     Qa = np.asarray(Q, dtype=np.float64)
-    rk = checked_reduced_gram(kernel, X, Qa, reduced)
+    rk = reduced_operator(K, Qa)
     res = dual_svm(
         rk,
         y,
-        1.0 / (2.0 * lam),
+        C,
         loss=loss,
         sample_weight=sample_weight,
         unpenalized=Qa if Qa.shape[1] else None,
@@ -985,4 +891,4 @@ def cpd_dual_svm(
     # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
     c = res.coef_unpenalized
     alpha, beta_bar = rk.to_cpd(res.dual_coef, c)
-    return CPDDualResult(alpha=alpha, beta_bar=beta_bar, f=res.outputs, objective=2.0 * lam * res.objective, dual=res)
+    return CPDDualResult(alpha=alpha, beta_bar=beta_bar, f=res.outputs, objective=res.objective / C, dual=res)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +34,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .. import _newtoncore
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
-from ..kernels.gram import CallableGram, GramOperator, PrecomputedGram
+from ..kernels.gram import GramOperator
 
 __all__ = [
     "PrimalSVMResult",
@@ -137,12 +136,13 @@ def _unpenalized_block(unpenalized: ArrayLike | None, n: int) -> NDArray[np.floa
 
 
 def _gram_of(K: Any, y: ArrayLike) -> GramOperator:
-    """The kernel argument of a solver as a :class:`~sdpkern.kernels.gram.GramOperator`."""
+    """The kernel argument of a solver, checked to be a :class:`~sdpkern.kernels.gram.GramOperator`."""
     if isinstance(K, GramOperator):
         return K
-    if callable(K):
-        return CallableGram(K, n=as_vector(y, "y").shape[0], kind="entries")
-    return PrecomputedGram(K)
+    raise ParameterError(
+        f"K must be a GramOperator (sdpkern.kernels.gram: KernelGram, PrecomputedGram for a matrix, CallableGram "
+        f"for a function), got {type(K).__name__}"
+    )
 
 
 def _check_max_iter(max_iter: int) -> None:
@@ -430,7 +430,7 @@ def _solve_recursive(
 
 
 def primal_svm_kernel(
-    K: GramOperator | ArrayLike | Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]],
+    K: GramOperator,
     y: ArrayLike,
     C: float = 1.0,
     *,
@@ -449,11 +449,11 @@ def primal_svm_kernel(
 
     Parameters
     ----------
-    K : GramOperator, array of shape (n, n), or callable
-        Positive semidefinite kernel: a :class:`~sdpkern.kernels.gram.GramOperator` (its column
-        cache is used and kept), a matrix, or an oracle ``K(rows, cols)`` returning
-        ``K[np.ix_(rows, cols)]``. Only columns of points that are support vectors at some stage
-        are used (and computed).
+    K : GramOperator
+        Positive semidefinite kernel (its column cache is used and kept; a matrix is a
+        :class:`~sdpkern.kernels.gram.PrecomputedGram`, an oracle ``K(rows, cols)`` a
+        :class:`~sdpkern.kernels.gram.CallableGram`). Only columns of points that are support
+        vectors at some stage are used (and computed).
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -490,8 +490,9 @@ def primal_svm_kernel(
     Examples
     --------
     >>> import numpy as np
+    >>> from sdpkern.kernels.gram import PrecomputedGram
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
-    >>> res = primal_svm_kernel(X @ X.T, y, C=10.0)
+    >>> res = primal_svm_kernel(PrecomputedGram(X @ X.T), y, C=10.0)
     >>> bool(np.all(np.sign(X @ X.T @ res.coef + res.intercept) == y))
     True
     """
