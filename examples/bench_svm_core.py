@@ -41,7 +41,8 @@ from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
 from sdpkern.kernels.gram import KernelGram, reduced_gram
 from sdpkern.native import svm_core
-from sdpkern.native.dual_svm import cpd_dual_svm, dual_svm
+from sdpkern.native.cpd import cpd_dual_svm
+from sdpkern.native.dual_svm import dual_svm
 
 
 def keel(name: str, n: int | None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

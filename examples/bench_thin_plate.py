@@ -59,9 +59,9 @@ from sdpkern.estimators import PrimalSVC, ThinPlateSVC
 from sdpkern.estimators.cpd import polynomially_separable
 from sdpkern.kernels.cpd import ThinPlate
 from sdpkern.kernels.gram import KernelGram, PrecomputedGram, reduced_gram
-from sdpkern.native.cpd_newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
-from sdpkern.native.dual_svm import cpd_dual_svm
+from sdpkern.native.cpd import cpd_dual_svm
+from sdpkern.native.cpd.newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
+from sdpkern.native.cpd.workspace import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_lowrank
 
 

@@ -48,7 +48,7 @@ from sdpkern.datasets import load_keel
 from sdpkern.kernels import squared_distances
 from sdpkern.kernels.cpd import ThinPlate
 from sdpkern.kernels.gram import PrecomputedGram
-from sdpkern.native.cpd_newton import cpd_primal_svm, polynomial_factor
+from sdpkern.native.cpd.newton import cpd_primal_svm, polynomial_factor
 
 #: 000 Table 1: (Gaussian mean, SE), (thin-plate mean, SE), dim, n as printed.
 PAPER = {
@@ -170,7 +170,7 @@ def figure1(path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sdpkern.native.cpd_newton import CPDPrimalSVM
+    from sdpkern.native.cpd.newton import CPDPrimalSVM
 
     rng = np.random.default_rng(4)
     n = 24

@@ -22,8 +22,6 @@ from libc.math cimport exp, floor, log, pow, sqrt, fabs, INFINITY
 from libc.stdlib cimport qsort
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-import weakref
-
 import numpy as np
 
 cnp.import_array()
@@ -377,39 +375,6 @@ cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_s
 
 
 # ----------------------------------------------------------------------------- column cache
-#: The store of a column cache that died, kept for the next cache (at most one, and only when
-#: at most SPARE_BYTES of it were written). Memory written once is cheap to write again, fresh
-#: memory is not: the 1300 columns of 3000 banana points (31 MB) took 80-110 ms to compute into
-#: fresh memory and 12 ms into memory already written (measured on this project's machines; the
-#: whole SVC fit takes 35-40 ms). libsvm's columns come from the C heap, which keeps freed memory
-#: for the next fit; this does the same for a store too large for the heap.
-_SPARE = []
-SPARE_BYTES = 1 << 26
-
-
-def _take_store(Py_ssize_t size):
-    """A flat float64 buffer of at least ``size`` entries: the spare when large enough, else a
-    new one (calloc: pages zeroed lazily). Its content is never read before being written, but
-    for whole-prefix products by zero weights (:meth:`GramOperator._cached_matvec`): the spare
-    is kept only when finite."""
-    try:
-        flat = _SPARE.pop()
-    except IndexError:
-        flat = None
-    if flat is None or flat.shape[0] < size:
-        flat = np.zeros(size)
-    return flat
-
-
-def _release_store(flat, lowfree, Py_ssize_t capacity, Py_ssize_t n):
-    written = (capacity - int(lowfree[0])) * n
-    if written <= 0 or 8 * written > SPARE_BYTES or 8 * flat.shape[0] > 16 * SPARE_BYTES:
-        return
-    if not np.isfinite(np.add.reduce(flat[:written])):  # (an overflowing sum only costs the reuse)
-        return
-    _SPARE[:] = [flat]
-
-
 cdef class ColumnCache:
     """Kernel columns in the rows of one array, ``slot_of[j]`` their slot, LRU eviction.
 
@@ -439,7 +404,6 @@ cdef class ColumnCache:
     cdef bint has_spec
     cdef object spec_refs
     cdef double[::1] buf
-    cdef long long[::1] lowfree  # the fewest free slots so far: slots [0, capacity − lowfree) were written
     cdef object __weakref__
 
     def __init__(self, owner, Py_ssize_t n, Py_ssize_t capacity, spec=None, matrix=None):
@@ -478,16 +442,13 @@ cdef class ColumnCache:
             self.stamp = self.stamp_array
             self.free = np.arange(capacity - 1, -1, -1, dtype=np.intp)
             self.nfree = capacity
-        self.lowfree = np.array([self.nfree], dtype=np.int64)
 
     cdef void _allocate(self) except *:
         if self.store_array is None:
-            flat = _take_store(self.capacity * self.n)
-            self.store_array = flat[: self.capacity * self.n].reshape(self.capacity, self.n)
+            # np.empty: a slot's memory is written before it is read (products over the store
+            # read only the slots of the columns asked for, :meth:`weighted_sum`)
+            self.store_array = np.empty((self.capacity, self.n))
             self.store = self.store_array
-            # slots are handed out from 0 up (and freed ones first again), so the memory written
-            # is the prefix of ``flat`` up to the highest slot used: handed on when the cache dies
-            weakref.finalize(self, _release_store, flat, self.lowfree.base, self.capacity, self.n).atexit = False
 
     cdef void _evict(self, Py_ssize_t m) except *:
         """Free at least m slots: least recently used first, never one stamped this tick."""
@@ -515,8 +476,6 @@ cdef class ColumnCache:
         if self.nfree == 0:
             self._evict(1)
         self.nfree -= 1
-        if self.nfree < self.lowfree[0]:
-            self.lowfree[0] = self.nfree
         return self.free[self.nfree]
 
     cdef double *col(self, Py_ssize_t j) except NULL:
@@ -574,8 +533,6 @@ cdef class ColumnCache:
                 self.nfree -= 1
                 sv[nnew] = self.free[self.nfree]
                 nnew += 1
-        if self.nfree < self.lowfree[0]:
-            self.lowfree[0] = self.nfree
         t0 = _now()
         if self.has_spec:
             ptrs = np.empty(nnew, dtype=np.uintp)
@@ -607,19 +564,29 @@ cdef class ColumnCache:
         return out.T
 
     def weighted_sum(self, Py_ssize_t[::1] cols, double[::1] w):
-        """Σ_b w_b K[:, cols_b] over cached columns."""
-        cdef Py_ssize_t a, b, n = self.n
+        """Σ_b w_b K[:, cols_b] over cached columns, each entry summed over b in the order given
+        (the same bits wherever the columns sit in the store), in row blocks that stay in L1."""
+        cdef Py_ssize_t a, b, lo, hi, n = self.n, m = cols.shape[0]
         out = np.zeros(n)
         cdef double[::1] o = out
         cdef double *p
         cdef double wb
-        for b in range(cols.shape[0]):
-            wb = w[b]
-            if wb == 0.0:
-                continue
-            p = &self.store[self.slot_of[cols[b]], 0]
-            for a in range(n):
-                o[a] += wb * p[a]
+        ptrs = np.empty(max(m, 1), dtype=np.uintp)
+        cdef size_t[::1] pv = ptrs
+        for b in range(m):
+            pv[b] = <size_t>&self.store[self.slot_of[cols[b]], 0]
+        with nogil:
+            lo = 0
+            while lo < n:
+                hi = min(lo + 2048, n)
+                for b in range(m):
+                    wb = w[b]
+                    if wb == 0.0:
+                        continue
+                    p = <double *>pv[b]
+                    for a in range(lo, hi):
+                        o[a] += wb * p[a]
+                lo = hi
         return out
 
     def clear(self):

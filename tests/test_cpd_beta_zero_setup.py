@@ -28,8 +28,8 @@ from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
 from sdpkern.kernels.gram import PrecomputedGram
-from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import (
+from sdpkern.native.cpd import newton as cpd_newton
+from sdpkern.native.cpd.newton import (
     _beta_zero_newton,
     _choose_pivots,
     _echelon_basis,

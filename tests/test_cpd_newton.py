@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from algorithm1 import CPDPrimalSVM
 from scipy.interpolate import RBFInterpolator
 from scipy.stats import special_ortho_group
 
@@ -21,7 +22,7 @@ from sdpkern.estimators.cpd import polynomially_separable
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import PowerDistance, ThinPlate
 from sdpkern.kernels.gram import PrecomputedGram
-from sdpkern.native.cpd_newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
+from sdpkern.native.cpd.newton import cpd_primal_svm, polynomial_factor
 
 
 def _data(n: int, d: int, seed: int, noise: float = 0.3):

@@ -21,8 +21,8 @@ from sdpkern.estimators.cpd import CPDSVC, polynomially_separable
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import PowerDistance, ThinPlate, polynomial_factor, squared_hinge_objective
 from sdpkern.kernels.gram import KernelGram, PrecomputedGram, reduced_gram
-from sdpkern.native.cpd_newton import cpd_primal_svm
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
+from sdpkern.native.cpd.newton import cpd_primal_svm
+from sdpkern.native.cpd.workspace import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_kernel, primal_svm_lowrank
 
 

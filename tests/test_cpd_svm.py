@@ -5,6 +5,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from algorithm1 import CPDPrimalSVM
 
 from sdpkern.builders.cpd_svm import (
     CPDProblemData,
@@ -17,7 +18,6 @@ from sdpkern.builders.cpd_svm import (
 from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate
-from sdpkern.native.cpd_newton import CPDPrimalSVM
 from sdpkern.problem import ProblemData
 
 

@@ -21,8 +21,9 @@ from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
 from sdpkern.kernels.gram import KernelGram, PrecomputedGram
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
-from sdpkern.native.dual_svm import cpd_dual_svm, dual_svm
+from sdpkern.native.cpd import cpd_dual_svm
+from sdpkern.native.cpd.workspace import cpd_primal_svm_reduced
+from sdpkern.native.dual_svm import dual_svm
 from sdpkern.native.primal_svm import primal_svm_kernel
 
 REL = 1e-6
@@ -276,11 +277,13 @@ def test_estimators_auto_route_matches_newton():
 
 
 def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monkeypatch):
-    """dim 𝒫 = 21 (d = 20) on 2000 points: "auto" runs the dual SMO (sdpkern.estimators.cpd's
-    _DUAL_MIN_N) and reaches the reduced Newton optimum to 1e-6 relative; a dual result that is
-    not certified optimal is replaced by the Newton route's."""
+    """dim 𝒫 = 21 (d = 20) on 2000 points: "auto" runs the dual SMO and reaches the reduced
+    Newton optimum to 1e-6 relative; a dual result that is not certified optimal is replaced by
+    the Newton route's."""
+    from sklearn.exceptions import ConvergenceWarning
+
     from sdpkern.estimators import ThinPlateSVC
-    from sdpkern.estimators import cpd as cpd_est
+    from sdpkern.native.cpd import workspace as cpd_est
 
     X, y = _data(2000, 20, seed=10)
     calls = []
@@ -294,7 +297,7 @@ def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monke
     a = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
     b = ThinPlateSVC(C=5.0, beta_zero=False, solver="reduced").fit(X, y)
     assert len(calls) == 1 and calls[0].status == "optimal"
-    assert a.status_ == b.status_ == "optimal"
+    assert (a.solver_, b.solver_) == ("dual", "reduced") and a.status_ == b.status_ == "optimal"
     assert abs(a.objective_ - b.objective_) <= REL * b.objective_
 
     def uncertified(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -305,10 +308,11 @@ def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monke
 
     monkeypatch.setattr(cpd_est, "cpd_dual_svm", uncertified)
     c = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
-    assert c.status_ == "optimal"
+    assert c.status_ == "optimal" and c.solver_ == "reduced"
     assert abs(c.objective_ - b.objective_) <= REL * b.objective_
-    d = ThinPlateSVC(C=5.0, beta_zero=False, solver="dual").fit(X, y)  # keeps and reports what the dual gave
-    assert d.status_ == "iteration_limit"
+    with pytest.warns(ConvergenceWarning, match="dual route returned status 'iteration_limit'"):
+        d = ThinPlateSVC(C=5.0, beta_zero=False, solver="dual").fit(X, y)  # keeps and reports what the dual gave
+    assert d.status_ == "iteration_limit" and d.solver_ == "dual"
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

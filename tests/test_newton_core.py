@@ -27,8 +27,8 @@ from sdpkern.errors import DataError, NotPSDError, ParameterError
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
 from sdpkern.kernels.gram import PrecomputedGram
-from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import BetaZeroKernel, _beta_zero_newton, _newton_arrays, beta_zero_kernel
+from sdpkern.native.cpd import newton as cpd_newton
+from sdpkern.native.cpd.newton import BetaZeroKernel, _beta_zero_newton, _newton_arrays, beta_zero_kernel
 from sdpkern.native.primal_svm import exact_line_search, primal_svm_kernel
 
 TOL = 1e-9  # coefficients, relative to the largest

@@ -318,7 +318,7 @@ def squared_hinge(
     where α = P⊥γ (so Pᵀα = 0 holds by construction and αᵀΦα = ‖Fᵀγ‖², F a factor of the PSD
     matrix P⊥ᵀΦP⊥: Φ itself is not PSD) and Qβ̄ = Pβ (000 §6.1's QR change of variable; the
     recovered β = R⁺β̄ is the minimum-norm one). The optimum equals that of
-    :func:`sdpkern.native.cpd_newton.cpd_primal_svm`.
+    :func:`sdpkern.native.cpd.cpd_primal_svm`.
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ Implementations
 ---------------
 :class:`KernelGram`       an sdpkern :class:`~sdpkern.kernels.base.Kernel` on training points X;
 :class:`PrecomputedGram`  a matrix given by the user (its rows are the cache: nothing computed);
-:class:`ReducedGram`      the reduced c.p.d. kernel K_Ξ of :mod:`sdpkern.native.cpd_reduced`;
+:class:`ReducedGram`      the reduced c.p.d. kernel K_Ξ of :mod:`sdpkern.native.cpd.workspace`;
 :class:`CallableGram`     a user callable, ``k(X, Y)`` or ``entries(rows, cols)``;
 :class:`SumGram`          Σ_l w_l K_l over other operators, each term caching its own columns
                           (a learned kernel K(β) = Σ β_l K_l re-weighted without recomputing).
@@ -226,8 +226,7 @@ class GramOperator:
 
     def _new_cache(self) -> Any:
         # the cache refers back to this operator weakly (no reference cycle): when the operator
-        # goes, its cache goes at once, and the compiled core hands the cache's memory on to the
-        # next one (sdpkern._svmcore._SPARE) instead of at the next garbage collection
+        # goes, its cache (and the memory of its columns) goes at once
         return _core().ColumnCache(_Owner(self), self.n, self.capacity, self.spec)
 
     # ------------------------------------------------------------------ public interface
@@ -326,15 +325,10 @@ class GramOperator:
         return out
 
     def _cached_matvec(self, cols: Index, w: Array) -> Array:
-        """Σ_b w_b K[:, cols_b] over cached columns: one BLAS product over the occupied slots."""
-        store = self.cache.store_array
-        slots = self.slot_of[cols]
-        if cols.size * 4 < store.shape[0]:
-            return np.asarray(self.cache.weighted_sum(cols, np.ascontiguousarray(w)))
-        hi = int(slots.max()) + 1  # slots are handed out from 0 up: the used ones are about a prefix
-        ws = np.zeros(hi)
-        ws[slots] = w
-        return np.asarray(ws @ store[:hi])
+        """Σ_b w_b K[:, cols_b] over cached columns, summed in the order of ``cols`` (sorted): the
+        same bits whatever the columns' places in the cache (a cache filled by earlier fits gives
+        the products of a fresh one)."""
+        return np.asarray(self.cache.weighted_sum(np.ascontiguousarray(cols, dtype=np.intp), np.ascontiguousarray(w)))
 
     def __matmul__(self, v: ArrayLike) -> Array:
         return self.matvec(v)
@@ -502,7 +496,7 @@ class ReducedGram(GramOperator):
     """K_Ξ(x, y) = φ(x, y) − ℓ(x)ᵀφ(Ξ, y) − φ(x, Ξ)ℓ(y) + ℓ(x)ᵀφ(Ξ, Ξ)ℓ(y) on the training points.
 
     The reduced kernel of a c.p.d. kernel φ on k unisolvent points Ξ (:mod:`sdpkern.native.
-    cpd_reduced`; Wendland 2005, Thm. 10.20), positive semidefinite. Entries are φ's minus one
+    cpd.workspace`; Wendland 2005, Thm. 10.20), positive semidefinite. Entries are φ's minus one
     product of inner size 2k: ``K_Ξ[R, C] = Φ[R, C] − [ℓ, φ(·, Ξ)]_R [φ(·, Ξ) − ℓ φ(Ξ, Ξ), ℓ]_Cᵀ``.
     Made by :func:`reduced_gram`.
 

@@ -8,10 +8,20 @@ Krylov solvers with filter factors and early stopping (002 Ch. 5), indefinite-ke
 (002 Ch. 6) and pseudo-Euclidean tools (001).
 """
 
-from .cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
-from .cpd_newton import CPDPrimalSVM, cpd_primal_svm
-from .cpd_reduced import cpd_primal_svm_reduced
-from .dual_svm import CPDDualResult, DualSVMResult, cpd_dual_svm, dual_svm
+from .cpd import (
+    CPDDualResult,
+    CPDMemory,
+    CPDWorkspace,
+    chol_append,
+    chol_delete,
+    chol_downdate,
+    chol_update,
+    cpd_beta_zero_svm,
+    cpd_dual_svm,
+    cpd_primal_svm,
+    cpd_primal_svm_reduced,
+)
+from .dual_svm import DualSVMResult, dual_svm
 from .early_stopping import StoppingChoice, cv_stopping_index, discrepancy_stop
 from .filters import (
     filter_factors,
@@ -48,13 +58,18 @@ from .svm_core import (
     solve_qp,
 )
 
+#: Old module paths of the c.p.d. family (now :mod:`sdpkern.native.cpd`), deprecated aliases until 1.1.
+_MOVED = {"cpd_newton": "cpd.newton", "cpd_reduced": "cpd.workspace", "cholesky_update": "cpd.newton"}
+
 __all__ = [
     "chol_append",
     "chol_delete",
     "chol_downdate",
     "chol_update",
-    "CPDPrimalSVM",
     "cpd_primal_svm",
+    "cpd_beta_zero_svm",
+    "CPDWorkspace",
+    "CPDMemory",
     "cpd_primal_svm_reduced",
     "DualSVMResult",
     "dual_svm",

@@ -11,7 +11,7 @@ with ℓ the hinge max(0, 1 − t) or the squared hinge max(0, 1 − t)², whose
 
 (hinge: D = 0, upper = C w; squared hinge: D_i = 1/(2C w_i), no upper bound — the squared hinge
 is the hinge on K + diag(D)), and γ = u at the optimum. With the reduced kernel K_Ξ of
-:mod:`sdpkern.native.cpd_reduced` and U = Q (the polynomials) this is exactly the c.p.d. SVM of
+:mod:`sdpkern.native.cpd.workspace` and U = Q (the polynomials) this is exactly the c.p.d. SVM of
 000 §6: eq. (14) for the squared hinge (its dual, 000 eq. 15-16 with the Pᵀ(y∘α) = 0 constraints),
 the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2λ).
 
@@ -51,7 +51,6 @@ both, with the duality gap between the primal value at (γ = u, c, b) and the du
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -62,15 +61,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
 from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
-from .cpd_reduced import reduced_operator
 from .primal_svm import _SupportFactor
 from .svm_core import SMOState, _violation
 
-__all__ = ["DualSVMResult", "dual_svm", "cpd_dual_svm", "CPDDualResult"]
+__all__ = ["DualSVMResult", "dual_svm"]
 
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]
@@ -90,35 +89,52 @@ _NEWTON_FLOPS_PER_STEP = 100.0
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
 
-_CONTROLLER: Any = None
-_LIMITED = threading.local()
+class _OneBlasThread:
+    """BLAS limited to one thread while any native fit runs (threadpoolctl, scikit-learn's
+    dependency): the solvers' BLAS calls are matrix-vector products and factorisations of a few
+    hundred rows, where threads on a shared machine cost more in wake-ups than they save
+    (docs/cpd.md, "One BLAS thread"). BLAS's thread count belongs to the process, not to a
+    thread: fits running at once in a thread pool all keep one thread until the last of them
+    ends (a count of the fits inside), so that a fit's arithmetic, and so its bits, never depend
+    on what other threads do. The libraries are inspected once, when the first fit enters."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._controller: Any = None
+        self._limit: Any = None
 
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """A context limiting BLAS to one thread (threadpoolctl, scikit-learn's dependency; the
-    controller is made once: inspecting the loaded libraries costs milliseconds). Nested in
-    another (an estimator's fit around :func:`dual_svm`) it does nothing: setting and restoring
-    the thread counts of three libraries twice cost 0.5 ms of a 7 ms fit on 320 pima points.
+    @staticmethod
+    def _take_control() -> None:
+        """Make this thread the one whose limits OpenBLAS's controller applies (threadpoolctl lets
+        only one thread set a process-wide pool's size and ignores the others silently)."""
+        clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+        if clear is not None:
+            clear(force=True)
 
-    (NumPy's huge-page advice is left on: the first touch of advised memory costs more — the
-    1300 columns of 3000 banana points took 80-110 ms to compute into fresh advised memory, 48-57
-    ms into plain pages, 12 ms into touched memory — but the SMO's reads of those columns then
-    miss the TLB far less, and the whole solve measured 10-25 % faster with it on.)"""
-    global _CONTROLLER
-    if getattr(_LIMITED, "depth", 0):
-        yield
-        return
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
-        _LIMITED.depth = 1
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._inside == 0:
+                if self._controller is None:
+                    self._controller = ThreadpoolController()
+                self._take_control()
+                self._limit = self._controller.limit(limits=1, user_api="blas")
+            self._inside += 1
         try:
             yield
         finally:
-            _LIMITED.depth = 0
+            with self._lock:
+                self._inside -= 1
+                if self._inside == 0:
+                    self._take_control()
+                    self._limit.restore_original_limits()
+                    self._take_control()
+                    self._limit = None
+
+
+#: The one arbiter of BLAS's (per-process) thread count for the native fits (:class:`_OneBlasThread`).
+_one_blas_thread = _OneBlasThread()
 
 
 @dataclass
@@ -669,26 +685,6 @@ class _FoldedGram(GramOperator):
         return np.asarray(base + self.rho * (Vr @ self.V[cols].T), dtype=np.float64)
 
 
-#: Up to this many points, K keeps its last folded K + ρVVᵀ (and so that one's column cache):
-#: the fits of a grid search over C on one fold fold the same K with the same ρ and V.
-_FOLD_KEPT_N = 1000
-
-
-def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
-    """K + ρVVᵀ as a :class:`_FoldedGram`; the one made last for (K, V, ρ) when K has at most
-    ``_FOLD_KEPT_N`` points."""
-    if K.n > _FOLD_KEPT_N:
-        return _make_fold(K, V, rho)
-    # (SHA-256 runs on the CPU's SHA instructions where there are any: half BLAKE2b's time here)
-    key = (float(rho), V.shape, hashlib.sha256(np.ascontiguousarray(V).data).digest())
-    kept = K.__dict__.get("_last_fold")
-    if kept is not None and kept[0] == key:
-        return kept[1]  # type: ignore[no-any-return]
-    out = _make_fold(K, V, rho)
-    K.__dict__["_last_fold"] = (key, out)
-    return out
-
-
 def _fold_coordinates(K: GramOperator, left: Array, V: Array) -> Iterator[Array]:
     """Candidates G for left·G = V, the caller keeping the first that checks. For K_Ξ, left =
     [ℓ, φ(·, Ξ)] with ℓ the Lagrange basis of 𝒫 on Ξ (ℓ(ξ_j) = e_j) and V ⊂ 𝒫, so V = ℓ·V[Ξ]:
@@ -700,8 +696,8 @@ def _fold_coordinates(K: GramOperator, left: Array, V: Array) -> Iterator[Array]
     yield np.asarray(np.linalg.lstsq(left, V, rcond=None)[0], dtype=np.float64)
 
 
-def _make_fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
-    """:func:`_fold` without the memory."""
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
+    """K + ρVVᵀ as a :class:`_FoldedGram` (made afresh: a fit's operators are its own)."""
     from dataclasses import replace
 
     spec = K.spec
@@ -802,93 +798,3 @@ def _result(
         n_iter=n_iter,
         certificate=cert,
     )
-
-
-@dataclass
-class CPDDualResult:
-    """Output of :func:`cpd_dual_svm`: the c.p.d. model and the dual solve behind it.
-
-    Attributes
-    ----------
-    alpha : (n,) array
-        Expansion coefficients of φ (Pᵀα = 0 to round-off).
-    beta_bar : (k,) array
-        Polynomial coefficients in the orthonormal basis Q.
-    f : (n,) array
-        Decision values at the training points.
-    objective : float
-        The c.p.d. objective λ αᵀΦα + Σ ℓ(y f) (000 eq. 14 for the squared hinge).
-    dual : DualSVMResult
-        The solve on K_Ξ.
-    """
-
-    alpha: Array
-    beta_bar: Array
-    f: Array
-    objective: float
-    dual: DualSVMResult
-
-    @property
-    def status(self) -> str:
-        """The dual solve's status."""
-        return self.dual.status
-
-
-def cpd_dual_svm(
-    K: GramOperator,
-    Q: ArrayLike,
-    y: ArrayLike,
-    C: float,
-    *,
-    loss: Loss = "squared_hinge",
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    polish: bool | str = False,
-) -> CPDDualResult:
-    """000 eq. (14) (or its hinge variant) by :func:`dual_svm` on the reduced kernel K_Ξ.
-
-    The exact reduction of :mod:`sdpkern.native.cpd_reduced` (α = Tγ, the polynomial part
-    unpenalised): eq. (14) with λ = 1/(2C) is 2λ (½γᵀK_Ξγ + C Σ ℓ). Same minimiser as
-    :func:`~sdpkern.native.cpd_reduced.cpd_primal_svm_reduced` (squared hinge) and
-    :func:`sdpkern.builders.cpd_svm.hinge_dual` (hinge).
-
-    Parameters
-    ----------
-    K : GramOperator
-        The c.p.d. kernel Φ on the training points (a :class:`~sdpkern.kernels.gram.KernelGram`),
-        or its reduced kernel K_Ξ (a :class:`~sdpkern.kernels.gram.ReducedGram` made by
-        ``reduced_gram(kernel, X, Q)``, used as it is: one-vs-rest models share its column
-        cache). A p.d. kernel with ``Q`` of shape (n, 0) is the SVM without offset.
-    Q : (n, k) array
-        Orthonormal basis of range P (``polynomial_factor(X, kernel).Q``).
-    y : (n,) array of ±1
-    C : float
-        scikit-learn's C > 0 (000's λ = 1/(2C)).
-    loss : {"squared_hinge", "hinge"}
-    sample_weight, tol, max_iter, polish
-        As in :func:`dual_svm`.
-
-    Returns
-    -------
-    CPDDualResult
-    """
-    C = check_positive(C, "C")
-    Qa = np.asarray(Q, dtype=np.float64)
-    rk = reduced_operator(K, Qa)
-    res = dual_svm(
-        rk,
-        y,
-        C,
-        loss=loss,
-        sample_weight=sample_weight,
-        unpenalized=Qa if Qa.shape[1] else None,
-        fit_intercept=False,  # eq. (14) has no offset beyond 𝒫 (which holds the constants)
-        tol=tol,
-        max_iter=max_iter,
-        polish=polish,
-    )
-    # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
-    c = res.coef_unpenalized
-    alpha, beta_bar = rk.to_cpd(res.dual_coef, c)
-    return CPDDualResult(alpha=alpha, beta_bar=beta_bar, f=res.outputs, objective=res.objective / C, dual=res)

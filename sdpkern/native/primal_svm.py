@@ -192,7 +192,7 @@ class _SupportFactor:
     ``(|D| + k)``-dimensional system from ``R⁻¹R⁻ᵀ[y, U, E_D]``. So a step costs ``O(m²(|A| +
     |D|))`` instead of the ``m³/3`` of refactorising (the columns solved before an append are carried
     over: :meth:`_extend_columns`); when that is cheaper, or ``D`` has grown,
-    ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cholesky_update.
+    ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cpd.newton.
     chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
     more than a refactorisation, so they are not used here.)
     """
