@@ -170,8 +170,6 @@ def figure1(path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sdpkern.native.cpd.newton import CPDPrimalSVM
-
     rng = np.random.default_rng(4)
     n = 24
     t = rng.uniform(0, 2 * np.pi, n)
@@ -186,8 +184,7 @@ def figure1(path: str) -> None:
     grid = np.column_stack([GX.ravel(), GY.ravel()])
     fig, axes = plt.subplots(1, len(lams), figsize=(3.2 * len(lams), 3.4))
     for ax, lam in zip(axes, lams):
-        m = CPDPrimalSVM(ThinPlate(2), 1 / (2 * lam)).fit(X, y)
-        F = m.decision_function(grid).reshape(GX.shape)
+        F = thin_plate_fit_predict(KERNEL(X), X, y, lam, KERNEL(grid, X), grid).reshape(GX.shape)
         ax.contourf(GX, GY, np.clip(F, -3, 3), levels=30, cmap="coolwarm")
         ax.contour(GX, GY, F, levels=[-1, 1], colors="k", linewidths=1)
         ax.contour(GX, GY, F, levels=[0], colors="w", linewidths=2)

@@ -186,9 +186,8 @@ cdef inline double _ipow(double x, int p) noexcept nogil:
 # compiled twice: for the baseline instruction set and (x86-64 with GCC or Clang) for AVX2, chosen
 # once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c, and
 # both sum in the same order (k ascending), so the two give the same bits; AVX2 does 4 entries per
-# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (a twonorm
-# column, n = 7400, d = 20, t = 42: 0.124 ms, of which 0.070 the correction; blocking for L1 or
-# for registers did not change that).
+# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (blocking for
+# L1 or for registers did not change that; docs/cpd.md, "Measurements").
 cdef extern from *:
     """
     #include <stddef.h>
@@ -272,10 +271,10 @@ cdef inline bint _by_distance(const Spec *s) noexcept nogil:
 
 cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bint dist_done=False) noexcept nogil:
     """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j). Every column is computed
-    by this one loop, alone or in a batch (:func:`_eval_batch`: the same operations on each entry;
-    a batch through BLAS rounded differently, and the primal Newton solver, mixing both kinds of
-    columns, then failed to settle on a german fold). ``dist_done``: out holds the squared
-    distances already."""
+    by this one loop, alone or in a batch (:func:`_eval_batch`: the same operations on each entry):
+    a batch through BLAS rounds differently, and a solver mixing both kinds of columns sees a
+    kernel that is not symmetric to the last bit (the primal Newton method then need not settle).
+    ``dist_done``: out holds the squared distances already."""
     cdef Py_ssize_t n = s.n, d = s.d, i, k
     cdef const double *xj
     cdef const double *xi

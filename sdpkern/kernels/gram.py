@@ -615,9 +615,8 @@ def reduced_gram(
 
 def _base_columns(base: KernelGram, cols: Index) -> Array:
     """``Φ[:, cols]`` by the compiled core when Φ has a spec (the loop every cached column comes
-    from, so K_Ξ's correction and Φ agree to the last bit; through ``kernel(X, X[cols])`` the
-    input checks and the GEMM distances cost 4 ms of a 26 ms thin-plate fit on 400 german
-    points), else through :meth:`KernelGram._block`; the kernel's own diagonal where a row is a column."""
+    from, so K_Ξ's correction and Φ agree to the last bit, with no input checks per call), else
+    through :meth:`KernelGram._block`; the kernel's own diagonal where a row is a column."""
     spec = base.spec
     if spec is None:
         return base._block(None, cols)

@@ -35,10 +35,10 @@ the working-set selection loses WSS2's closed form; the augmented term only adds
 matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cached entry), and each
 outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
 steps. ρ
-starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps).
-Measured (examples/bench_thin_plate.py, banana and twonorm): with ``polish="auto"`` one round
-when the closing Newton step follows (it needs SMO's active set, not the constraints), 5-7
-rounds to ``tol`` otherwise.
+starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps, a
+softer one outer rounds). With ``polish="auto"`` and the squared hinge, the primal Newton method
+finishes from SMO's point when that costs less (:func:`_run_squared`): its bordered system holds
+the constraints exactly, so SMO then needs the active set only, not the constraints.
 
 Stopping and certificate
 ------------------------
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,12 +62,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
 from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
-from .primal_svm import _SupportFactor
+from .primal_svm import _SupportFactor, primal_svm_kernel
 from .svm_core import SMOState, _violation
 
 __all__ = ["DualSVMResult", "dual_svm"]
@@ -74,17 +76,24 @@ __all__ = ["DualSVMResult", "dual_svm"]
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]
 
-#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge.
+#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge
+#: (loose: Newton needs SMO's support, not its accuracy) ...
 _EARLY_TOL = 0.3
 
-#: ... and the looser one tried first beyond 2000 points.
+#: ... and the looser one tried first (Newton may finish from there already).
 _EARLIEST_TOL = 1.0
+
+#: ... and with the hinge (whose free set, not every support vector, is what Newton factorises).
+_HINGE_EARLY_TOL = 0.1
 
 #: The augmented Lagrangian's initial penalty ρ, in units of the kernel's mean diagonal times n / m.
 _RHO_SCALE = 0.1
 
-#: Cholesky flops of the closing Newton step worth one SMO step per point (``polish="auto"``).
+#: Cholesky flops of the closing Newton step worth one SMO step: per point (the step's passes over
+#: the points are bound by memory), and per step (the kernel column it may compute, the calls
+#: around it). docs/cpd.md ("The dual solver") has the measurements behind them.
 _NEWTON_FLOPS_PER_STEP = 100.0
+_STEP_FLOPS = 1e5
 
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
@@ -206,7 +215,7 @@ def _constraints(unpenalized: ArrayLike | None, fit_intercept: bool, n: int) -> 
             raise DataError("unpenalized contains NaN or infinity")
     k = U.shape[1]
     # orthonormal columns (the c.p.d. solvers pass Q) have full rank: no QR, and projections for
-    # the least-squares fits below (a QR and two lstsq were 1 ms of a 7 ms fit on 320 pima points)
+    # the least-squares fits below
     ortho = bool(k) and float(np.max(np.abs(U.T @ U - np.eye(k)))) <= 1e-10
     if k and not ortho:
         R = qr(U, mode="r", pivoting=True)[0]
@@ -239,8 +248,8 @@ def _constraints(unpenalized: ArrayLike | None, fit_intercept: bool, n: int) -> 
 
 def _householder_complement(U: Array, a: Array) -> Array:
     """An orthonormal basis of range U ⊖ 1 for orthonormal U with 1/√n = Ua (‖a‖ = 1): U H
-    without its first column, H the Householder reflection taking a to ±e₁ (n k² flops where the
-    pivoted QR of U − 11ᵀU/n took 8 ms on twonorm's 7400 points, k = 21)."""
+    without its first column, H the Householder reflection taking a to ±e₁ (n k² flops, where a
+    pivoted QR of U − 11ᵀU/n costs several times that)."""
     k = a.shape[0]
     w = a.copy()
     w[0] += np.copysign(1.0, a[0])
@@ -319,17 +328,12 @@ def dual_svm(
         libsvm's shrinking heuristic (with the intercept only).
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
-        optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
-        SMO first runs only to a loose tolerance (0.1; 0.3 for the squared hinge) and the Newton
-        step is tried from there — up to 2000 points, and for the squared hinge on more when
-        the factorisation of F (the free set; #F³/3 flops) costs less than the SMO steps to
-        ``tol`` would (about 100 n flops per step taken so far, measured); SMO goes on to
-        ``tol`` if it does not settle. After that, the Newton step is tried again when F has at
-        most 300 points or costs no more than 2 n flops per SMO step — small problems end
-        exact, large ones at libsvm's accuracy; when the Newton step does not settle and
-        n ≤ 200, SMO continues to tol·10⁻⁶ instead. With the squared hinge the Newton step
-        keeps one Cholesky factor of K_FF + D_F across its rounds (points leaving F pinned by
-        multipliers, entering ones appended: :class:`~sdpkern.native.primal_svm._SupportFactor`).
+        optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``,
+        squared hinge: SMO to a loose tolerance, then SMO on to ``tol`` or the primal Newton
+        method from SMO's point, whichever costs less (:func:`_run_squared`: a rule that holds on
+        any data, not a measured threshold). ``"auto"``, hinge: the Newton step is tried after a
+        loose round and after the rounds to ``tol`` while it costs no more than the SMO steps so
+        far; when it does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -355,11 +359,11 @@ def dual_svm(
     alpha = np.zeros(n) if alpha0 is None else np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
     cols0 = K.columns_computed
     al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
-    # BLAS only sees matrix-vector products over cached columns and factorisations of a few
-    # hundred rows here: threads cost more in wake-ups than they save (measured: the bare solve
-    # on 3000 banana points 1.5-2x slower with the default threads on 2 shared cores)
     with _one_blas_thread():
-        polished, refined = _run(al, cons, polish, float(tol))
+        if polish == "auto" and loss == "squared_hinge":
+            polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
+        else:
+            polished, refined = _run(al, cons, polish, float(tol))
     state = al.state
     alpha = state.alpha
     viol = state.violation()
@@ -403,9 +407,92 @@ def _start(
     return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
 
 
+def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: float, w: Array) -> bool:
+    """The squared hinge with ``polish="auto"``: SMO to a loose tolerance (one augmented Lagrangian
+    round a stage), then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever
+    costs less, by a ski-rental rule; returns whether Newton finished.
+
+    Every support vector of the squared hinge is free, so the Newton method (004; Chapelle 2007,
+    here :func:`~sdpkern.native.primal_svm.primal_svm_kernel` started at SMO's point, its Cholesky
+    factor kept across steps) ends exact after a factorisation of order |S|, S the support, at
+    |S|³/3 flops. What SMO still needs to reach ``tol`` is not known in advance: its augmented
+    Lagrangian takes more rounds the more polynomial constraints there are. So Newton finishes at
+    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost less),
+    and otherwise SMO goes on for at most as many steps as the Newton finish would cost (an SMO step costs about
+    ``_NEWTON_FLOPS_PER_STEP`` flops of Cholesky per point, the passes over the points being bound
+    by memory, plus ``_STEP_FLOPS``), and Newton finishes if SMO has not: the total is at most
+    twice that of the better
+    of the two, whatever the data (the rule of ski rental). The counts are of steps and points,
+    not of time, so the choice — and the model — is the same on every run."""
+    st = al.state
+    n = st.K.n
+    stages = tuple(t for t in (_EARLIEST_TOL, _EARLY_TOL) if t > tol)
+    def newton_in_steps() -> int:
+        """The Newton finish's cost in SMO steps."""
+        support = int(np.count_nonzero(st.alpha))
+        return int(support**3 / 3.0 / (_NEWTON_FLOPS_PER_STEP * n + _STEP_FLOPS)) + 1
+
+    for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
+        al.solve(early_tol, max_rounds=1)
+        # the Newton finish costs less than the SMO steps taken so far: the steps to tol, the
+        # augmented Lagrangian's rounds still ahead, would not cost less than those
+        if newton_in_steps() <= al.n_iter and _newton_finish(al, cons, C, w):
+            return True
+    while al.n_iter < al.max_iter:
+        budget = newton_in_steps()
+        viol, feas = al.solve(tol, step_limit=al.n_iter + budget)
+        if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
+            return False
+        if _newton_finish(al, cons, C, w):
+            return True
+        # (Newton did not settle in its steps: SMO goes on, with another budget)
+    return False
+
+
+def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array) -> bool:
+    """The primal Newton method on the squared hinge from SMO's point (α, and the unpenalised part
+    b + V c_V of its multipliers), on SMO's operator K + ρVVᵀ: its optimum is the problem's, as
+    Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator set settled."""
+    st = al.state
+    ya, alpha = st.y, st.alpha
+    n = st.K.n
+    V = cons.V
+    e = ya - st.v
+    c_V = al.z + al.rho * al.s
+    b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
+    W = _unpenalized_block(cons, n)
+    poly = b + V @ c_V if V.shape[1] else np.full(n, b)
+    c0 = np.asarray(np.linalg.lstsq(W, poly, rcond=None)[0], dtype=np.float64) if W.shape[1] else np.zeros(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = primal_svm_kernel(
+            st.K, ya, C, unpenalized=W, sample_weight=w, init=(ya * alpha, c0), warm_start_size=n + 1,
+        )  # fmt: skip
+    if not res.converged or res.outputs is None or res.unpenalized_coef is None:
+        return False
+    a_new = np.maximum(ya * res.coef, 0.0)
+    poly_new = W @ res.unpenalized_coef if W.shape[1] else np.zeros(n)
+    c_new = V.T @ poly_new if V.shape[1] else np.zeros(0)  # (V orthonormal, ⊥ 1 when pair)
+    b_new = float(np.mean(poly_new - V @ c_new)) if cons.pair else 0.0
+    st.alpha[:] = a_new
+    st.v[:] = ya - (res.outputs - b_new + ya * st.D * a_new)
+    al.z, al.rho = c_new, 0.0  # the multipliers are exact: c_V = z
+    al.s = V.T @ (ya * a_new) if V.shape[1] else al.s
+    return True
+
+
+def _unpenalized_block(cons: _Constraints, n: int) -> Array:
+    """The unpenalised columns of the primal: U, with the constant first when the intercept is
+    not already in its range."""
+    U = cons.U
+    if cons.pair and not (U.shape[1] and cons.V.shape[1] + 1 == U.shape[1]):
+        return np.hstack([np.ones((n, 1)), U]) if U.shape[1] else np.ones((n, 1))
+    return U
+
+
 def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: float) -> tuple[bool, bool]:
-    """SMO rounds to ``tol`` and the closing Newton step as ``polish`` asks (:func:`dual_svm`);
-    returns (polished, refined)."""
+    """SMO rounds to ``tol`` and the closing Newton step as ``polish`` asks (:func:`dual_svm`;
+    the squared hinge with ``polish="auto"`` is :func:`_run_squared`); returns (polished, refined)."""
     st = al.state
     n, alpha, upper = st.K.n, st.alpha, st.upper
 
@@ -425,46 +512,18 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
         return True
 
     def cheap() -> bool:
+        # the factorisation of the free set F costs about what the SMO steps so far did
         n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        return n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+        return n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
 
-    # "auto": SMO only to a loose tolerance first, the Newton step usually finishes from there —
-    # on up to 2000 points, and on any n for the squared hinge, whose Newton step keeps one
-    # factor (:func:`_newton_step_kept`) and costs about what the SMO steps to ``tol`` would
-    squared = not np.any(np.isfinite(upper) & (upper > 0))
-    # early: each stage one round only — the Newton step needs SMO's active set, not Vᵀu ≈ 0 (its
-    # bordered system holds the constraints exactly); the rounds for feasibility cost SMO steps
-    # and, when ρ grows, a refolded K's columns afresh (twonorm, n = 7400, k = 21: 1185 steps and
-    # 412 columns of a fit's 4472 and 1254). Beyond 2000 points the squared hinge's Newton step is
-    # tried from SMO at 1.0 first, when the rule below takes it there (measured: twonorm 1025
-    # instead of 1944 steps, banana 3000 at λ = 1e-2 1792 instead of 2752, the Newton work alike)
-    loose = (_EARLIEST_TOL, _EARLY_TOL) if squared and n > 2000 else (_EARLY_TOL if squared else 0.1,)
-    stages = tuple(t for t in loose if t > tol)
-    early = polish == "auto" and (n <= 2000 or squared) and bool(stages)
-    if not early:
-        al.solve(tol)
-    for early_tol in stages if early else ():
-        al.solve(early_tol, max_rounds=1)
-        if al.n_iter >= al.max_iter:
-            break
-        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        # the SMO steps to tol cost about 100 n flops of Cholesky per step taken so far (measured,
-        # n = 3000 banana: the Newton step there wins at λ = 1e-2, ties at 0.1, loses at 1)
-        if (n <= 2000 or n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)) and try_polish():
+    if polish == "auto" and tol < _HINGE_EARLY_TOL:
+        # one loose round first: the Newton step needs SMO's active set, not the constraints
+        al.solve(_HINGE_EARLY_TOL, max_rounds=1)
+        if al.n_iter < al.max_iter and cheap() and try_polish():
             return True, False
-        if n <= 2000:
-            # from the one round's point the step can fail, the constraints still far from holding
-            # (wdbc, n = 569, k = 31: 34 support vectors, the step pinned all but 24): the rounds to
-            # feasibility at the loose tolerance first, as before that round was the only one
-            al.solve(early_tol)
-            if al.n_iter < al.max_iter and try_polish():
-                return True, False
-    if early:
-        # on to tol, the Newton step tried again after each round while it is cheap: the rounds
-        # to tol can need a penalty ρ so stiff that SMO crawls (wdbc, n = 569, k = 31: 10⁷ steps)
-        al.solve(tol, between=lambda: cheap() and al.n_iter < al.max_iter and try_polish())
-        if polished[0]:
-            return True, False
+    al.solve(tol, between=(lambda: cheap() and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None)
+    if polished[0]:
+        return True, False
     if (polish is True or (polish == "auto" and cheap())) and al.n_iter < al.max_iter and try_polish():
         return True, False
     if polish == "auto" and n <= 200:
@@ -494,23 +553,26 @@ class _AugmentedLagrangian:
         return int(self.state.n_iter)
 
     def solve(
-        self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None
+        self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None,
+        step_limit: int | None = None,
     ) -> tuple[float, float]:
         """Rounds until SMO's KKT violation ≤ tol and the constraints hold (``_feasible``), or
         ``max_rounds`` rounds (the multipliers then updated as for the next round), or until
-        ``between()``, called after each round's multiplier update, returns True."""
+        ``between()``, called after each round's multiplier update, returns True, or until
+        ``n_iter`` reaches ``step_limit``."""
         st, V = self.state, self.V
         m = V.shape[1]
+        limit = self.max_iter if step_limit is None else min(self.max_iter, step_limit)
         prev, viol, feas = np.inf, np.inf, np.inf
         for rnd in range(1, 1 << 30):
-            viol = st.run(tol, max(0, self.max_iter - self.n_iter))
+            viol = st.run(tol, max(0, limit - self.n_iter))
             self.rounds += 1
             self.s = np.ascontiguousarray(V.T @ (st.y * st.alpha)) if m else self.s
             feas = float(np.max(np.abs(self.s))) if m else 0.0
             if self.callback is not None:
                 self.callback(self.rounds, float(viol), feas)
-            done = _feasible(feas, st.y * st.alpha, self.z + self.rho * self.s, tol)
-            if done or self.n_iter >= self.max_iter or self.rounds >= 200:
+            done = viol <= tol and _feasible(feas, st.y * st.alpha, self.z + self.rho * self.s, tol)
+            if done or self.n_iter >= limit or self.rounds >= 200:
                 return float(viol), feas
             dz = self.rho * self.s
             self.z = self.z + dz

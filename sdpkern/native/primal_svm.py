@@ -253,9 +253,8 @@ class _SupportFactor:
         """The solved columns ``M⁻¹b`` for the factor with ``new`` appended, from the old ones by
         block elimination instead of two triangular solves of order m each: with forward halves
         z₁ = R₁₁⁻ᵀb₁ kept, z₂ = R₂₂⁻ᵀ(b₂ − R₁₂ᵀz₁), x₂ = R₂₂⁻¹z₂ and x₁ = x_old − R₁₁⁻¹R₁₂x₂
-        (``O(m²|A| + m|A|c)`` for c columns against ``O(m²c)``: on twonorm's 7400 points the polish
-        appends 47 points to a factor of 773 holding 120 solved columns, where it refactorised
-        before). ``b₂``: y and U on the new points, 0 for the pinning columns e_j (j in the old F)."""
+        (``O(m²|A| + m|A|c)`` for c columns against ``O(m²c)``: a few points appended to a factor
+        of hundreds). ``b₂``: y and U on the new points, 0 for the pinning columns e_j (j in the old F)."""
         assert self._Z is not None and self._Zf is not None
         B2 = np.zeros((new.shape[0], self._Z.shape[1]))
         B2[:, 0] = self.y[new]
@@ -386,7 +385,7 @@ def _solve_kernel(
         if t == 0.0:
             # no move: the next step would repeat this one. The Newton point, from a factor
             # kept over many steps (points pinned by multipliers), is then not accurate enough
-            # to descend (seen from warm starts at another C, german folds): refactorise on the
+            # to descend (seen from warm starts at another C): refactorise on the
             # set; a second stall right after that ends the iteration (unsettled)
             if stalled:
                 break

@@ -461,8 +461,7 @@ class _BetaZeroSolver:
 
     def _refactor(self, S: NDArray[np.int64]) -> None:
         # the Gram part G_sᵀG_s updated by the rows that entered and left s when far fewer
-        # changed than stayed (|Δs|·(n−k)² flops instead of |s|·(n−k)²: wdbc, 400 points, spent
-        # 3/4 of its β = 0 fit forming it afresh at each of its 8 steps; the two (n−k)² products
+        # changed than stayed (|Δs|·(n−k)² flops instead of |s|·(n−k)²; the two (n−k)² products
         # and the sum cost memory passes a direct product on a small s does not)
         prev = self._gram_set
         if prev is not None:
@@ -759,7 +758,7 @@ def _algorithm1(
 # ============================================================================ β = 0 by the kernel of f
 def _sub(A: Array, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
     """``A[np.ix_(rows, cols)]`` (a new C-ordered array) by two ``take`` passes, rows then columns
-    (measured at n = 400, 369 rows and columns in cache: 0.11 ms against 0.32 ms for the fancy index)."""
+    (contiguous reads, where the fancy index gathers entry by entry)."""
     return np.asarray(A.take(rows, axis=0).take(cols, axis=1))
 
 
@@ -767,11 +766,11 @@ class _KernelOfF(GramOperator):
     """K̃ = Φ + Q L Qᵀ (the kernel of f, :func:`beta_zero_kernel`) read from Φ and the rank-k
     term, never formed: a block is Φ's block plus (Q_r L) Q_cᵀ, a product Φ's rows plus
     Q(L Q_sᵀv_s). Forming K̃ (a copy of Φ, a rank-2k BLAS update and mirroring one triangle)
-    cost 1.3 of a 15 ms fit on 400 wdbc points (CPU, the copy's fresh pages included), where the
-    Newton solve reads blocks of order |s| ≈ 60-200 and a dozen products.
+    would cost n² work and memory where the Newton solve reads blocks of order |s| and a dozen
+    products.
 
     The Newton solver's three calls only: it passes valid index arrays (no column cache over a
-    dense matrix, whose checks and np.unique per call cost 0.6 ms of a 3.8 ms solve)."""
+    dense matrix, whose checks per call cost more than these small solves)."""
 
     def __init__(self, Phi: Array, Q: Array, L: Array) -> None:
         GramOperator.__init__(self, Phi.shape[0], cache_bytes=8 * Phi.shape[0])
@@ -909,16 +908,14 @@ def beta_zero_kernel(Phi: Array, Q: Array, overwrite_phi: bool = False) -> BetaZ
 
 
 #: The first shift of :func:`_shifted_kernel`, ρ = _SHIFT · n · max|Φ_ij|, must exceed λ_max(L)
-#: (else Φ + ρQQᵀ is not positive definite). Measured λ_max(L) / max|Φ_ij| on 17 KEEL sets
-#: (thin-plate orders 2 and 3, 100-1000 points): 0.27n-2.3n, largest on splice (d = 60). At
-#: ρ = 2-15 λ_max(L) K̃ agrees with the echelon route's to 1e-13-3e-12 relative.
+#: (else Φ + ρQQᵀ is not positive definite): λ_max(L) ≤ ‖QᵀΦQ‖ + ‖W‖ ≤ 2n max|Φ_ij|, and the
+#: shift is checked after the fact (docs/cpd.md, "Measurements", for λ_max(L) on real data).
 _SHIFT = 4.0
 
 #: :func:`_shifted_kernel` gives way to the echelon route when a squared pivot of Φ_ρ's factor is
-#: below this fraction of ρ. Measured against the echelon route on 16 KEEL sets (60-400 points,
-#: thin-plate orders 2-4): above 1e-8 K̃ agreed to ≤ 9e-11 relative (≤ 5e-12 above 1e-7), below
-#: it to 5e-11-1.7e-7 (banana, orders 3 and 4; against 40-digit arithmetic on banana's first 100
-#: points, order 3, pivot 2.9e-11: the shifted K̃ 2.9e-9 off, the echelon one 2e-12).
+#: below this fraction of ρ: K̃ = Φ_ρ − QS⁻¹Qᵀ then loses about log10(1/pivot) of the 16 digits
+#: to cancellation, where the echelon route's factor holds only the null-space Gram (docs/cpd.md,
+#: "Measurements": the agreement of the two routes against the pivot).
 _SHIFT_PIVOT = 1e-8
 
 
@@ -930,14 +927,13 @@ def _shifted_kernel(Phi: Array, Q: Array, overwrite_phi: bool = False) -> _Shift
     L = ρI − S⁻¹. Φ_ρ is positive definite exactly when ρ > λ_max(L) (its Schur complement on
     range Q is ρI − L), so ρ is taken well above (:data:`_SHIFT`) and checked after the fact,
     λ_max(S) ≤ 2/ρ (ρ ≥ 2λ_max(L): at ρ near λ_max(L), Φ_ρ is near singular); one retry at 16ρ.
-    Against the echelon route (:func:`_echelon_kernel`: a gather, a rank-2k update, a Cholesky
-    of order n − k, the products ΦQ and a pivoted QR of Qᵀ), measured at 400 wdbc points: 1.34
-    against 2.27 ms (CPU, one BLAS thread).
+    Cheaper than the echelon route (:func:`_echelon_kernel`: a gather, a rank-2k update, a
+    Cholesky of order n − k, the products ΦQ and a pivoted QR of Qᵀ).
 
     ``overwrite_phi``: Φ_ρ and its factor are made in Φ's own storage (its lower triangle and
     diagonal), and Φ is restored bit for bit before returning, also on an error — no second n × n
-    array: the estimator passes the Φ it owns (at 400 points the copy's fresh 1.3 MB made the heap
-    grow and shrink at every fit: 300 page faults, 0.6 ms). Not for an array another thread reads.
+    array (a fresh one costs its page faults at every fit): the workspace passes the Φ it owns.
+    Not for an array another thread reads.
 
     Returns None when Φ_ρ is not numerically positive definite at either shift, or when a pivot
     of its factor is below :data:`_SHIFT_PIVOT` · ρ: Φ_ρ then carries the null-space Gram's small
@@ -984,7 +980,7 @@ def _echelon_kernel(Phi: Array, Q: Array) -> _EchelonKernel:
 
     Only EᵀΦE (order n − k, factorised once) and the k columns EᵀΦQ are formed — not the
     n × (n − k) product ΦE: EᵀΦE = Φ_NN − Φ_NB C − CᵀΦ_BN + CᵀΦ_BB C, EᵀΦQ = (ΦQ)_N − Cᵀ(ΦQ)_B
-    (measured at n = 400, wdbc: 1.9 → 1.1 ms for the products); K̃ itself is returned as the
+    (half the flops of ΦE); K̃ itself is returned as the
     rank-k term L = W − QᵀΦQ beside Φ. When duplicated points make EᵀΦE singular, the smallest
     jitter that makes its Cholesky factorisation work is added to its diagonal.
     """
@@ -993,8 +989,8 @@ def _echelon_kernel(Phi: Array, Q: Array) -> _EchelonKernel:
     PhiQ = Phi @ Q
     # A = EᵀΦE in place on a copy of Φ_NN, upper triangle only (all the Cholesky reads), by one
     # rank-2k update: with U = Φ_NB − ½CᵀΦ_BB, UC + (UC)ᵀ = Φ_NB C + CᵀΦ_BN − CᵀΦ_BB C (BLAS
-    # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric). The two n² products
-    # and three passes this replaces cost 0.25-0.35 ms more (measured at n = 400: wdbc, pima, german).
+    # syr2k; A's transpose is its Fortran-ordered view, Φ_NN being symmetric), instead of two n²
+    # products and three passes over n².
     U = _sub(Phi, B, N).T - 0.5 * (C.T @ _sub(Phi, B, B))  # Φ_NB = Φ_BNᵀ: the k rows gathered first
 
     def null_space_gram() -> Array:
@@ -1014,22 +1010,17 @@ def _echelon_kernel(Phi: Array, Q: Array) -> _EchelonKernel:
 
 #: Below this many points the β = 0 kernel SVM starts cold; above, from the solution on a random
 #: half (recursively, :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s warm start): from
-#: all points as violators the Newton iteration takes 6-14 steps of falling order on wdbc (400
-#: points, few support vectors), warm-started 3-6. Measured, cpd_beta_zero_svm at 400 points,
-#: warm vs cold: λ = 5e-3 0.66-0.84x (wdbc, pima, german), λ = 0.5 0.99-1.2x, λ = 50 1.07-1.17x.
+#: all points as violators the Newton iteration takes twice the steps, of falling order; below
+#: a few hundred points the half's solve costs what it saves (docs/cpd.md, "Measurements").
 _BETA_ZERO_WARM_START = 200
 
 
 #: The β = 0 Newton steps refactorise λI + K̃_ss at every step while the violator set has at most
 #: this many points (:func:`_beta_zero_newton`, the compiled loop); from a larger set on, the solver
 #: that keeps one factor across steps (:func:`~sdpkern.native.primal_svm.primal_svm_kernel`) takes
-#: over from the iterate reached. Measured with the compiled loop (CPU, best of 3-40, one BLAS
-#: thread), time with no hand-over below 1000 points / with the NumPy loop's bound, 300: 400
-#: points, pima 0.64-0.72 at C = 0.01 and 1 (|s| 264-354), german 0.99-1.01 (|s| ≤ 372), wdbc 1.0
-#: (|s| ≤ 121, no hand-over either way); pima's 768 points 0.71-0.87 at C = 0.01, 1, 100 (|s|
-#: 497-679), german's 1000 points 0.94-1.01 (|s| 670-890); 2000 twonorm points 0.95-1.02 (|s| ≤
-#: 407). Sets over ~900 points (a fresh factor's |s|³/3 per step against the kept factor's
-#: updates) were not measured, hence the bound.
+#: over from the iterate reached: a fresh factor costs |s|³/3 per step but no bookkeeping, which
+#: wins while |s|³/3 is small against the kept factor's per-step updates; sets beyond this bound
+#: were not measured (docs/cpd.md, "Measurements"), hence the bound.
 _BETA_ZERO_REFACTOR_MAX = 1000
 
 
@@ -1062,9 +1053,8 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
     size ratio, as :func:`~sdpkern.native.primal_svm.primal_svm_kernel` does: the halves then
     estimate the same function), each solved by the compiled fresh-factor loop
     (:func:`sdpkern._newtoncore.newton_on_points`; the levels stay here, a few calls per fit).
-    Steps that refactorise cost |s|³/3 each but no bookkeeping: measured on wdbc's 400 points
-    (CPU, best of 40, one BLAS thread), 0.67 ms at C = 1 (0.85 at C = 0.01 and 100) against 2.1
-    (2.0, 3.0) for the NumPy loop it replaced. A set larger than _BETA_ZERO_REFACTOR_MAX hands the
+    Steps that refactorise cost |s|³/3 each but no bookkeeping. A set larger than
+    _BETA_ZERO_REFACTOR_MAX hands the
     iterate over to that solver, and an unsettled last level is re-solved by it from scratch, so
     that the answer is always the one the kept-factor solver certifies."""
     Phi, Q, M, y = _newton_arrays(bz, y, C, max_iter)
@@ -1108,7 +1098,7 @@ def cpd_beta_zero_svm(
     200 points; a fresh factor per step while |s| ≤ 1000, compiled, else
     :func:`~sdpkern.native.primal_svm.primal_svm_kernel`'s kept factor: :func:`_beta_zero_newton`)
     then minimises the same function as eq. (18)'s steps, whose Hessian is of order n − k at
-    every step (wdbc, 400 points: 8 factorisations of order 369). At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
+    every step. At the end α = E(EᵀΦE)⁻¹EᵀΦc, the coefficients
     with Φα = K̃c and Pᵀα = 0; f and the objective are recomputed from that α.
 
     Same arguments as :func:`cpd_primal_svm` (per-point weights go to its β = 0 branch,
