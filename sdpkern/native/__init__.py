@@ -62,6 +62,15 @@ from .svm_core import (
 _MOVED = {"cpd_newton": "cpd.newton", "cpd_reduced": "cpd.workspace", "cholesky_update": "cpd.newton"}
 
 __all__ = [
+    "solve_csvc",
+    "solve_nusvc",
+    "solve_one_class",
+    "solve_epsilon_svr",
+    "solve_nu_svr",
+    "solve_l2svc",
+    "solve_qp",
+    "QPSolution",
+    "SVMSolution",
     "chol_append",
     "chol_delete",
     "chol_downdate",
@@ -111,13 +120,4 @@ __all__ = [
     "pseudo_euclidean_embedding",
     "svm_suitability",
     "wMw",
-    "QPSolution",
-    "SVMSolution",
-    "solve_qp",
-    "solve_csvc",
-    "solve_l2svc",
-    "solve_nusvc",
-    "solve_one_class",
-    "solve_epsilon_svr",
-    "solve_nu_svr",
 ]

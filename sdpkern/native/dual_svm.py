@@ -65,11 +65,11 @@ from scipy.linalg import qr
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
-from .._validation import as_sample_weight, as_vector, check_positive
-from ..errors import DataError, LabelError, NotPSDError, ParameterError
+from .._validation import as_vector, check_positive
+from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
 from .primal_svm import _SupportFactor, primal_svm_kernel
-from .svm_core import SMOState, _violation
+from .svm_core import SMOState, _labels, _violation, _weights
 
 __all__ = ["DualSVMResult", "dual_svm"]
 
@@ -261,23 +261,11 @@ def _householder_complement(U: Array, a: Array) -> Array:
 def _check_call(
     K: GramOperator, y: ArrayLike, C: float, loss: str, sample_weight: ArrayLike | None, tol: float
 ) -> tuple[Array, Array]:
-    if not isinstance(K, GramOperator):
-        raise ParameterError(f"K must be a GramOperator (sdpkern.kernels.gram), got {type(K).__name__}")
     if loss not in ("hinge", "squared_hinge"):
         raise ParameterError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
+    ya = _labels(K, y, tol, None)
     check_positive(C, "C")
-    check_positive(tol, "tol")
-    ya = as_vector(y, "y", length=K.n)
-    vals = np.unique(ya)
-    if not np.all(np.isin(vals, (-1.0, 1.0))):
-        raise LabelError(f"y must be coded -1/+1, got values {vals[:5].tolist()}")
-    if vals.shape[0] < 2:
-        raise LabelError(f"y must contain two classes, got only {vals.tolist()}")
-    w = as_sample_weight(sample_weight, K.n)
-    w = np.ones(K.n) if w is None else np.asarray(w, dtype=np.float64)
-    if not (np.any(w[ya > 0] > 0) and np.any(w[ya < 0] > 0)):
-        raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
-    return np.ascontiguousarray(ya), w
+    return ya, _weights(sample_weight, K.n, ya)
 
 
 def dual_svm(

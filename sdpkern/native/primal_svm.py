@@ -429,15 +429,8 @@ def _solve_recursive(
 
 
 def primal_svm_kernel(
-    K: GramOperator,
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
-    warm_start_size: int = 1000,
-    random_state: int | None = 0,
-    sample_weight: ArrayLike | None = None,
+    K: GramOperator, y: ArrayLike, C: float = 1.0, *, unpenalized: ArrayLike | None = None, max_iter: int = 50,
+    warm_start_size: int = 1000, random_state: int | None = 0, sample_weight: ArrayLike | None = None,
     init: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).

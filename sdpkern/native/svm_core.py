@@ -71,8 +71,10 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
-Index = NDArray[np.intp]
 Constraints = Literal["none", "one", "nu"]
+Index = NDArray[np.intp]
+#: ``restrict=``: a point subset's kernel (the working-set decomposition's sub-problem operator)
+Restrict = Callable[[Index], GramOperator]
 
 #: Above this many kernel points :func:`solve_qp` decomposes over working sets of about this
 #: size: beyond it the support vectors' full columns no longer fit any column cache and an SMO
@@ -402,7 +404,7 @@ def solve_qp(
     max_iter: int | None = None,
     shrinking: bool = True,
     working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
+    restrict: Restrict | None = None,
     n_jobs: int = 1,
 ) -> QPSolution:
     """min ½αᵀQα + pᵀα  s.t. 0 ≤ α ≤ upper and the equality constraints, by SMO (module docstring).
@@ -479,7 +481,7 @@ def solve_qp(
 
 def _decompose(
     K: GramOperator, y: Array, p: Array, upper: Array, D: Array, alpha: Array, constraints: Constraints, tol: float,
-    budget: int, shrinking: bool, ws: int, restrict: Callable[[Index], GramOperator] | None, n_jobs: int,
+    budget: int, shrinking: bool, ws: int, restrict: Restrict | None, n_jobs: int,
 ) -> tuple[Array, Array, int, int]:  # fmt: skip
     """:func:`solve_qp`'s working-set decomposition; returns (α, ∇, SMO steps, rounds)."""
     n, l = K.n, y.shape[0]
@@ -564,8 +566,9 @@ def _check_common(K: GramOperator, tol: float, max_iter: int | None) -> None:
         check_integer(max_iter, "max_iter", 1)
 
 
-def _labels(y: ArrayLike, n: int) -> Array:
-    ya = as_vector(y, "y", length=n)
+def _labels(K: GramOperator, y: ArrayLike, tol: float, max_iter: int | None) -> Array:
+    _check_common(K, tol, max_iter)
+    ya = as_vector(y, "y", length=K.n)
     vals = np.unique(ya)
     if not np.all(np.isin(vals, (-1.0, 1.0))):
         raise LabelError(f"y must be coded -1/+1, got values {vals[:5].tolist()}")
@@ -588,9 +591,14 @@ def _nu(nu: float) -> float:
     return float(nu)
 
 
-def _targets(z: ArrayLike, n: int) -> Array:
-    za = as_vector(z, "z", length=n)
-    return np.ascontiguousarray(za)
+def _regression(
+    K: GramOperator, z: ArrayLike, C: float, sample_weight: ArrayLike | None, tol: float, max_iter: int | None,
+) -> tuple[Array, Array, Array]:  # fmt: skip
+    """The regressions' targets z, the 2n labels (+1 for α, −1 for α*) and bounds C w (twice)."""
+    _check_common(K, tol, max_iter)
+    za = np.ascontiguousarray(as_vector(z, "z", length=K.n))
+    upper = check_positive(C, "C") * _weights(sample_weight, K.n)
+    return za, np.concatenate([np.ones(K.n), -np.ones(K.n)]), np.concatenate([upper, upper])
 
 
 def _fill(total: float, caps: Array) -> Array:
@@ -628,13 +636,29 @@ def _feasible(alpha0: ArrayLike, upper: Array, y: Array, totals: tuple[float | N
     return np.clip(a, 0.0, upper)
 
 
+#: The problem definitions' solver options, in order: tol, max_iter, shrinking, working_set, restrict, n_jobs
+Options = tuple[float, int | None, bool, int | None, Restrict | None, int]
+
+
+def _run(
+    K: GramOperator, y: Array, p: Array, upper: Array, a0: Array, D: Array | None, constraints: Constraints,
+    options: Options,
+) -> tuple[QPSolution, Array]:  # fmt: skip
+    """:func:`solve_qp` with the problem definitions' options (tol, max_iter, shrinking,
+    working_set, restrict, n_jobs), and K u at the n kernel points (u the expansion coefficients of
+    Q's kernel part) read off the gradient, ∇_t = y_t (Ku)_t + D_tα_t + p_t for t < n: no matvec."""
+    tol, max_iter, shrinking, working_set, restrict, n_jobs = options
+    qp = solve_qp(
+        K, y, p, upper, a0, D=D, constraints=constraints, tol=tol, max_iter=max_iter, shrinking=shrinking,
+        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
+    )  # fmt: skip
+    diag = 0.0 if D is None else D
+    return qp, np.asarray((y * (qp.grad - diag * qp.alpha - p))[: K.n], dtype=np.float64)
+
+
 def _solution(
-    qp: QPSolution, coef: Array, intercept: float, K: GramOperator, outputs: Array | None = None,
-    extra: dict[str, Any] | None = None,
-) -> SVMSolution:  # fmt: skip
-    if outputs is None:
-        nz = np.flatnonzero(coef)
-        outputs = K.matvec(coef) if nz.size else np.zeros(K.n)
+    qp: QPSolution, coef: Array, intercept: float, outputs: Array, extra: dict[str, Any] | None = None
+) -> SVMSolution:
     cert = {"measure": "kkt_violation", "value": qp.kkt_violation, "tol": qp.tol}
     cert |= extra or {}
     return SVMSolution(
@@ -643,25 +667,30 @@ def _solution(
     )  # fmt: skip
 
 
-def _kernel_part(qp: QPSolution, y: Array, p: Array, D: Array, n: int) -> Array:
-    """K u at the n kernel points from the gradient, ∇_t = y_t (Ku)_t + D_tα_t + p_t for t < n (no
-    matvec; u the expansion coefficients of Q's kernel part)."""
-    return np.asarray((y * (qp.grad - D * qp.alpha - p))[:n], dtype=np.float64)
+def _c_form(
+    K: GramOperator, y: ArrayLike, C: float, sample_weight: ArrayLike | None, alpha0: ArrayLike | None,
+    squared: bool, options: Options,
+) -> SVMSolution:  # fmt: skip
+    """C-SVC (0 ≤ α ≤ C w) or, ``squared``, L2-SVC (α ≥ 0, D = 1/(2 C w); weight-0 points pinned at 0)."""
+    ya = _labels(K, y, options[0], options[1])
+    C = check_positive(C, "C")
+    w = _weights(sample_weight, K.n, ya)
+    D = None
+    if squared:
+        live = w > 0
+        upper = np.where(live, np.inf, 0.0)
+        D = np.where(live, 0.5 / (C * np.where(live, w, 1.0)), 0.0)
+    else:
+        upper = C * w
+    a0 = np.zeros(K.n) if alpha0 is None else _feasible(alpha0, upper, ya, 0.0)
+    qp, Ku = _run(K, ya, -np.ones(K.n), upper, a0, D, "one", options)
+    return _solution(qp, ya * qp.alpha, -qp.rho, Ku)
 
 
 def solve_csvc(
-    K: GramOperator,
-    y: ArrayLike,
-    C: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None, tol: float = 1e-3,
+    max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """C-SVC: min ½αᵀYKYα − eᵀα  s.t. yᵀα = 0, 0 ≤ α_i ≤ C w_i (libsvm's ``solve_c_svc``).
 
@@ -687,33 +716,13 @@ def solve_csvc(
     SVMSolution
         ``dual_coef`` = y∘α, ``intercept`` = −ρ.
     """
-    _check_common(K, tol, max_iter)
-    n = K.n
-    ya = _labels(y, n)
-    C = check_positive(C, "C")
-    upper = C * _weights(sample_weight, n, ya)
-    p = -np.ones(n)
-    a0 = np.zeros(n) if alpha0 is None else _feasible(alpha0, upper, ya, 0.0)
-    qp = solve_qp(
-        K, ya, p, upper, a0, constraints="one", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
-    return _solution(qp, ya * qp.alpha, -qp.rho, K, _kernel_part(qp, ya, p, np.zeros(n), n))
+    return _c_form(K, y, C, sample_weight, alpha0, False, (tol, max_iter, shrinking, working_set, restrict, n_jobs))
 
 
 def solve_l2svc(
-    K: GramOperator,
-    y: ArrayLike,
-    C: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None, tol: float = 1e-3,
+    max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """L2-SVC (squared hinge): min ½αᵀ(YKY + diag(1/(2C w_i)))α − eᵀα  s.t. yᵀα = 0, α ≥ 0.
 
@@ -732,36 +741,14 @@ def solve_l2svc(
     SVMSolution
         ``dual_coef`` = y∘α, ``intercept`` = −ρ.
     """
-    _check_common(K, tol, max_iter)
-    n = K.n
-    ya = _labels(y, n)
-    C = check_positive(C, "C")
-    w = _weights(sample_weight, n, ya)
-    live = w > 0
-    upper = np.where(live, np.inf, 0.0)
-    D = np.where(live, 0.5 / (C * np.where(live, w, 1.0)), 0.0)
-    p = -np.ones(n)
-    a0 = np.zeros(n) if alpha0 is None else _feasible(alpha0, upper, ya, 0.0)
-    qp = solve_qp(
-        K, ya, p, upper, a0, D=D, constraints="one", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
-    return _solution(qp, ya * qp.alpha, -qp.rho, K, _kernel_part(qp, ya, p, D, n))
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    return _c_form(K, y, C, sample_weight, alpha0, True, options)
 
 
 def solve_nusvc(
-    K: GramOperator,
-    y: ArrayLike,
-    nu: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, y: ArrayLike, nu: float, *, sample_weight: ArrayLike | None = None, tol: float = 1e-3,
+    max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """ν-SVC: min ½αᵀYKYα  s.t. yᵀα = 0, eᵀα = ν Σ w_i, 0 ≤ α_i ≤ w_i (libsvm's ``solve_nu_svc``).
 
@@ -790,9 +777,8 @@ def solve_nusvc(
     ParameterError
         ν outside (0, 1] or above the feasible bound 2 min(W₊, W₋)/W.
     """
-    _check_common(K, tol, max_iter)
+    ya = _labels(K, y, tol, max_iter)
     n = K.n
-    ya = _labels(y, n)
     nu = _nu(nu)
     w = _weights(sample_weight, n, ya)
     total = nu * float(w.sum())
@@ -810,27 +796,16 @@ def solve_nusvc(
         a0[~pos] = _fill(0.5 * total, w[~pos])
     else:
         a0 = _feasible(alpha0, w, ya, (0.5 * total, 0.5 * total))
-    qp = solve_qp(
-        K, ya, np.zeros(n), w, a0, constraints="nu", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    qp, Ku = _run(K, ya, np.zeros(n), w, a0, None, "nu", options)
     r = qp.r if qp.r > 0 else 1.0  # (r ≤ 0: a degenerate problem; the unscaled model is kept)
-    Ku = _kernel_part(qp, ya, np.zeros(n), np.zeros(n), n)
-    return _solution(qp, ya * qp.alpha / r, -qp.rho / r, K, Ku / r, {"r": qp.r})
+    return _solution(qp, ya * qp.alpha / r, -qp.rho / r, Ku / r, {"r": qp.r})
 
 
 def solve_one_class(
-    K: GramOperator,
-    nu: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, nu: float, *, sample_weight: ArrayLike | None = None, tol: float = 1e-3,
+    max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """One-class SVM: min ½αᵀKα  s.t. eᵀα = ν Σ w_i, 0 ≤ α_i ≤ w_i (libsvm's ``solve_one_class``).
 
@@ -853,38 +828,19 @@ def solve_one_class(
         ``dual_coef`` = α, ``intercept`` = −ρ (scikit-learn's ``offset_`` is ρ).
     """
     _check_common(K, tol, max_iter)
-    n = K.n
-    nu = _nu(nu)
-    w = _weights(sample_weight, n)
-    total = nu * float(w.sum())
-    ones = np.ones(n)
+    w = _weights(sample_weight, K.n)
+    total = _nu(nu) * float(w.sum())
+    ones = np.ones(K.n)
     a0 = _fill(total, w) if alpha0 is None else _feasible(alpha0, w, ones, (total, None))
-    qp = solve_qp(
-        K, ones, np.zeros(n), w, a0, constraints="one", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
-    return _solution(qp, qp.alpha.copy(), -qp.rho, K, _kernel_part(qp, ones, np.zeros(n), np.zeros(n), n))
-
-
-def _svr_arrays(z: Array, C: float, w: Array) -> tuple[Array, Array]:
-    n = z.shape[0]
-    return np.concatenate([np.ones(n), -np.ones(n)]), np.concatenate([C * w, C * w])
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    qp, Ku = _run(K, ones, np.zeros(K.n), w, a0, None, "one", options)
+    return _solution(qp, qp.alpha.copy(), -qp.rho, Ku)
 
 
 def solve_epsilon_svr(
-    K: GramOperator,
-    z: ArrayLike,
-    C: float,
-    epsilon: float = 0.1,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, z: ArrayLike, C: float, epsilon: float = 0.1, *, sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3, max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """ε-SVR: min ½(α − α*)ᵀK(α − α*) + ε Σ(α + α*) − zᵀ(α − α*)  s.t. Σ(α − α*) = 0,
     0 ≤ α_i, α*_i ≤ C w_i (libsvm's ``solve_epsilon_svr``: 2n variables over one kernel cache).
@@ -909,36 +865,19 @@ def solve_epsilon_svr(
     SVMSolution
         ``alpha`` = (α, α*), ``dual_coef`` = α − α*, ``intercept`` = −ρ.
     """
-    _check_common(K, tol, max_iter)
-    n = K.n
-    za = _targets(z, n)
-    C = check_positive(C, "C")
+    za, y2, upper = _regression(K, z, C, sample_weight, tol, max_iter)
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
-    y2, upper = _svr_arrays(za, C, _weights(sample_weight, n))
     p = np.concatenate([eps - za, eps + za])
-    a0 = np.zeros(2 * n) if alpha0 is None else _feasible(alpha0, upper, y2, 0.0)
-    qp = solve_qp(
-        K, y2, p, upper, a0, constraints="one", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
-    coef = qp.alpha[:n] - qp.alpha[n:]
-    return _solution(qp, coef, -qp.rho, K, _kernel_part(qp, y2, p, np.zeros(2 * n), n))
+    a0 = np.zeros(2 * K.n) if alpha0 is None else _feasible(alpha0, upper, y2, 0.0)
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    qp, Ku = _run(K, y2, p, upper, a0, None, "one", options)
+    return _solution(qp, qp.alpha[: K.n] - qp.alpha[K.n :], -qp.rho, Ku)
 
 
 def solve_nu_svr(
-    K: GramOperator,
-    z: ArrayLike,
-    C: float,
-    nu: float = 0.5,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    alpha0: ArrayLike | None = None,
-    shrinking: bool = True,
-    working_set: int | None = WORKING_SET,
-    restrict: Callable[[Index], GramOperator] | None = None,
-    n_jobs: int = 1,
+    K: GramOperator, z: ArrayLike, C: float, nu: float = 0.5, *, sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3, max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
+    working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
 ) -> SVMSolution:
     """ν-SVR: min ½(α − α*)ᵀK(α − α*) − zᵀ(α − α*)  s.t. Σ(α − α*) = 0, Σ(α + α*) = C ν Σ w_i,
     0 ≤ α_i, α*_i ≤ C w_i (libsvm's ``solve_nu_svr``; the tube width ε = −r comes out).
@@ -947,10 +886,8 @@ def solve_nu_svr(
 
     Parameters
     ----------
-    K : GramOperator
-    z : (n,) array
-        Regression targets.
-    C : float
+    K, z, C
+        As :func:`solve_epsilon_svr`.
     nu : float, default=0.5
         ν ∈ (0, 1].
     sample_weight, tol, max_iter, shrinking, working_set, restrict, n_jobs
@@ -963,23 +900,12 @@ def solve_nu_svr(
     SVMSolution
         ``alpha`` = (α, α*), ``dual_coef`` = α − α*, ``intercept`` = −ρ, ``certificate["epsilon"]`` = −r.
     """
-    _check_common(K, tol, max_iter)
-    n = K.n
-    za = _targets(z, n)
-    C = check_positive(C, "C")
-    nu = _nu(nu)
-    w = _weights(sample_weight, n)
-    y2, upper = _svr_arrays(za, C, w)
-    half = 0.5 * C * nu * float(w.sum())
+    za, y2, upper = _regression(K, z, C, sample_weight, tol, max_iter)
+    half = 0.5 * _nu(nu) * float(upper[: K.n].sum())
     if alpha0 is None:
-        start = _fill(half, C * w)
-        a0 = np.concatenate([start, start])
+        a0 = np.tile(_fill(half, upper[: K.n]), 2)
     else:
         a0 = _feasible(alpha0, upper, y2, (half, half))
-    p = np.concatenate([-za, za])
-    qp = solve_qp(
-        K, y2, p, upper, a0, constraints="nu", tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
-    )  # fmt: skip
-    coef = qp.alpha[:n] - qp.alpha[n:]
-    return _solution(qp, coef, -qp.rho, K, _kernel_part(qp, y2, p, np.zeros(2 * n), n), {"epsilon": -qp.r})
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    qp, Ku = _run(K, y2, np.concatenate([-za, za]), upper, a0, None, "nu", options)
+    return _solution(qp, qp.alpha[: K.n] - qp.alpha[K.n :], -qp.rho, Ku, {"epsilon": -qp.r})

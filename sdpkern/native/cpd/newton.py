@@ -593,18 +593,9 @@ def _algorithm1_start(
 
 
 def cpd_primal_svm(
-    K: GramOperator,
-    Q: ArrayLike,
-    y: ArrayLike,
-    C: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int = 100,
-    beta_zero: bool = False,
-    update: Update = "rank_one",
-    recursive_threshold: int = 500,
-    refactor_fraction: float = 0.01,
+    K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3, max_iter: int = 100, beta_zero: bool = False, update: Update = "rank_one",
+    recursive_threshold: int = 500, refactor_fraction: float = 0.01,
 ) -> NewtonResult:
     """Algorithm 1 ``CPDPrimalSVM(Φ, Q, R, y, λ, b_β)`` of 000 Appendix B, with λ = 1/(2C).
 

@@ -47,7 +47,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -58,7 +58,7 @@ from ...errors import DataError, ParameterError
 from ...kernels.base import Kernel
 from ...kernels.cpd import PolynomialFactor, checked_matrix, cpd_decision, polynomial_factor
 from ...kernels.gram import GramOperator, KernelGram, PrecomputedGram, ReducedGram, reduced_gram
-from ..dual_svm import DualSVMResult, dual_svm
+from ..dual_svm import DualSVMResult, Loss, dual_svm
 from ..primal_svm import primal_svm_kernel
 from .newton import NewtonResult, cpd_beta_zero_svm, cpd_primal_svm
 
@@ -77,7 +77,6 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
-Loss = Literal["hinge", "squared_hinge"]
 
 #: The routes of :func:`fit_cpd` (``solver=``): the compiled dual on K_Ξ, the primal Newton method
 #: on K_Ξ, 000 Algorithm 1 as printed, the CVXPY builder; "auto" chooses (:func:`_route`).
@@ -115,16 +114,8 @@ def reduced_operator(K: GramOperator, Q: Array) -> ReducedGram:
 
 
 def cpd_primal_svm_reduced(
-    K: GramOperator,
-    Q: ArrayLike,
-    y: ArrayLike,
-    C: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int = 50,
-    warm_start_size: int = 1000,
-    random_state: int | None = 0,
+    K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3, max_iter: int = 50, warm_start_size: int = 1000, random_state: int | None = 0,
 ) -> NewtonResult:
     """000 eq. (14) solved as the p.d. problem on K_Ξ with the polynomial block unpenalised.
 
@@ -248,16 +239,8 @@ class CPDDualResult:
 
 
 def cpd_dual_svm(
-    K: GramOperator,
-    Q: ArrayLike,
-    y: ArrayLike,
-    C: float,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    loss: Loss = "squared_hinge",
-    polish: bool | str = False,
+    K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
+    tol: float = 1e-3, max_iter: int | None = None, loss: Loss = "squared_hinge", polish: bool | str = False,
 ) -> CPDDualResult:
     """000 eq. (14) (or its hinge variant) by :func:`~sdpkern.native.dual_svm.dual_svm` on K_Ξ.
 
