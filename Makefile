@@ -10,7 +10,7 @@ PYTEST_WORKERS ?= 2
 $(STAMP): pyproject.toml setup.py sdpkern/_svmcore.pyx sdpkern/_hkcore.pyx sdpkern/_newtoncore.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,plot]'
+	$(PY) -m pip install -q -e '.[test,plot,solvers]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -29,7 +29,7 @@ lint: $(STAMP)
 DOCS_STAMP := $(VENV)/.docs-installed
 
 $(DOCS_STAMP): $(STAMP)
-	$(PY) -m pip install -q -e '.[test,plot,docs]'
+	$(PY) -m pip install -q -e '.[test,plot,solvers,docs]'
 	touch $(DOCS_STAMP)
 
 # The docs site (docs/_build/html): API reference from the docstrings, the README's sections and

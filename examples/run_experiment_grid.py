@@ -30,7 +30,7 @@ def main() -> None:
     args = ap.parse_args()
 
     estimators = {"PrimalSVC": PrimalSVC(kernel="rbf"), "ThinPlateSVC": ThinPlateSVC()}
-    grids = {"PrimalSVC": {"C": [1.0, 10.0]}, "ThinPlateSVC": {"lam": [0.1, 1.0]}}
+    grids = {"PrimalSVC": {"C": [1.0, 10.0]}, "ThinPlateSVC": {"C": [5.0, 0.5]}}
     datasets = ["heart", "sonar"]
 
     with contextlib.ExitStack() as stack:

@@ -35,7 +35,7 @@ from .errors import *  # noqa: F403  (cheap: the error classes import nothing)
 
 __version__ = "0.1.0"
 
-#: Application modules that moved to :mod:`sdpkern.apps` (old path -> FutureWarning, until 1.1).
+#: Application modules that moved to :mod:`sdpkern.apps` (old path -> FutureWarning, until 0.2.0).
 _MOVED = ("cli", "demo", "experiments", "instances", "plotting")
 
 
@@ -76,4 +76,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # the public names only: not the helpers this module imports for itself (ast, importlib, Path, Any)
+    return sorted(__all__)

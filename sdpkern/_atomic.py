@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import ParameterError
+from .errors import ParameterError, path_error
 
 __all__ = ["atomic_open"]
 
@@ -44,7 +44,10 @@ def atomic_open(
         Text or binary.
     parents : bool, default=True
         Create a missing parent directory. With ``False`` a missing directory raises
-        :class:`FileNotFoundError` naming ``path`` (not the hidden temporary file).
+        :class:`~sdpkern.errors.PathNotFoundError` (a :class:`FileNotFoundError`) naming ``path``
+        (not the hidden temporary file). Every other failure to create or replace the file is a
+        :class:`~sdpkern.errors.PathError` (an :class:`OSError`) naming ``path`` and the cause
+        (a file where a directory should be, no permission).
     fsync : bool, default=True
         Flush to disk before the rename (durability across a crash). The rename alone already
         makes the file appear whole or not at all, which is all large exports need.
@@ -64,14 +67,13 @@ def atomic_open(
         raise ParameterError(f"mode must be 'w' or 'wb', got {mode!r}")
     target = Path(path)
     parent = target.parent if str(target.parent) else Path(".")
-    if parents:
-        parent.mkdir(parents=True, exist_ok=True)
     try:
+        if parents:
+            parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     except OSError as exc:
         # mkstemp's message names its hidden temporary file; the user knows only ``path``.
-        why = f"the directory {str(parent)!r} does not exist" if not parent.is_dir() else f"in {str(parent)!r}"
-        raise type(exc)(exc.errno, f"{exc.strerror}: cannot write {str(path)!r} ({why})", str(path)) from None
+        raise path_error(exc, path) from None
     try:
         with os.fdopen(fd, mode, **open_kwargs) as fh:
             yield fh
@@ -79,7 +81,10 @@ def atomic_open(
             if fsync:
                 os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:  # e.g. a directory standing at ``path``
+            raise path_error(exc, path) from None
     except BaseException:
         # BaseException: a KeyboardInterrupt must not leave the temporary file behind either.
         try:

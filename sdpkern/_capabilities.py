@@ -1,21 +1,27 @@
 """Capability checks before a solve: does the backend have the cones the problem needs?
 
-CVXPY finds out only while compiling, and its message ("solver ... does not support ...")
-names neither the cone nor what to do; this module walks the model itself (no compilation,
-no solver call) and raises :class:`~sdpkern.errors.BackendError` naming the backend and the
-cone (issue 17).
+The capabilities are CVXPY's own: each of its solver classes lists the constraints it accepts
+(``SUPPORTED_CONSTRAINTS``) and whether it takes a quadratic objective, and CVXPY's structural
+analysis of a problem (``cvxpy.problems.problem_form.ProblemForm``, no compilation) says which
+cones the problem needs after canonicalisation. CVXPY finds a mismatch only while building its
+solving chain, and its message ("The solver X cannot solve this problem") names neither the
+cone nor what to do; this module asks the same question first and raises
+:class:`~sdpkern.errors.BackendError` naming the backend and the cone, before any solver is
+called. Backends CVXPY does not describe (registered solver objects without these attributes)
+fall back to the registry's ``supports_sdp``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import cvxpy as cp
 from cvxpy.constraints import PSD
 
 from .errors import BackendError
 
-__all__ = ["needs_psd_cone", "check_backend_cones", "check_backend_for"]
+__all__ = ["needs_psd_cone", "missing_cones", "check_backend_cones", "check_backend_for"]
 
 #: Atoms CVXPY canonicalises through a PSD cone (Dcp2Cone), by class name.
 _PSD_ATOMS = frozenset(
@@ -35,6 +41,17 @@ _PSD_ATOMS = frozenset(
         "OpRelEntrConeQuad",
     }
 )
+
+#: CVXPY's constraint classes, by the name a message gives the cone.
+_CONE_NAMES = {
+    "PSD": "PSD (semidefinite)",
+    "SOC": "second-order (SOC)",
+    "ExpCone": "exponential",
+    "PowCone3D": "power",
+    "PowConeND": "power",
+    "RelEntrConeQuad": "relative-entropy",
+    "OpRelEntrConeQuad": "operator relative-entropy",
+}
 
 
 def _expressions(problem: cp.Problem) -> Iterator[cp.Expression]:
@@ -64,19 +81,43 @@ def needs_psd_cone(problem: cp.Problem) -> str | None:
     return None
 
 
-def check_backend_cones(backend: str, supports_sdp: bool, problem: cp.Problem, what: str = "this problem") -> None:
-    """Raise :class:`BackendError` if ``backend`` lacks a cone ``problem`` needs (before any solve).
+def _cvxpy_solvers(backend: Any) -> list[Any] | None:
+    """CVXPY's solver objects for a backend (QP and conic interfaces), None if CVXPY has none."""
+    from cvxpy.reductions.solvers import defines
 
-    Parameters
-    ----------
-    backend : str
-        The backend's name (for the message).
-    supports_sdp : bool
-        Its registry entry's PSD capability (:class:`sdpkern.backends.Backend`).
-    problem : cvxpy.Problem
-    what : str
-        The problem's name for the message (a KernelProblem's formulation).
-    """
+    if backend.solver is not None:
+        return [backend.solver] if hasattr(backend.solver, "can_solve") else None
+    found = [m.get(backend.cvxpy_name) for m in (defines.SOLVER_MAP_QP, defines.SOLVER_MAP_CONIC)]
+    return [f for f in found if f is not None] or None
+
+
+def missing_cones(backend: Any, problem: cp.Problem) -> list[str] | None:
+    """The cones ``problem`` needs that ``backend`` (a :class:`~sdpkern.backends.Backend`) has
+    not, in CVXPY's terms: ``[]`` when it can take the problem, None when CVXPY cannot tell
+    (an old CVXPY or a solver it does not describe)."""
+    try:
+        from cvxpy.problems.problem_form import ProblemForm
+    except ImportError:  # CVXPY < 1.8: no structural analysis before compiling
+        return None
+    solvers = _cvxpy_solvers(backend)
+    if solvers is None:
+        return None
+    form = ProblemForm(problem)
+    best: list[str] | None = None
+    for solver in solvers:
+        if solver.can_solve(form):
+            return []
+        quad = solver.supports_quad_obj() and form.has_quadratic_objective()
+        supported = {c.__name__ for c in solver.SUPPORTED_CONSTRAINTS}
+        lacking = sorted({c.__name__ for c in form.cones(quad_obj=quad)} - supported - {"Zero", "NonNeg"})
+        if best is None or len(lacking) < len(best):
+            best = lacking
+    return best
+
+
+def check_backend_cones(backend: str, supports_sdp: bool, problem: cp.Problem, what: str = "this problem") -> None:
+    """Raise :class:`BackendError` if ``backend`` lacks a PSD cone ``problem`` needs (the registry's
+    ``supports_sdp``, for backends CVXPY does not describe)."""
     if supports_sdp:
         return
     reason = needs_psd_cone(problem)
@@ -88,14 +129,34 @@ def check_backend_cones(backend: str, supports_sdp: bool, problem: cp.Problem, w
 
 
 def check_backend_for(backend: object, problem: cp.Problem, what: str = "this problem") -> None:
-    """:func:`check_backend_cones` for a backend given by name (unknown names are left to
-    :func:`sdpkern.backends.get_backend`, which raises its own typed error).
+    """Raise :class:`BackendError` naming the backend and the cone when ``backend`` cannot take
+    ``problem``'s cones (CVXPY's capabilities, see the module docstring), before any solve.
 
-    Runs before the installation check, so the message is the same whether or not the
-    backend's package is installed: installing it would not help.
+    Unknown names are left to :func:`sdpkern.backends.get_backend`, which raises its own typed
+    error. Runs before the installation check for the backends sdpkern lists, so the message is
+    the same whether or not the backend's package is installed: installing it would not help.
     """
-    from .backends import BACKENDS
+    from .backends import BACKENDS, get_backend
 
-    spec = BACKENDS.get(backend.lower()) if isinstance(backend, str) else None
-    if spec is not None:
+    if not isinstance(backend, str):
+        return
+    spec = BACKENDS.get(backend.lower())
+    if spec is None:
+        try:
+            spec = get_backend(backend)
+        except BackendError:
+            return
+    lacking = missing_cones(spec, problem)
+    if lacking is None:
         check_backend_cones(spec.name, spec.supports_sdp, problem, what)
+        return
+    if not lacking:
+        return
+    names = [_CONE_NAMES.get(c, c) for c in lacking]
+    reason = needs_psd_cone(problem) if "PSD" in lacking else None
+    because = f" ({reason})" if reason else ""
+    form_hint = ", or an SOCP form (form='socp') where the builder offers one" if "PSD" in lacking else ""
+    raise BackendError(
+        f"backend={spec.name!r} has no {' or '.join(names)} cone, but {what} needs one{because}; "
+        f"use backend='clarabel' or 'scs'{form_hint}"
+    )

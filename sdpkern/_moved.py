@@ -10,13 +10,16 @@ __all__ = ["alias_module"]
 
 
 def alias_module(old: str, new: str) -> None:
-    """Make ``import old`` give module ``new``, with a ``FutureWarning`` (removed in sdpkern 1.1).
+    """Make ``import old`` give module ``new``, with a ``FutureWarning`` (removed in
+    :data:`sdpkern._deprecation.REMOVED_IN`).
 
     Called at the top of the module ``old``: it replaces itself in ``sys.modules`` by ``new``,
     so ``old.name`` is ``new.name`` for every attribute, private ones and monkeypatching included.
     """
+    from ._deprecation import deprecation_message
+
     warnings.warn(
-        f"{old} has moved to {new}; the old path is deprecated and will be removed in sdpkern 1.1",
+        f"{old} has moved to {new}: " + deprecation_message(f"the module path {old}", new),
         FutureWarning,
         stacklevel=3,  # the import statement (the import machinery's frames are skipped)
     )

@@ -99,8 +99,14 @@ def classification_classes(y: NDArray[Any]) -> NDArray[Any]:
         integral = y.dtype.kind != "f" or not bool(np.any(classes != classes.astype(np.int64).astype(y.dtype)))
         if classes.shape[0] <= 2 and integral:
             return classes
-    check_classification_targets(y)
-    return np.unique(y)
+    try:
+        check_classification_targets(y)
+        return np.unique(y)
+    except (TypeError, ValueError) as exc:  # scikit-learn's plain ValueError, NumPy's TypeError on mixed types
+        raise LabelError(
+            f"y cannot be used as class labels ({exc}); give labels of one type (numbers or strings), "
+            "without None or NaN"
+        ) from None
 
 
 def _refuse_sparse(X: Any, name: str) -> None:
@@ -367,7 +373,6 @@ def take_deprecated(
     new_value: Any,
     *,
     convert: Callable[[Any], Any] | None = None,
-    removal: str = "1.1",
     stacklevel: int = 3,
 ) -> Any:
     """The value to use for ``new`` when the deprecated ``old`` may also have been passed.
@@ -378,10 +383,46 @@ def take_deprecated(
     """
     if isinstance(old_value, str) and old_value == DEPRECATED:
         return new_value
+    from ._deprecation import deprecation_message
+
     warnings.warn(
-        f"{owner}: '{old}' is deprecated since sdpkern 1.0 and will be removed in {removal}; use '{new}'"
-        + ("" if convert is None else " (converted here)"),
+        f"{owner}: " + deprecation_message(f"'{old}'", f"'{new}'", converted=convert is not None),
         FutureWarning,
         stacklevel=stacklevel,
     )
     return old_value if convert is None else convert(old_value)
+
+
+def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner: str) -> None:
+    """A :class:`~sdpkern.errors.NonUniqueSolutionWarning` when the points that count (positive
+    weight) do not determine the polynomial part of a c.p.d. model.
+
+    A c.p.d. SVM's model is unique only when its points are unisolvent for the kernel's
+    polynomial space π (000 §3: P, the monomials at the points, of full column rank). Otherwise a
+    polynomial vanishing on every point can be added to f without changing the objective, and
+    two solvers (or a fit on repeated points instead of weights) may return different decision
+    functions with the same optimal value, e.g. fewer points than the dim π = d + 1 terms of a
+    thin-plate kernel's linear polynomials in d dimensions. Nothing is refused: the optimum is
+    certified; the warning names the cause.
+    """
+    from .errors import NonUniqueSolutionWarning
+    from .kernels.cpd import polynomial_space_of  # lazy: the kernels import this module
+
+    Xa = np.asarray(X, dtype=np.float64)
+    space = polynomial_space_of(kernel, Xa.shape[1])
+    if space.dim == 0:
+        return
+    if sample_weight is not None:
+        Xa = Xa[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+    rank = int(np.linalg.matrix_rank(space.basis(Xa, Xa.mean(axis=0), 1.0))) if Xa.shape[0] else 0
+    if rank < space.dim:
+        counted = "points of positive weight" if sample_weight is not None else "points"
+        warnings.warn(
+            f"{owner}: the {Xa.shape[0]} {counted} determine only {rank} of the {space.dim} coefficients of the "
+            f"kernel's polynomial part (degree {space.degree} in {space.d} dimensions): the points are not "
+            "unisolvent (000 §3), so the optimum's value is unique but the model is not, and solvers may "
+            "return different decision functions; use more points, fewer features or a kernel of lower order",
+            NonUniqueSolutionWarning,
+            stacklevel=3,
+        )
+

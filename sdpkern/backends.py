@@ -1,8 +1,13 @@
 """Solver registry: names, availability, option mapping and one status vocabulary.
 
-Each backend is a small object with its capabilities as class attributes and a lazy import
-of its solver package (STYLE.md, item 6). Clarabel and SCS are always installed; others
-(CVXOPT, ECOS, MOSEK, ...) are used when present.
+Each backend is a small object with its option mapping as attributes and a lazy import of its
+solver package (STYLE.md, item 6). Clarabel and SCS are always installed. Any other solver that
+CVXPY reports installed (``cvxpy.installed_solvers()``) is a backend too, under its CVXPY name in
+lower case: those in :data:`BACKENDS` (CVXOPT, ECOS, MOSEK, SDPA, PIQP, OSQP, HiGHS) with
+sdpkern's ``tol``/``max_iter``/``time_limit`` mapped to their own settings, the rest with their
+own settings only. Whether a backend can take a problem's cones is read from CVXPY's solver
+classes before the solve (:mod:`sdpkern._capabilities`). :func:`register_backend` adds a solver
+CVXPY does not know (a ``cvxpy.reductions.solvers`` ``Solver`` instance) or changes a mapping.
 
 Status vocabulary (``Solution.status``):
 
@@ -22,12 +27,13 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .errors import BackendNotInstalledError, UnknownBackendError
+from .errors import BackendNotInstalledError, ParameterError, UnknownBackendError
 
 __all__ = [
     "Backend",
     "BACKENDS",
     "get_backend",
+    "register_backend",
     "available_backends",
     "map_status",
     "raw_certificate",
@@ -79,10 +85,11 @@ class Backend:
         sdpkern's name (lower case).
     cvxpy_name : str
         The solver name CVXPY knows.
-    module : str
-        The Python package whose presence makes the backend available.
+    module : str or None
+        The Python package whose presence makes the backend available (None: ask CVXPY only).
     supports_sdp, supports_socp : bool
-        Cone capabilities.
+        Cone capabilities as sdpkern states them (the capability check reads CVXPY's own, see
+        :mod:`sdpkern._capabilities`; these are for solvers CVXPY does not describe).
     aliases : dict
         sdpkern option name -> this solver's option name (``max_iter``, ``time_limit``), so one
         set of options works across backends.
@@ -94,22 +101,48 @@ class Backend:
         primal and dual residuals and gap below tol" on every backend.
     default_tol : float or None
         The ``tol`` used when the caller gives none (None: the solver's own defaults).
+    solver : cvxpy Solver or None
+        A solver object CVXPY does not know by name (:func:`register_backend`); CVXPY is then
+        given the object itself.
     """
 
     name: str
     cvxpy_name: str
-    module: str
+    module: str | None = None
     supports_sdp: bool = True
     supports_socp: bool = True
     aliases: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     tol_keys: tuple[str, ...] = ()
     default_tol: float | None = None
+    solver: Any = None
 
     @property
     def installed(self) -> bool:
         """True when the solver package can be imported and CVXPY sees it."""
-        return importlib.util.find_spec(self.module) is not None and self.cvxpy_name in cp.installed_solvers()
+        if self.module is not None and importlib.util.find_spec(self.module) is None:
+            return False
+        if self.solver is not None:
+            return bool(self.solver.is_installed())
+        return self.cvxpy_name in cp.installed_solvers()
+
+    @property
+    def cvxpy_solver(self) -> Any:
+        """What CVXPY's ``solver=`` takes: the name, or the registered solver object."""
+        return self.cvxpy_name if self.solver is None else self.solver
+
+    def check_portable(self, *, tol: float | None, max_iter: int | None, time_limit: float | None) -> None:
+        """:class:`ParameterError` for a portable option this backend has no setting for (it
+        would otherwise be dropped without a word); its own settings go in ``**options``."""
+        given = {"tol": tol is not None and not self.tol_keys,
+                 "max_iter": max_iter is not None and "max_iter" not in self.aliases,
+                 "time_limit": time_limit is not None and "time_limit" not in self.aliases}  # fmt: skip
+        dropped = [k for k, v in given.items() if v]
+        if dropped:
+            raise ParameterError(
+                f"backend={self.name!r} has no setting sdpkern maps {', '.join(dropped)} to; pass {self.name}'s own "
+                "options as keyword arguments instead (they go to the solver unchanged)"
+            )
 
     def solver_options(
         self,
@@ -135,6 +168,31 @@ class Backend:
         for key, value in options.items():
             out[self.aliases.get(key, key)] = value
         return out
+
+
+def _without_bounds(solver: Any) -> Any:
+    """CVXPY's interface ``solver`` with variable bounds off (``BOUNDED_VARIABLES = False``): the
+    auxiliary variables of its canonicalisation are then plain, and bounds are rows.
+
+    CVXPY 1.9's interval bounds give NaN for a matrix product of unbounded variables (0·inf) and
+    then 0 after an elementwise product, so ``maximum(1 − y∘(K v + P β), 0)`` (the c.p.d. squared
+    hinge, 000 eq. 14) gets the bounds [1, 1]: PIQP and HiGHS, the installed solvers that take
+    bounds, then answered "optimal" at the point v = 0 (objective 30.0 where the optimum is
+    1.7164, measured on the library's ``cpd_squared_hinge``). Without bounds they agree with
+    Clarabel to 1e-10. The subclass has its own name, as CVXPY requires of a solver object.
+    """
+    cls = type(solver)
+    name = f"SDPKERN_{solver.name()}"
+    sub = type(f"{cls.__name__}WithoutBounds", (cls,), {"BOUNDED_VARIABLES": False, "name": lambda self: name})
+    return sub()
+
+
+def _cvxpy_solver(name: str) -> Any:
+    """CVXPY's QP interface of solver ``name`` (its conic one if it has none), bounds off."""
+    from cvxpy.reductions.solvers import defines
+
+    solver = defines.SOLVER_MAP_QP.get(name) or defines.SOLVER_MAP_CONIC[name]
+    return _without_bounds(solver) if getattr(solver, "BOUNDED_VARIABLES", False) else None
 
 
 BACKENDS: dict[str, Backend] = {
@@ -179,27 +237,121 @@ BACKENDS: dict[str, Backend] = {
             tol_keys=("abstol", "reltol", "feastol"),
         ),
         Backend("mosek", "MOSEK", "mosek"),
+        # The PyPI solvers of the `solvers` extra (pip install 'sdpkern[solvers]'):
+        Backend(
+            "sdpa",
+            "SDPA",
+            "sdpap",  # sdpa-python
+            aliases={"max_iter": "maxIteration"},
+            # its objective bounds ±1e5 stop a solve whose optimum lies beyond them ("unbounded")
+            defaults={"lowerBound": -1.0e30, "upperBound": 1.0e30},
+            tol_keys=("epsilonStar", "epsilonDash"),
+        ),
+        Backend(
+            "piqp",
+            "PIQP",
+            "piqp",
+            supports_sdp=False,
+            supports_socp=False,
+            aliases={"max_iter": "max_iter"},
+            tol_keys=("eps_abs", "eps_rel", "eps_duality_gap_abs", "eps_duality_gap_rel"),
+            default_tol=1e-9,  # its own 1e-8 (abs, rel) is 1e-7 on the objective of a scaled c.p.d. QP
+            solver=_cvxpy_solver("PIQP"),
+        ),
+        Backend(
+            "osqp",
+            "OSQP",
+            "osqp",
+            supports_sdp=False,
+            supports_socp=False,
+            aliases={"max_iter": "max_iter", "time_limit": "time_limit"},
+            # a first-order method: its default eps 1e-3 is 1e-3 on the objective; polishing (an
+            # active-set step at the end) makes the answer as accurate as an interior-point one
+            defaults={"polishing": True, "max_iter": 100_000},
+            tol_keys=("eps_abs", "eps_rel"),
+            default_tol=1e-8,
+        ),
+        Backend(
+            "highs",
+            "HIGHS",
+            "highspy",
+            supports_sdp=False,
+            supports_socp=False,
+            aliases={"time_limit": "time_limit"},
+            tol_keys=("primal_feasibility_tolerance", "dual_feasibility_tolerance"),
+            default_tol=1e-9,
+            solver=_cvxpy_solver("HIGHS"),
+        ),
     )
 }
 
+def register_backend(backend: Backend, *, replace: bool = False) -> Backend:
+    """Add ``backend`` to the registry (or, with ``replace``, change an entry).
+
+    Use it for a solver CVXPY does not know by name (``Backend(name, cvxpy_name, solver=obj)``
+    with a ``cvxpy.reductions.solvers.conic_solvers.ConicSolver`` instance ``obj``) or to map
+    ``tol``/``max_iter``/``time_limit`` to the settings of an installed CVXPY solver sdpkern does not
+    map. Registration is explicit configuration: it is not undone between fits.
+
+    Raises
+    ------
+    ParameterError
+        ``backend`` is not a :class:`Backend`, its name is taken (without ``replace``) or not
+        lower case.
+
+    Examples
+    --------
+    >>> from sdpkern.backends import Backend, register_backend, get_backend
+    >>> loose = Backend("clarabel_loose", "CLARABEL", "clarabel", tol_keys=("tol_feas",), default_tol=1e-6)
+    >>> _ = register_backend(loose)
+    >>> get_backend("clarabel_loose").solver_options({})
+    {'tol_feas': 1e-06}
+    """
+    if not isinstance(backend, Backend):
+        raise ParameterError(f"backend must be a sdpkern.backends.Backend, got {type(backend).__name__}")
+    if backend.name != backend.name.lower() or not backend.name:
+        raise ParameterError(f"backend.name must be a non-empty lower-case name, got {backend.name!r}")
+    if backend.name in BACKENDS and not replace:
+        raise ParameterError(f"backend {backend.name!r} is already registered; pass replace=True to change it")
+    BACKENDS[backend.name] = backend
+    return backend
+
+
+def _cvxpy_backend(name: str) -> Backend | None:
+    """A backend for an installed CVXPY solver sdpkern has no entry for (its own options only)."""
+    upper = name.upper()
+    if upper not in cp.installed_solvers():
+        return None
+    return Backend(name.lower(), upper, solver=_cvxpy_solver(upper))
+
 
 def get_backend(name: str) -> Backend:
-    """Return the backend called ``name`` or raise a typed error saying what is available."""
-    if not isinstance(name, str) or name.lower() not in BACKENDS:
+    """Return the backend called ``name`` or raise a typed error saying what is available.
+
+    ``name`` is one of :data:`BACKENDS` or any solver CVXPY reports installed (its name in any
+    case, e.g. ``"glpk"``).
+    """
+    if not isinstance(name, str):
+        raise UnknownBackendError(f"backend={name!r} is not a solver name; choose one of {available_backends()}")
+    backend = BACKENDS.get(name.lower()) or _cvxpy_backend(name)
+    if backend is None:
         raise UnknownBackendError(
-            f"backend={name!r} is not known; choose one of {sorted(BACKENDS)} (installed here: {available_backends()})"
+            f"backend={name!r} is not known; choose one of {sorted(BACKENDS)} or another solver CVXPY has "
+            f"installed (installed here: {available_backends()})"
         )
-    backend = BACKENDS[name.lower()]
     if not backend.installed:
+        what = f"`pip install {backend.module}`" if backend.module else "install it"
         raise BackendNotInstalledError(
-            f"backend={name!r} is not installed; `pip install {backend.module}` or use one of {available_backends()}"
+            f"backend={name!r} is not installed; {what} or use one of {available_backends()}"
         )
     return backend
 
 
 def available_backends() -> list[str]:
-    """Names of the backends whose solver is installed."""
-    return [name for name, b in BACKENDS.items() if b.installed]
+    """Names of the backends whose solver is installed (the registry's and CVXPY's other solvers)."""
+    names = [name for name, b in BACKENDS.items() if b.installed]
+    known = {b.cvxpy_name for b in BACKENDS.values()}
+    return names + sorted(s.lower() for s in cp.installed_solvers() if s not in known)
 
 
 def _finite(value: Any) -> float | None:

@@ -1,4 +1,4 @@
-"""Deprecated alias of :mod:`sdpkern.apps.experiments` (removed in sdpkern 1.1)."""
+"""Deprecated alias of :mod:`sdpkern.apps.experiments` (removed in sdpkern 0.2.0)."""
 
 from ._moved import alias_module
 

@@ -25,7 +25,14 @@ from sklearn.exceptions import ConvergenceWarning
 from ._capabilities import check_backend_for
 from ._validation import DEPRECATED, check_integer, check_open_interval, check_positive, take_deprecated
 from .backends import DEFAULT_BACKEND, Backend, get_backend, map_status, raw_certificate
-from .errors import InaccurateSolutionError, InfeasibleError, ParameterError, SolverError, UnboundedError
+from .errors import (
+    InaccurateSolutionError,
+    InfeasibleError,
+    NumericalError,
+    ParameterError,
+    SolverError,
+    UnboundedError,
+)
 
 __all__ = [
     "KernelProblem",
@@ -262,6 +269,10 @@ class ProblemData(MutableMapping[str, Any]):
         (:meth:`KernelProblem._rescale`).
     objective_scale : float
         Factor from the solved objective to the formulation's (``Solution.objective``).
+    feasible_bounded : bool or None
+        True when the formulation is feasible and bounded for every parameter value (a
+        soft-margin SVM): :meth:`KernelProblem.solve` then takes no infeasible or unbounded
+        report as certain and raises :class:`~sdpkern.errors.NumericalError` instead.
     extras : dict
         Values under keys no field declares.
     """
@@ -270,6 +281,7 @@ class ProblemData(MutableMapping[str, Any]):
     derived_parameters: dict[str, Callable[[Any], dict[str, float]]] = field(default_factory=dict)
     rescale: Callable[[Any], None] | None = None
     objective_scale: float = 1.0
+    feasible_bounded: bool | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def _fields(self) -> tuple[str, ...]:
@@ -461,7 +473,7 @@ class KernelProblem:
     def compiled_data(self, backend: str = "scs") -> dict[str, Any]:
         """The solver-ready data CVXPY produces (``Problem.get_problem_data``)."""
         b = get_backend(backend)
-        data, _, _ = self.cvxpy.get_problem_data(b.cvxpy_name)
+        data, _, _ = self.cvxpy.get_problem_data(b.cvxpy_solver)
         return data
 
     def export(self, path: str | os.PathLike[str], **options: Any) -> Any:
@@ -498,7 +510,11 @@ class KernelProblem:
         Parameters
         ----------
         backend : str
-            The CVXPY solver (``"clarabel"``, ``"scs"``, ...; :mod:`sdpkern.backends`).
+            The CVXPY solver: ``"clarabel"``, ``"scs"``, any other solver CVXPY has installed, by
+            its name in lower case, or one registered with
+            :func:`~sdpkern.backends.register_backend` (:mod:`sdpkern.backends`). A backend
+            without a cone the problem needs raises :class:`~sdpkern.errors.BackendError` before
+            any solve (CVXPY's capabilities, :mod:`sdpkern._capabilities`).
         tol : float in (0, 1), optional
             One meaning on every backend: the relative primal residual, dual residual and gap
             the solver must reach to report ``"optimal"``. Clarabel: ``tol_gap_abs``,
@@ -554,6 +570,11 @@ class KernelProblem:
             A parameter without a value, or a bad ``tol``/``max_iter``/``time_limit``/option.
         InfeasibleError, UnboundedError, InaccurateSolutionError, SolverError
             When no attempt is acceptable (the status is on the error).
+        NumericalError
+            When no attempt is certified and one was called infeasible or unbounded, on a
+            problem the builder states feasible and bounded for every parameter value
+            (``data["feasible_bounded"]``, the soft-margin SVMs): a numerical failure, never
+            reported as :class:`InfeasibleError`.
         """
         for name, p in self.parameters.items():
             if p.value is None:
@@ -598,6 +619,7 @@ class KernelProblem:
         gave way, for ``Solution.recovery``)."""
         check_backend_for(backend, self.cvxpy, self.formulation)  # e.g. ECOS has no PSD cone
         b = get_backend(backend)
+        b.check_portable(tol=tol, max_iter=max_iter, time_limit=time_limit)
         t0 = time.perf_counter()
         settings = {"tol": tol, "max_iter": max_iter, "time_limit": time_limit}
         saved = self._run_attempts(b, settings, options, recovery, recovery_time, warm_start, verbose)
@@ -666,9 +688,10 @@ class KernelProblem:
         tol, max_iter, time_limit = settings["tol"], settings["max_iter"], settings["time_limit"]
         saved: list[_Saved] = []
         deadline: float | None = None  # end of the recovery budget, fixed after the first attempt
+        certain = not self._feasible_bounded()  # else an infeasible/unbounded report is a numerical failure
         for bk, reason, caps, own in self._recovery_plan(b, settings, options, recovery):
             last = saved[-1].attempt.status if saved else None
-            if last == "optimal" or (last is not None and _certain(last)):
+            if last == "optimal" or (last is not None and certain and _certain(last)):
                 break
             if last in _LIMITED and (max_iter is not None or time_limit is not None):
                 break  # the caller's own caps: reported, not worked around
@@ -699,10 +722,11 @@ class KernelProblem:
         plan = [(b, "requested", dict(settings), options)]
         if not recovery:
             return plan
-        more = dict(settings)
-        # the solvers' default caps: Clarabel 200, SCS sdpkern's 200 000
-        more["max_iter"] = 10 * int(settings["max_iter"] or (200_000 if b.name == "scs" else 200))
-        plan.append((b, "retry: 10x iterations", more, options))
+        if "max_iter" in b.aliases:  # a cap sdpkern can set
+            more = dict(settings)
+            # the solvers' default caps: Clarabel 200, SCS sdpkern's 200 000
+            more["max_iter"] = 10 * int(settings["max_iter"] or (200_000 if b.name == "scs" else 200))
+            plan.append((b, "retry: 10x iterations", more, options))
         own = RECOVERY_OPTIONS.get(b.name, {})
         if own and not set(own) & set(options):  # the caller's own setting is not overridden
             plan.append((b, "retry: own options", dict(settings), {**options, **own}))
@@ -726,7 +750,7 @@ class KernelProblem:
             with warnings.catch_warnings():
                 # CVXPY's generic "may be inaccurate" warning: the status is reported instead
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
-                data, chain, inverse = prob.get_problem_data(b.cvxpy_name, verbose=verbose, solver_opts=dict(opts))
+                data, chain, inverse = prob.get_problem_data(b.cvxpy_solver, verbose=verbose, solver_opts=dict(opts))
                 t1 = time.perf_counter()
                 raw = chain.solve_via_data(prob, data, warm_start, verbose, dict(opts))
                 t2 = time.perf_counter()
@@ -740,7 +764,7 @@ class KernelProblem:
         if unreadable is not None:
             return _Saved.failed(b, opts, reason, unreadable, time.perf_counter() - t0, tol)
         cvx_status = prob.status
-        raw_cert = raw_certificate(b.name, raw, data)
+        raw_cert = raw_certificate(b.cvxpy_name.lower() if b.solver is None else b.name, raw, data)
         stats = prob.solver_stats
         iters = getattr(stats, "num_iters", None)
         solver_word = str(raw_cert.pop("raw_status") or cvx_status)
@@ -765,7 +789,8 @@ class KernelProblem:
         tried = "" if len(attempts) < 2 else " (after " + ", ".join(f"{a.backend}: {a.status}" for a in attempts) + ")"
         if status in ("optimal_inaccurate", "iteration_limit", "time_limit") and allow_inaccurate:
             warnings.warn(
-                f"{backend} returned an inaccurate optimum for {self.formulation} (status {raw}){tried}",
+                f"{backend} returned status {status!r} ({raw}) for {self.formulation}{tried}: an inaccurate or "
+                "limited answer, not certified optimal (an estimator keeps it for inspection and refuses to predict)",
                 ConvergenceWarning,
                 stacklevel=4,  # the caller of solve(): _raise_for_status ← _solve_direct ← solve
             )
@@ -783,6 +808,21 @@ class KernelProblem:
             "try another backend or rescale the data",
         )
         msg = f"{backend} returned status {status!r} ({raw}) for {self.formulation}{tried}: {hint}"
+        false_verdicts = [a for a in attempts if a.status.startswith(("infeasible", "unbounded"))]
+        if false_verdicts and self._feasible_bounded():
+            values = ", ".join(
+                f"{k}={float(p.value):.6g}" for k, p in self.parameters.items() if p.value is not None and p.size == 1
+            )
+            said = ", ".join(f"{a.backend}: {a.status}" for a in attempts)
+            raise NumericalError(
+                f"no solver certified {self.formulation} ({said}); it is feasible and bounded for every "
+                f"parameter value, so {false_verdicts[0].backend}'s {false_verdicts[0].status!r} is a numerical "
+                f"failure, not a property of the problem ({values}): scale the data or the parameters (a loss "
+                "weight C far above the data's scale is the usual cause), or use form='socp' where the builder "
+                "offers one",
+                status=status,
+                solver_status=raw,
+            )
         if status.startswith("infeasible"):
             raise InfeasibleError(msg, status=status, solver_status=raw)
         if status.startswith("unbounded"):
@@ -790,6 +830,16 @@ class KernelProblem:
         if status in ("optimal_inaccurate", "iteration_limit", "time_limit"):
             raise InaccurateSolutionError(msg, status=status, solver_status=raw)
         raise SolverError(msg, status=status, solver_status=raw)
+
+    def _feasible_bounded(self) -> bool:
+        """Whether the builder states that the problem is feasible and bounded for every parameter
+        value (``data["feasible_bounded"]``; a soft-margin SVM): then no infeasible or unbounded
+        report is taken as certain (the recovery policy goes on) and a last one raises
+        :class:`~sdpkern.errors.NumericalError`."""
+        try:
+            return bool(self.data.get("feasible_bounded", False))
+        except AttributeError:
+            return False
 
     def __repr__(self) -> str:
         if "_write" in self.__dict__:  # not written yet: do not write it to print it
@@ -891,4 +941,8 @@ class _Saved:
         for var, value in self.values["vars"]:
             var.save_value(value)  # the solver's point as it was (no domain projection)
         for con, value in self.values["duals"]:
-            con.save_dual_value(value)
+            if isinstance(value, list) and len(value) == len(con.dual_variables):
+                for dual, part in zip(con.dual_variables, value):  # a cone's duals by part (SOC: t, x)
+                    dual.save_value(part)
+            else:
+                con.save_dual_value(value)

@@ -143,7 +143,7 @@ def require_external_solver(solver: str) -> None:
 
     if available(solver):
         return
-    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp; .ci/run does this)"
+    msg = f"{SOLVERS[solver]!r} not on PATH (apt-get install coinor-csdp dsdp sdpa; .ci/run does this)"
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but {msg}")
     pytest.skip(msg)

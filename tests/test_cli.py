@@ -95,7 +95,6 @@ def test_solve_iteration_limit_exits_one(capsys: pytest.CaptureFixture[str]) -> 
         (["bench", TINY, "--backends", "clarabel,bogus"], "bogus"),
         (["inspect", "no_such_instance"], "no_such_instance"),
         (["solve", str(Path("no_dir") / "x.toml")], "does not exist"),
-        (["export", TINY, "-o", str(Path("no_dir") / "x.dat-s")], "No such file or directory"),
         (["demo", "--n-train", "0"], "--n-train: must be an integer >= 20"),
         (["demo", "--n-train", "many"], "--n-train: must be an integer >= 20"),
         (["demo", "--backend", "nosuch"], "backend='nosuch' is not known"),
@@ -111,6 +110,28 @@ def test_usage_errors_exit_two(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["export", TINY, "-o", str(Path("no_dir") / "x.dat-s")], "--output='no_dir/x.dat-s': the directory 'no_dir'"),
+        (["bench", TINY, "--json", str(Path("no_dir") / "b.json")], "--json='no_dir/b.json': the directory 'no_dir'"),
+    ],
+)
+def test_io_failures_exit_one_before_any_solve(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that cannot be written is a failure of the command (exit 1), not a usage error, and
+    it is found before any solve (the bench used to fail after all its solves)."""
+    import cvxpy as cp
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cp.Problem, "get_problem_data", lambda *a, **k: pytest.fail("solved before checking"))
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "PathNotFoundError" in err and needle in err
     assert "Traceback" not in err
 
 

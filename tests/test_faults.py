@@ -47,8 +47,8 @@ def test_write_unknown_equalities_option_names_it(tmp_path: Path) -> None:
 
 
 def test_solve_external_unknown_program_names_argument_and_choices() -> None:
-    with pytest.raises(UnknownBackendError, match=r"solver='sdpa'.*\['csdp', 'dsdp'\]"):
-        export.solve_external(_small_sdp(), "sdpa")
+    with pytest.raises(UnknownBackendError, match=r"solver='sedumi'.*\['csdp', 'dsdp', 'sdpa'\]"):
+        export.solve_external(_small_sdp(), "sedumi")
     with pytest.raises(UnknownBackendError, match="solver=None"):
         export.solve_external(_small_sdp(), None)  # type: ignore[arg-type]
 

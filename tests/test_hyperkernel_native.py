@@ -248,7 +248,11 @@ def test_memory_estimate_counts_the_working_set_cache(monkeypatch):
     assert clf.status_ == "optimal"
 
 
-def test_time_limit_returns_best_point_with_warning():
+def test_time_limit_keeps_the_best_point_for_inspection_with_warning():
+    """A time-limited native fit keeps its last point (the gap in certificate_, the model in
+    model_) with a ConvergenceWarning, and refuses to predict with it (not certified)."""
+    from sdpkern.errors import UncertifiedModelError
+
     X, y = _data("pima")
     clf = HyperkernelSVC(widths=1.0, lambda_Q=100.0, solver="native", solver_options={"time_limit": 0.0})
     with warnings.catch_warnings(record=True) as rec:
@@ -256,7 +260,9 @@ def test_time_limit_returns_best_point_with_warning():
         clf.fit(X[:80], y[:80])
     assert clf.status_ == "time_limit"
     assert any(issubclass(w.category, ConvergenceWarning) for w in rec)
-    assert clf.certificate_["value"] > 0 and np.isfinite(clf.decision_function(X[:5])).all()
+    assert clf.certificate_["value"] > 0 and np.isfinite(clf.model_.decision(X[:5])).all()
+    with pytest.raises(UncertifiedModelError, match="status_='time_limit'"):
+        clf.decision_function(X[:5])
 
 
 def test_default_hyperkernel_spans_the_width_ladder():

@@ -141,7 +141,8 @@ def test_moved_application_modules_warn_and_alias(old: str, monkeypatch: pytest.
     new = importlib.import_module(MOVED[old])
     monkeypatch.delitem(sys.modules, f"sdpkern.{old}", raising=False)
     monkeypatch.delitem(vars(sdpkern), old, raising=False)  # not delattr: hasattr would import it
-    with pytest.warns(FutureWarning, match=rf"sdpkern\.{old} has moved to sdpkern\.apps\.{old}.*1\.1") as record:
+    moved = rf"sdpkern\.{old} has moved to sdpkern\.apps\.{old}.*removed in 0\.2\.0"
+    with pytest.warns(FutureWarning, match=moved) as record:
         namespace: dict[str, object] = {}
         exec(compile(f"import sdpkern.{old} as mod", __file__, "exec"), namespace)
     mod = namespace["mod"]
@@ -156,7 +157,7 @@ def test_moved_application_modules_warn_and_alias(old: str, monkeypatch: pytest.
 def test_moved_native_modules_warn_and_alias(old: str, monkeypatch: pytest.MonkeyPatch) -> None:
     new = importlib.import_module(f"sdpkern.native.{sdpkern.native._MOVED[old]}")
     monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}", raising=False)
-    with pytest.warns(FutureWarning, match=rf"sdpkern\.native\.{old} has moved to sdpkern\.native\.cpd.*1\.1"):
+    with pytest.warns(FutureWarning, match=rf"sdpkern\.native\.{old} has moved to sdpkern\.native\.cpd.*removed in 0\.2\.0"):
         mod = importlib.import_module(f"sdpkern.native.{old}")
     assert mod is new
     monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}")

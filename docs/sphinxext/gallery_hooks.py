@@ -35,6 +35,8 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_svm_core.py": ["--quick"],
     "plot_gallery.py": ["--quick", "--out", "{out}"],
     "status_sweep.py": ["--quick"],
+    "compare_backends.py": ["--instances", "hk_csvm_sdp_m10", "cpd_hinge_dual"],
+    "fault_injection.py": ["--estimators", "HyperkernelSVC(solver='conic')", "PrimalSVC(kernel='rbf', solver='exact')"],
     "reproduce_hyperkernel_tables.py": [
         "table31",
         "lambda",

@@ -10,7 +10,7 @@ the experiment runner and the papers' plots.
 :mod:`sdpkern.apps.plotting`       the papers' figures (matplotlib, optional)
 =================================  ==========================================================
 
-Each module is imported only when used; until sdpkern 1.1 the old paths (``sdpkern.cli``,
+Each module is imported only when used; until sdpkern 0.2.0 the old paths (``sdpkern.cli``,
 ``sdpkern.experiments``, ...) still work and warn with a ``FutureWarning``.
 """
 

@@ -8,10 +8,12 @@
     sdpkern bench [INSTANCE ...] --backends clarabel,scs --repeat N [--json out.json]
 
 INSTANCE is a name in the instance library (:func:`sdpkern.apps.instances.problems_dir`) or a
-path to an instance TOML. Exit codes: 0 success, 2 usage error (bad arguments, unknown instance
-or backend, bad option, a path that cannot be read or written), 1 solver failure, 130
-interrupted. Messages go to stderr, without a traceback. Heavy imports (CVXPY, the builders)
-happen only in the subcommand that needs them.
+path to an instance TOML. Exit codes: 0 success; 1 the command failed (a solver failure, a file
+that cannot be read or written); 2 usage error (bad arguments, unknown instance or backend, a
+backend without the cones an instance needs, bad option); 130 interrupted. Every check that does
+not need a solve (backends, their cones, the output path) runs before the first solve. Messages
+go to stderr, without a traceback. Heavy imports (CVXPY, the builders) happen only in the
+subcommand that needs them.
 """
 
 from __future__ import annotations
@@ -55,6 +57,21 @@ def _parse_options(items: Sequence[str] | None) -> dict[str, Any]:
             raise UsageError(f"--option {item!r} must look like key=value")
         opts[key.strip()] = _parse_value(value.strip())
     return opts
+
+
+def _check_output(path: str, option: str) -> None:
+    """A :class:`~sdpkern.errors.PathError` now, before any solve, if ``path`` cannot be written
+    (its directory missing, a file in its way, no permission)."""
+    import os
+    from pathlib import Path
+
+    from ..errors import path_error
+
+    parent = Path(path).parent if str(Path(path).parent) else Path(".")
+    if not parent.is_dir():
+        raise path_error(FileNotFoundError(2, "No such file or directory"), path, option)
+    if not os.access(parent, os.W_OK):
+        raise path_error(PermissionError(13, "Permission denied"), path, option)
 
 
 def _load(name: str) -> tuple[Any, dict[str, Any]]:
@@ -127,11 +144,13 @@ def _solve_record(problem: Any, meta: dict[str, Any], backend: str, options: dic
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
+    from .._capabilities import check_backend_for
     from ..backends import get_backend
 
     options = _parse_options(args.option)
     get_backend(args.backend)  # unknown backend -> BackendError -> exit 2
     problem, meta = _load(args.instance)
+    check_backend_for(args.backend, problem.cvxpy, meta["name"])  # a cone it lacks -> exit 2
     rec = _solve_record(problem, meta, args.backend, options)
     if args.json:
         print(json.dumps(rec, indent=2, default=str))
@@ -154,6 +173,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     import time
 
+    _check_output(args.output, "--output")
     problem, meta = _load(args.instance)
     t0 = time.perf_counter()
     problem.export(args.output)
@@ -185,8 +205,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if not names:
         names = [n for n in list_instances() if not load_metadata(n).get("slow") or args.slow]
     metas = {n: load_metadata(n) for n in names}  # unknown names fail before any solving
+    if args.json:
+        _check_output(args.json, "--json")
 
+    from .._capabilities import check_backend_for
     from .instances import build
+
+    for meta in metas.values():  # a backend without an instance's cones: before any solving
+        problem = build(meta)
+        for b in backends:
+            check_backend_for(b, problem.cvxpy, meta["name"])
 
     records: list[dict[str, Any]] = []
     bar = tqdm(total=len(names) * len(backends) * args.repeat, desc="bench", unit="solve", file=sys.stderr)
@@ -205,9 +233,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     rows = _bench_table(records, [metas[n]["name"] for n in names], backends)
     _print_bench(rows, backends)
     if args.json:
-        from pathlib import Path
+        from .._atomic import atomic_open
 
-        Path(args.json).write_text(json.dumps({"rows": rows, "runs": records}, indent=2, default=str) + "\n")
+        with atomic_open(args.json, parents=False, encoding="utf-8") as fh:
+            fh.write(json.dumps({"rows": rows, "runs": records}, indent=2, default=str) + "\n")
         print(f"wrote {args.json}")
     expected = {m["name"]: m.get("reference", {}).get("status", "optimal") for m in metas.values()}
     failed = [r for r in records if not r["ok"] and r["status"] != expected.get(r["instance"])]
@@ -315,12 +344,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    except SolverError as exc:  # infeasible, iteration limit, inaccurate, solver failure
+    except (SolverError, OSError) as exc:
+        # infeasible, iteration limit, inaccurate, solver failure; a file that cannot be read or
+        # written (PathError, or an OSError from the system): the command failed, it was not misused
         _err(f"{type(exc).__name__}: {exc}")
         return EXIT_FAILURE
-    except (SdpkernError, OSError) as exc:
+    except SdpkernError as exc:
         # InputError, ParameterError, BackendError, ExportError, FormatError: what the user
-        # asked for cannot be done as asked; OSError: a path that cannot be read or written.
+        # asked for cannot be done as asked
         _err(f"{type(exc).__name__}: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -36,6 +36,21 @@ def _n_train(text: str) -> int:
     return value
 
 
+#: The largest seed: scikit-learn's and NumPy's legacy seeding take 0 <= seed < 2**32.
+MAX_SEED = 2**32 - 1
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer in [0, 2**32 − 1], else an argparse usage error (exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, {MAX_SEED}], got {text!r}")
+    return value
+
+
 def backend_name(text: str) -> str:
     """``--backend``: a known, installed backend, else an argparse usage error (exit 2)."""
     from ..backends import get_backend  # lazy: only when --backend is given
@@ -60,7 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend", type=backend_name, default=None, help="the conic solver CVXPY calls (default: clarabel)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the split and the subsample (default 0)")
+    parser.add_argument(
+        "--seed", type=_seed, default=0, help=f"seed of the split and the subsample, 0..{MAX_SEED} (default 0)"
+    )
     parser.add_argument("--full", action="store_true", help="solve the full SOCP instead of generating its cones")
     parser.add_argument("--quick", action="store_true", help="a few seconds: 40 training points, a small SVC grid")
 

@@ -158,7 +158,9 @@ class CPDProblemData(ProblemData):
 
 
 def _data(D: CPDData) -> CPDProblemData:
-    return CPDProblemData(cpd=D)
+    data = CPDProblemData(cpd=D)
+    data["feasible_bounded"] = True  # every c.p.d. builder is a soft-margin SVM (000 eqs. 14-16)
+    return data
 
 
 def _model(

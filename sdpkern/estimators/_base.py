@@ -12,6 +12,12 @@
   ``classes_[0]``; one-vs-rest picks the first largest value.
 * The status vocabulary (:data:`STATUSES`, :func:`worst_status`) and the point-weight rule
   (:func:`point_weights`).
+* The certification rule (:func:`check_certified`): a fitted estimator whose ``status_`` is not
+  ``"optimal"`` keeps its fitted attributes for inspection, but its prediction methods
+  (:data:`SERVING_METHODS`) raise :class:`~sdpkern.errors.UncertifiedModelError`; every
+  estimator class gets the check on those methods from :class:`SdpkernEstimator`, and its ``fit``
+  is atomic (a fit that raises, ``KeyboardInterrupt`` included, leaves the estimator as it was)
+  and ends by checking the model finite (:func:`check_finite_model`).
 
 A kernel model predicts with f(x) = Σ_i c_i k(x_i, x) + b and stores ``dual_coef_`` (c on the
 support), ``support_`` (sorted training indices) and ``intercept_`` (b).
@@ -19,6 +25,7 @@ support), ``support_`` (sorted training indices) and ``intercept_`` (b).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -30,6 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import REMOVED_IN, deprecation_message
 from .._validation import (
     ValidatedParams,
     as_sample_weight,
@@ -37,10 +45,13 @@ from .._validation import (
     validate_data,
     validate_training_data,
 )
-from ..errors import DataError, LabelError, ParameterError
+from ..errors import DataError, LabelError, ParameterError, SdpkernError, SolverError, UncertifiedModelError
 
 __all__ = [
     "STATUSES",
+    "SERVING_METHODS",
+    "check_certified",
+    "check_finite_model",
     "worst_status",
     "point_weights",
     "SdpkernEstimator",
@@ -58,6 +69,117 @@ STATUSES = ("optimal", "optimal_inaccurate", "iteration_limit", "time_limit", "i
 def worst_status(statuses: Iterable[str]) -> str:
     """The worst of several statuses (a one-vs-rest estimator's ``status_``)."""
     return max(statuses, key=lambda s: STATUSES.index(s) if s in STATUSES else len(STATUSES))
+
+
+#: The methods that serve a fitted model, refused when it is not certified (:func:`check_certified`).
+SERVING_METHODS = ("predict", "decision_function", "score_samples", "transform", "predict_proba",
+                   "predict_log_proba")  # fmt: skip
+
+_REMEDY = {
+    "iteration_limit": "raise the iteration cap (max_iter, or solver_options={'max_iter': ...})",
+    "time_limit": "raise the time limit (solver_options={'time_limit': ...}) or remove it",
+    "optimal_inaccurate": "try another backend or solver, or a looser tol",
+}
+
+
+def check_certified(estimator: Any, method: str = "predict") -> None:
+    """:class:`~sdpkern.errors.UncertifiedModelError` unless the fitted ``status_`` is ``"optimal"``.
+
+    The rule (docs/conventions.md, "Status and certificates"): a fit whose solve was stopped by
+    a limit, or ended inaccurate, returns the estimator with ``status_`` saying so, a
+    ``ConvergenceWarning``, and every fitted attribute (``certificate_``, ``dual_coef_``, ...)
+    for inspection, but it does not serve predictions: ``method`` raises instead. An estimator
+    not fitted yet (no ``status_``) is left to ``check_is_fitted``.
+    """
+    status = estimator.__dict__.get("status_")
+    if status is None or status == "optimal":
+        return
+    name = type(estimator).__name__
+    raise UncertifiedModelError(
+        f"{name}.{method}: the model was fitted with status_={status!r}, not certified optimal, so it is not "
+        f"served; {_REMEDY.get(status, 'see certificate_ and refit')} and fit again (the fitted attributes "
+        "stay for inspection)",
+        status=status,
+    )
+
+
+#: The fitted attributes that hold the model (checked finite after every fit).
+_MODEL_ATTRIBUTES = ("dual_coef_", "intercept_", "coef_", "beta_", "alpha_", "eigenvalues_", "eigenvectors_")
+
+
+def _non_finite(value: Any) -> bool:
+    if value is None:  # an attribute a model does not use (coef_ of a kernel model)
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v) for v in value)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return bool(arr.size) and not bool(np.isfinite(arr).all())
+
+
+def check_finite_model(estimator: Any) -> None:
+    """:class:`~sdpkern.errors.SolverError` (status ``"error"``) when a fit produced NaN or inf in
+    its model (a solver that returned garbage and called it converged): never a silent NaN."""
+    bad = [name for name in _MODEL_ATTRIBUTES if name in estimator.__dict__ and _non_finite(estimator.__dict__[name])]
+    if bad:
+        raise SolverError(
+            f"{type(estimator).__name__}.fit: the solver returned non-finite values ({', '.join(bad)} hold NaN or "
+            f"inf; status_={estimator.__dict__.get('status_')!r}); the estimator is left as it was before fit: "
+            "check the data's scale, or try another solver or backend",
+            status="error",
+        )
+
+
+#: Exceptions from inside a solver that ``fit`` reports as a :class:`~sdpkern.errors.SolverError`
+#: (bad input is a ValueError or TypeError, already typed by validation, and passes unchanged).
+_SOLVER_CRASHES = (RuntimeError, ArithmeticError, LookupError, AttributeError, AssertionError, OSError)
+
+
+def _atomic_fit(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``fit`` that leaves the estimator as it was when it raises (a solver failure, a bad input,
+    ``KeyboardInterrupt``): no half-fitted estimator that looks fitted. Then the model is checked
+    finite (:func:`check_finite_model`)."""
+    if getattr(method, "_sdpkern_atomic", False):
+        return method
+
+    @functools.wraps(method)
+    def fit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = dict(self.__dict__)
+        try:
+            out = method(self, *args, **kwargs)
+            check_finite_model(self)
+        except BaseException as exc:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            if isinstance(exc, _SOLVER_CRASHES) and not isinstance(exc, (SdpkernError, ValueError, TypeError)):
+                # a crash inside a solver (a native core, libsvm, an eigensolver): the status rule's
+                # "error", as KernelProblem.solve makes of a backend that raises; the cause is chained
+                raise SolverError(
+                    f"{type(self).__name__}.fit: the solver failed ({type(exc).__name__}: {exc}); the estimator is "
+                    "left as it was before fit",
+                    status="error",
+                ) from exc
+            raise
+        return out
+
+    fit._sdpkern_atomic = True  # type: ignore[attr-defined]
+    return fit
+
+
+def _certified(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``method`` preceded by :func:`check_certified` (once per class and method)."""
+    if getattr(method, "_sdpkern_certified", False):
+        return method
+
+    @functools.wraps(method)
+    def serve(self: Any, *args: Any, **kwargs: Any) -> Any:
+        check_certified(self, name)
+        return method(self, *args, **kwargs)
+
+    serve._sdpkern_certified = True  # type: ignore[attr-defined]
+    return serve
 
 
 def point_weights(
@@ -112,6 +234,18 @@ class SdpkernEstimator(ValidatedParams, BaseEstimator):
     the family's base class.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # the certification rule on every serving method, wherever the class got it (a mixin,
+        # a family base or its own), so no family can serve an uncertified model by omission
+        super().__init_subclass__(**kwargs)
+        for name in SERVING_METHODS:
+            method = getattr(cls, name, None)
+            if callable(method) and not getattr(method, "_sdpkern_certified", False):
+                setattr(cls, name, _certified(method, name))
+        fit = cls.__dict__.get("fit")
+        if callable(fit):  # a fit of this class's own: atomic, and its model checked finite
+            cls.fit = _atomic_fit(fit)  # type: ignore[method-assign]
+
     def _more_validation(self) -> None:
         """Checks that ``_parameter_constraints`` cannot express (objects that check themselves)."""
 
@@ -121,19 +255,19 @@ class SdpkernEstimator(ValidatedParams, BaseEstimator):
 
 
 def deprecated_attribute(new: str, old: str, convert: Any = None) -> property:
-    """A fitted attribute ``old`` renamed to ``new``: reading it warns (``FutureWarning``, removed in 1.1)."""
+    """A fitted attribute ``old`` renamed to ``new``: reading it warns (``FutureWarning``; removed in
+    :data:`sdpkern._deprecation.REMOVED_IN`)."""
 
     def getter(self: Any) -> Any:
         warnings.warn(
-            f"{type(self).__name__}.{old} is deprecated since sdpkern 1.0 and will be removed in 1.1; "
-            f"use {new}" + ("" if convert is None else " (converted here)"),
+            deprecation_message(f"{type(self).__name__}.{old}", new, converted=convert is not None),
             FutureWarning,
             stacklevel=2,
         )
         value = getattr(self, new)
         return value if convert is None else convert(value)
 
-    return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in 1.1).")
+    return property(getter, doc=f"Deprecated alias of ``{new}`` (removed in sdpkern {REMOVED_IN}).")
 
 
 class KernelClassifierMixin(ClassifierMixin):

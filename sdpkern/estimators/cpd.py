@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data
+from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data, warn_if_not_unisolvent
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate
 from ..native.cpd import CPDMemory, CPDWorkspace, fit_cpd, polynomial_separator, polynomially_separable
@@ -166,7 +166,9 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
             for ws in self.__dict__.pop("_taken", []):
                 assert self.memory is not None
                 self.memory.give_back(ws)
-            return fitted  # type: ignore[no-any-return]
+        # routes that may disagree say why (input validation, after the fit has checked X)
+        warn_if_not_unisolvent(self._kernel(), X, sample_weight, type(self).__name__)
+        return fitted  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
         """Σ_i c_i φ(x_i/s, x/s) + Σ_k β_k p_k(x) (000 Theorem 4.6; the constant monomial's β is b;

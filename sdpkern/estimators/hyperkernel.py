@@ -292,9 +292,31 @@ class _GeneratedHyperkernel(_HyperkernelBase):
                 )
             return "native"
         native_fits = type(self)._native and self.form == "socp" and self.active_set
-        if self.solver == "auto" and native_fits and m >= NATIVE_FROM:
-            return "native"
-        return "conic"
+        route = "native" if self.solver == "auto" and native_fits and m >= NATIVE_FROM else "conic"
+        self._check_route_options(route, m)
+        return route
+
+    def _check_route_options(self, route: str, m: int) -> None:
+        """ParameterError for ``solver_options`` only the other route takes, naming the route that
+        runs and why (``solver="auto"`` chooses by m; an option must never be dropped unsaid)."""
+        opts = set(self.solver_options or {})
+        other = opts & (_NATIVE_OPTIONS - {"tol", "time_limit"}) if route == "conic" else opts - _NATIVE_OPTIONS
+        if not other:
+            return
+        if route == "conic":
+            why = (f"solver='auto' runs the conic route below NATIVE_FROM = {NATIVE_FROM} training points (m = {m})"
+                   if self.solver == "auto" and type(self)._native else f"{type(self).__name__} runs the conic route")
+            hint = "pass solver='native' or leave them out" if type(self)._native else "leave them out"
+            raise ParameterError(
+                f"solver_options {sorted(other)} are options of the native solver, but {why}; {hint} (the conic "
+                f"route takes tol, max_iter, time_limit and {self.backend}'s own settings)"
+            )
+        if self.solver == "auto":
+            raise ParameterError(
+                f"solver_options {sorted(other)} are not options of the native solver, which solver='auto' runs from "
+                f"NATIVE_FROM = {NATIVE_FROM} training points on (m = {m}); pass solver='conic' to give them to "
+                f"{self.backend}, or use the native solver's {sorted(_NATIVE_OPTIONS)}"
+            )
 
     def _check_memory(self, X: Array, solver: str) -> None:
         """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""

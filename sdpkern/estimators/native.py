@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._docstrings import fill_doc
 from .._validation import Interval, Options, validate_data
-from ..errors import BreakdownError, DataError, ParameterError
+from ..errors import BreakdownError, DataError, ParameterError, SolverError
 from ..kernels.base import (
     Epanechnikov,
     Gaussian,
@@ -755,6 +755,8 @@ class IndefiniteSVC(_NativeClassifier):
         w_keep = None if weights is None else weights[keep]
         self.svc_ = SVC(kernel="precomputed", C=C, tol=float(self.tol))
         self.svc_.fit(K[np.ix_(keep, keep)], y_pm[keep], sample_weight=w_keep)
+        if not (np.isfinite(self.svc_.dual_coef_).all() and np.isfinite(self.svc_.intercept_).all()):
+            raise SolverError("IndefiniteSVC: libsvm returned non-finite dual coefficients", status="error")
         full = np.zeros(Xa.shape[0])
         # libsvm orders classes as sorted labels, so dual_coef_ is α_i y_i with y = ±1 here.
         full[keep[self.svc_.support_]] = self.svc_.dual_coef_[0]

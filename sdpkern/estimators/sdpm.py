@@ -73,7 +73,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
         Parameters of the ``"poly"`` ((γ⟨x, y⟩ + c₀)^degree) and ``"rbf"`` (exp(−γ‖x − y‖²))
         kernels, as scikit-learn's ``SVC``.
     kernel_degree : int
-        Deprecated since 1.0 (removed in 1.1): use ``degree``.
+        Deprecated since 0.1.0 (removed in 0.2.0): use ``degree``.
     fit_intercept : bool, default=True
         Learn an offset b (003 omits it).
     image_shape : (int, int) or None, default=None
@@ -219,7 +219,7 @@ class SDPMClassifier(KernelClassifierMixin, SdpkernEstimator):
     def _more_validation(self) -> None:
         if self.kernel != "poly" and isinstance(self.kernel_degree, str) and self.degree != 3:
             warnings.warn(
-                "SDPMClassifier: since sdpkern 1.0 'degree' is the polynomial kernel's degree (unused with "
+                "SDPMClassifier: since sdpkern 0.1.0 'degree' is the polynomial kernel's degree (unused with "
                 f"kernel={self.kernel!r}); the Taylor degree of the trajectories is 'taylor_degree'",
                 FutureWarning,
                 stacklevel=4,

@@ -13,6 +13,9 @@ entries themselves in the file (SDPA and CBF both want them unscaled).
 
 ``sign`` records the sense of the original model: its objective value is
 ``sign * (cᵀx + offset)`` (CVXPY compiles a ``Maximize`` into the negated minimisation).
+
+A quadratic objective ½xᵀPx + cᵀx + offset is kept as ``P`` only for the QP formats
+(:mod:`sdpkern.export.mps`); for the conic formats CVXPY writes it as an SOC epigraph.
 """
 
 from __future__ import annotations
@@ -104,6 +107,9 @@ class ConicData:
         The original model's objective is ``sign * (cᵀx + offset)``.
     meta : dict
         Free-form information a writer or reader attaches (e.g. the elimination map).
+    P : scipy.sparse.csr_matrix, shape (n, n), or None
+        The quadratic objective's matrix (symmetric PSD): the objective is
+        ``sign * (½xᵀPx + cᵀx + offset)``. Only the QP formats (``.mps``/``.qps``) hold it.
     """
 
     c: NDArray[np.float64]
@@ -113,6 +119,7 @@ class ConicData:
     offset: float = 0.0
     sign: int = 1
     meta: dict[str, Any] = field(default_factory=dict)
+    P: sp.csr_matrix | None = None
 
     def __post_init__(self) -> None:
         self.c = np.asarray(self.c, dtype=float).ravel()
@@ -123,6 +130,12 @@ class ConicData:
             raise DataError(f"inconsistent shapes: A is {m}x{n}, c has {self.c.size}, b has {self.b.size}")
         if self.cones.rows != m:
             raise DataError(f"cones occupy {self.cones.rows} rows but A has {m}")
+        if self.P is not None:
+            self.P = sp.csr_matrix(self.P, dtype=float)
+            if self.P.shape != (n, n):
+                raise DataError(f"inconsistent shapes: P is {self.P.shape[0]}x{self.P.shape[1]}, A has {n} columns")
+            if self.P.nnz == 0:
+                self.P = None
 
     @property
     def n(self) -> int:
@@ -131,7 +144,9 @@ class ConicData:
 
     def objective(self, x: NDArray[np.float64]) -> float:
         """The original model's objective value at ``x``."""
-        return float(self.sign * (self.c @ np.asarray(x, dtype=float) + self.offset))
+        xa = np.asarray(x, dtype=float)
+        quad = 0.0 if self.P is None else 0.5 * float(xa @ (self.P @ xa))
+        return float(self.sign * (quad + self.c @ xa + self.offset))
 
     def cone_violation(self, x: NDArray[np.float64]) -> float:
         """How far ``b − A x`` is outside the cones, relative to ``1 + ‖b‖∞``.
@@ -208,14 +223,15 @@ class Exported:
         return self.data.objective(z)
 
 
-def compiled_data(problem: cp.Problem) -> tuple[dict[str, Any], float]:
+def compiled_data(problem: cp.Problem, quadratic: bool = False) -> tuple[dict[str, Any], float]:
     """CVXPY's SCS-format data for ``problem`` and its objective offset.
 
-    The offset is not in the data dict; CVXPY keeps it in the solver's inverse data.
+    The offset is not in the data dict; CVXPY keeps it in the solver's inverse data. With
+    ``quadratic`` a quadratic objective stays ½xᵀPx (``data["P"]``); otherwise CVXPY writes it
+    as an SOC epigraph.
     """
     try:
-        # use_quad_obj=False: CVXPY writes a quadratic objective as an SOC epigraph (no P).
-        data, _chain, inverse = problem.get_problem_data(cp.SCS, solver_opts={"use_quad_obj": False})
+        data, _chain, inverse = problem.get_problem_data(cp.SCS, solver_opts={"use_quad_obj": quadratic})
     except cp.error.DCPError as exc:
         raise ExportError(f"the problem is not DCP and cannot be compiled to conic form: {exc}") from None
     offset = 0.0
@@ -251,22 +267,28 @@ def _lower_indices(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     return i.astype(np.int64), j.astype(np.int64)
 
 
-def from_cvxpy(problem: cp.Problem) -> ConicData:
+def from_cvxpy(problem: cp.Problem, quadratic: bool = False) -> ConicData:
     """Standard-form data of a CVXPY problem, from the SCS data CVXPY compiles.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+    quadratic : bool, default False
+        Keep a quadratic objective as ``P`` (for the QP formats); otherwise it becomes an SOC
+        epigraph, as the conic formats need.
 
     Raises
     ------
     ExportError
-        If the problem has a quadratic objective CVXPY kept as ``P`` or is mixed-integer.
+        If the problem is mixed-integer, has unset parameters or non-finite data.
     """
     unset = sorted(p.name() for p in problem.parameters() if p.value is None)
     if unset:
         raise ExportError(f"parameters without a value cannot be exported: {unset}; set them first")
     if problem.is_mixed_integer():
         raise ExportError("integer or boolean variables cannot be exported (conic formats here are continuous)")
-    data, offset = compiled_data(problem)
-    if data.get("P") is not None and sp.csr_matrix(data["P"]).nnz:
-        raise ExportError("a quadratic objective kept as P cannot be exported; write it with an SOC epigraph")
+    data, offset = compiled_data(problem, quadratic)
+    P = sp.csr_matrix(data["P"], dtype=float) if quadratic and data.get("P") is not None else None
     dims = data["dims"]
     if getattr(dims, "pnd", None):
         raise ExportError("n-dimensional power cones (PowConeND) cannot be exported")
@@ -293,8 +315,9 @@ def from_cvxpy(problem: cp.Problem) -> ConicData:
     c = np.array(data["c"], dtype=float, copy=True)
     A, b, cones = _add_bounds(A, b, cones, data.get("lower_bounds"), data.get("upper_bounds"))
     sign = -1 if isinstance(problem.objective, cp.Maximize) else 1
-    out = ConicData(c=c, A=A, b=b, cones=cones, offset=offset, sign=sign)
-    for name, arr in (("c", out.c), ("b", out.b), ("A", out.A.data)):
+    out = ConicData(c=c, A=A, b=b, cones=cones, offset=offset, sign=sign, P=P)
+    quad = () if out.P is None else (("P", out.P.data),)
+    for name, arr in (("c", out.c), ("b", out.b), ("A", out.A.data), *quad):
         if not np.all(np.isfinite(arr)):
             raise ExportError(f"the compiled problem has non-finite values in {name}; check the data and parameters")
     return out
@@ -380,6 +403,8 @@ def to_cvxpy(data: ConicData) -> tuple[cp.Problem, cp.Variable]:
         constraints.append(cp.constraints.PowCone3D(s[0], s[1], s[2], alpha))
         row += 3
     expr = data.c @ xv + data.offset
+    if data.P is not None:
+        expr = expr + 0.5 * cp.quad_form(xv, cp.psd_wrap(data.P))
     objective = cp.Minimize(expr) if data.sign > 0 else cp.Maximize(-expr)
     return cp.Problem(objective, constraints), x
 

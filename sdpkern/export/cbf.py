@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ..errors import FormatError
+from ..errors import FormatError, path_error
 from ._conic import Cones, ConicData, Elimination, Exported, _lower_indices
 from ._io import format_rows, write_atomic
 
@@ -256,9 +256,15 @@ def _float(tok: str, no: int, what: str, lines: _Lines) -> float:
 
 
 def read_cbf(path: str | os.PathLike[str]) -> ConicData:
-    """Read a CBF file into standard-form data (see :func:`parse_cbf`)."""
+    """Read a CBF file into standard-form data (see :func:`parse_cbf`).
+
+    A file that cannot be read raises :class:`~sdpkern.errors.PathError`, a malformed one
+    :class:`~sdpkern.errors.FormatError` naming the line."""
     p = Path(path)
-    raw = p.read_bytes()
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise path_error(exc, path, action="read") from None
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as exc:

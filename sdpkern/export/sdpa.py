@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from ..errors import ExportError, FormatError, ParameterError
+from ..errors import ExportError, FormatError, ParameterError, path_error
 from ._conic import Cones, ConicData, Elimination, Exported, _lower_indices
 from ._eliminate import eliminate_equalities
 from ._io import _CHUNK, format_values, write_atomic
@@ -230,10 +230,14 @@ def read_sdpa(path: str | os.PathLike[str]) -> ConicData:
     ------
     FormatError
         For a malformed file; the message gives the line number.
+    PathError
+        For a file that cannot be read (:class:`~sdpkern.errors.PathNotFoundError` when missing).
     """
     p = Path(path)
     try:
         text = p.read_text(encoding="ascii", errors="strict")
+    except OSError as exc:
+        raise path_error(exc, path, action="read") from None
     except UnicodeDecodeError as exc:
         raise FormatError(f"{p}: line {text_line_of_offset(p, exc.start)}: not an ASCII text file") from None
     return parse_sdpa(text, name=str(p))

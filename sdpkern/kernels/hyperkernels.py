@@ -68,8 +68,19 @@ class Hyperkernel:
     """Base class: a kernel on pairs defined through pair features (see module docstring).
 
     Subclasses implement :meth:`pair_features` and :meth:`combine`, and :meth:`check` for
-    their validity conditions.
+    their validity conditions, which are checked when the hyperkernel is constructed (as the
+    base kernels' are, docs/conventions.md) and again before use.
     """
+
+    def __post_init__(self) -> None:
+        try:
+            self._check_parameters()
+        except ParameterError as exc:
+            raise ParameterError(f"{type(self).__name__}: {exc}") from None
+
+    def _check_parameters(self) -> None:
+        """The checks made at construction (:meth:`check`, unless a subclass defers part of it)."""
+        self.check()
 
     def check(self) -> None:
         """Raise :class:`~sdpkern.errors.ParameterError` when the hyperkernel's conditions fail."""
@@ -292,6 +303,14 @@ class HarmonicARD(Hyperkernel):
     lambda_h: float = 0.6
     widths: Any = "auto"
     scales: Any = (1.0,)
+
+    def _check_parameters(self) -> None:
+        # widths="auto" is resolved on data later (fitted); everything else is checked now
+        if isinstance(self.widths, str) and self.widths == "auto":
+            check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+            self.scale_array()
+            return
+        self.check()
 
     def check(self) -> None:
         """λ_h ∈ (0, 1), resolved positive widths σ_d and positive scales c_s (002 eq. 2.22)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_matrix, check_positive
+from .._validation import as_matrix, check_integer, check_positive
 from ..errors import ParameterError
 from .hyperkernels import Hyperkernel
 
@@ -198,6 +198,8 @@ def hyperkernel_basis(
     """
     check_hyperkernel(hyperkernel)
     hyperkernel.check()
+    if max_terms is not None:
+        max_terms = check_integer(max_terms, "max_terms", 1)  # named as the caller passed it
     Xa = as_matrix(X, "X")
     m = Xa.shape[0]
     F = hyperkernel.gram_features(Xa)  # (m, m, f): features of every pair of training points

@@ -58,7 +58,7 @@ from .svm_core import (
     solve_qp,
 )
 
-#: Old module paths of the c.p.d. family (now :mod:`sdpkern.native.cpd`), deprecated aliases until 1.1.
+#: Old module paths of the c.p.d. family (now :mod:`sdpkern.native.cpd`), deprecated aliases until 0.2.0.
 _MOVED = {"cpd_newton": "cpd.newton", "cpd_reduced": "cpd.workspace", "cholesky_update": "cpd.newton"}
 
 __all__ = [

@@ -11,7 +11,7 @@ operator and checks shapes and symmetry; one stopping rule ``‖b − A x_k‖ �
 ``callback(x_k)`` after every iteration (streaming the iterates); ``info`` is 0 on convergence,
 ``> 0`` (the iteration count) when ``max_iter`` was reached or the Krylov space was exhausted
 without meeting the tolerance (SciPy's ``maxiter`` is sdpkern's ``max_iter``,
-docs/conventions.md; the old name still works with a ``FutureWarning`` until 1.1). A zero
+docs/conventions.md; the old name still works with a ``FutureWarning`` until 0.2.0). A zero
 denominator (possible for CG and MR on indefinite ``A``,
 002 Table 5.1) raises :class:`~sdpkern.errors.BreakdownError`; the partial result, with
 ``info = -k`` for a breakdown at iteration ``k``, is attached to the exception as ``.result``.

@@ -123,6 +123,7 @@ def csvm(
     w = as_sample_weight(sample_weight, Xa.shape[0])
     C_par = cp.Parameter(nonneg=True, name="C", value=_check_C(C))
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, {"C": _check_C})
+    data["feasible_bounded"] = True  # the slacks ξ absorb any margin violation; the objective is ≥ 0
     m = Xa.shape[0]
     trials = trial_points(kernels, B.L)
 

@@ -166,7 +166,9 @@ def _generate(
         # violation of 25 % of it pass as certified
         unit = float(problem.data.get("objective_scale", 1.0))
         threshold = tol * max(unit, abs(solution.objective))
-        if worst <= threshold:
+        if worst <= threshold or solution.status != "optimal":
+            # an uncertified restricted solve (allowed by allow_inaccurate) certifies no omitted cone
+            # and adds none reliably: it is returned as it is, its status saying so
             return problem, solution, ActiveSetTrace(terms, rounds, max(worst, 0.0), time.perf_counter() - t0)
         candidates = np.argsort(violation)[::-1][:n_add]
         terms = np.union1d(terms, candidates[violation[candidates] > threshold])

@@ -91,6 +91,7 @@ def l2svm(
     m = Xa.shape[0]
     checks = {"ridge": _check_ridge}
     B, kernels, lq_par, data = _setup(Xa, y_pm, hyperkernel, form, lambda_Q, basis, eta, max_terms, checks)
+    data["feasible_bounded"] = True  # a soft margin with squared slacks: always feasible, objective ≥ 0
     data["derived_parameters"] = {"C": _ridge_of_C}
     data["ridge_weights"] = inv_w
     # both forms are solved scaled (module docstring): s² the optimum at the trial kernels
