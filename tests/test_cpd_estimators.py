@@ -241,21 +241,32 @@ def test_beta_zero_auto_inseparable_proven_by_the_fit_without_lp(monkeypatch, so
     assert cpd.polynomially_separable(clf.factor_.P, np.where(ym == 1, 1.0, -1.0)) is False
 
 
-def test_farkas_certificate_refuses_an_inaccurate_or_zero_slack():
+@pytest.mark.parametrize("seed", range(6))
+def test_least_distance_proves_either_answer_as_the_lp_does(seed):
+    # the NNLS of the least-distance problem returns a separator (separable) or Farkas'
+    # certificate u ≥ 0, Gᵀu = 0, Σu = 1 (inseparable); each agrees with the LP
+    import sdpkern.native.cpd.workspace as cpd
     from sdpkern.kernels.cpd import polynomial_factor
-    from sdpkern.native.cpd.workspace import _farkas_inseparable
 
-    Xm, ym = make_moons(80, noise=0.2, random_state=1)
-    y = np.where(ym == 1, 1.0, -1.0)
-    Q = polynomial_factor(Xm, ThinPlate(2)).Q
-    assert not _farkas_inseparable(Q, y, 2.0 * y)  # every margin ≥ 1: no slack, no certificate
-    # f = 0 (not an optimum): slack 1 everywhere, and Qᵀ(y∘ξ) = Qᵀy is far from 0
-    assert np.linalg.norm(Q.T @ y) > 1e-3 and not _farkas_inseparable(Q, y, np.zeros(80))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    if seed % 2:
+        y[rng.choice(150, 10, replace=False)] *= -1.0  # labels flipped: inseparable
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    sep, inseparable = cpd._least_distance(P, y)
+    separable = cpd._separating_lp(P, y) is not None
+    assert separable is (seed % 2 == 0)
+    if separable:
+        assert sep is not None and not inseparable and np.all(y * (P @ sep) >= 1.0 - 1e-9)
+    else:
+        assert sep is None and inseparable
 
 
-def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monkeypatch):
+def test_separable_data_where_least_squares_fails_take_the_least_distance_separator(monkeypatch):
     # wdbc, 400 points: linearly separable, but the least-squares fit misclassifies 3.8 % of
-    # them (under 10 %): the LP decides first and the β = 0 variant is fitted, no β-free fit
+    # them: the least-distance separator proves separability (no LP) and the β = 0 variant is
+    # fitted, no β-free fit
     import sdpkern.native.cpd.workspace as cpd
     from sdpkern.datasets import load_keel
     from sdpkern.kernels.cpd import polynomial_factor
@@ -265,10 +276,11 @@ def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monk
     X = StandardScaler().fit_transform(ds.X[idx])
     y = np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
     Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
-    assert cpd._least_squares_separator(Q, y) is None and not cpd._likely_inseparable(Q, y)
+    assert cpd._least_squares_separator(Q, y) is None
     free: list[int] = []
-    free_fit = cpd._free_fit
+    free_fit, lp = cpd._free_fit, cpd._separating_lp
     monkeypatch.setattr(cpd, "_free_fit", lambda *a: free.append(1) or free_fit(*a))
+    monkeypatch.setattr(cpd, "_separating_lp", lambda *a: free.append(2) or lp(*a))
     clf = ThinPlateSVC(C=1.0, scale=1.0).fit(X, y)
     assert clf.beta_zero_ is True and clf.solver_ == "beta_zero" and free == []
 
@@ -282,9 +294,9 @@ def _twonorm(n):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_lp_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch, weighted):
-    # twonorm, 1000 points: the least-squares fit misclassifies 1.4 % (under 10 %), so the LP
-    # decides β = 0 first; it answers "inseparable", and the β-free fit then skips
+def test_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch, weighted):
+    # twonorm, 1000 points: the least-squares fit misclassifies 1.4 %; the separability test
+    # decides β = 0 first and answers "inseparable", and the β-free fit then skips
     # _zero_loss_separator (its NNLS could only fail). The model is the one of beta_zero=False,
     # which runs that search (and finds nothing), to 1e-12 of the objective.
     import sdpkern.native.cpd.workspace as cpd
@@ -296,7 +308,6 @@ def test_lp_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch
     ref = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y, sample_weight=w)
     m = slice(None) if w is None else w > 0
     factor = ref.factor_
-    assert not cpd._likely_inseparable(factor.Q[m], y[m])  # premise: the LP route, not fit-first
     assert cpd.polynomially_separable(factor.P[m], y[m]) is False
     assert cpd._zero_loss_separator(factor, y, w) is None  # the decision the skip relies on
     searched: list[int] = []
@@ -369,11 +380,11 @@ def test_separator_memory_is_keyed_by_the_data(monkeypatch):
     y = np.where(ym == 1, 1.0, -1.0)
     ys = np.where(Xm[:, 0] > 0.5, 1.0, -1.0)  # separable by x_0 = 0.5
     calls: list[int] = []
-    lp = cpd._separating_lp
-    monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: calls.append(1) or lp(P, y))
+    find = cpd._find_separator
+    monkeypatch.setattr(cpd, "_find_separator", lambda *a: calls.append(1) or find(*a))
     assert ws.separator(y) is None
     n_lp = len(calls)
-    assert n_lp >= 1 and ws.separator(y) is None and len(calls) == n_lp  # remembered
+    assert n_lp == 1 and ws.separator(y) is None and len(calls) == n_lp  # remembered
     beta = ws.separator(ys)  # other labels: computed afresh
     assert beta is not None and np.all(ys * (P @ beta) >= 1.0 - 1e-9)
     beta[:] = 0.0  # the caller's copy: the memory is not changed

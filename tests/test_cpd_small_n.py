@@ -154,8 +154,8 @@ def test_working_set_separator_is_the_least_distance_separator(n, d, shift):
     P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
     margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
     full = cpd._min_norm_separator(P, y)
-    ws = cpd._min_norm_separator_working_set(P, y, margin)
-    assert full is not None and ws is not None
+    ws, inseparable = cpd._least_distance_working_set(P, y, margin)
+    assert full is not None and ws is not None and not inseparable
     assert np.abs(ws - full).max() <= 1e-9 * np.abs(full).max()
     assert float((y * (P @ ws)).min()) >= 1.0 - 1e-12
 
@@ -165,7 +165,9 @@ def test_working_set_separator_on_inseparable_data_and_its_fallback(monkeypatch)
     P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
     margin = y * (P @ np.linalg.lstsq(P, y, rcond=None)[0])
     assert cpd._min_norm_separator(P, y) is None
-    assert cpd._min_norm_separator_working_set(P, y, margin) is None
+    # the NNLS's Farkas certificate proves inseparability (no LP), on the start set already
+    assert cpd._least_distance_working_set(P, y, margin) == (None, True)
+    assert cpd._least_distance(P, y) == (None, True)
     # a working set that never settles in its rounds: the NNLS on every point decides
     rng = np.random.default_rng(3)
     Xs = rng.normal(size=(400, 10))
@@ -173,9 +175,9 @@ def test_working_set_separator_on_inseparable_data_and_its_fallback(monkeypatch)
     Xs[:, 0] += 0.3 * ys
     Ps = polynomial_factor(Xs, ThinPlate(2, formula_dimension=2)).P
     calls = []
-    real = cpd._min_norm_separator
-    monkeypatch.setattr(cpd, "_min_norm_separator", lambda P, y, w=None: (calls.append(P.shape[0]), real(P, y, w))[1])
+    real = cpd._least_distance
+    monkeypatch.setattr(cpd, "_least_distance", lambda P, y, w=None: (calls.append(P.shape[0]), real(P, y, w))[1])
     anti = -np.ones(400)  # a useless order: the start set is points 0-63, which miss the support
-    out = cpd._min_norm_separator_working_set(Ps, ys, anti, rounds=1)
-    assert calls == [64, 400]  # one round on the start set, unsettled, then every point
-    assert np.abs(out - real(Ps, ys)).max() <= 1e-9 * np.abs(out).max()
+    out, inseparable = cpd._least_distance_working_set(Ps, ys, anti, rounds=1)
+    assert calls == [64, 400] and not inseparable  # one round on the start set, unsettled, then every point
+    assert np.abs(out - real(Ps, ys)[0]).max() <= 1e-9 * np.abs(out).max()

@@ -405,16 +405,17 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
     factor kept across steps) ends exact after a factorisation of order |S|, S the support, at
     |S|³/3 flops. What SMO still needs to reach ``tol`` is not known in advance: its augmented
     Lagrangian takes more rounds the more polynomial constraints there are. So Newton finishes at
-    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost less),
-    and otherwise SMO goes on for at most as many steps as the Newton finish would cost (an SMO step costs about
-    ``_NEWTON_FLOPS_PER_STEP`` flops of Cholesky per point, the passes over the points being bound
-    by memory, plus ``_STEP_FLOPS``), and Newton finishes if SMO has not: the total is at most
-    twice that of the better
-    of the two, whatever the data (the rule of ski rental). The counts are of steps and points,
+    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost
+    less); otherwise SMO goes on for at most as many steps as the Newton finish would cost, and
+    Newton finishes if SMO has not. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP`` flops of
+    Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by memory, the
+    factorisation by arithmetic). The total is at most twice that of the better of the two,
+    whatever the data (the rule of ski rental). The counts are of steps and points,
     not of time, so the choice — and the model — is the same on every run."""
     st = al.state
     n = st.K.n
     stages = tuple(t for t in (_EARLIEST_TOL, _EARLY_TOL) if t > tol)
+
     def newton_in_steps() -> int:
         """The Newton finish's cost in SMO steps."""
         support = int(np.count_nonzero(st.alpha))

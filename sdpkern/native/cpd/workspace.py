@@ -79,7 +79,8 @@ __all__ = [
 Array = NDArray[np.float64]
 
 #: The routes of :func:`fit_cpd` (``solver=``): the compiled dual on K_Ξ, the primal Newton method
-#: on K_Ξ, 000 Algorithm 1 as printed, the CVXPY builder; "auto" chooses (:func:`_route`).
+#: on K_Ξ, 000 Algorithm 1 as printed, the CVXPY builder; "auto" is the dual (the reduced Newton route
+#: when the dual is not certified).
 SOLVERS = ("auto", "dual", "reduced", "native", "cvxpy")
 
 
@@ -317,9 +318,10 @@ def _find_separator(P: Array, y: Array, ls_fit: Array | None = None) -> Array | 
     if k == 0:
         return None
     # certificates cheaper than the LP on every point first: the least-squares fit p = P P⁺y when
-    # it separates (p/min y∘p then satisfies the LP), or the least-distance one, proves
-    # separability; a subset 𝒫 cannot separate proves the contrary, and its separator, when it
-    # separates every point, proves separability. The LP on every point decides the rest.
+    # it separates (p/min y∘p then satisfies the LP), or the least-distance problem's separator
+    # or Farkas certificate; then a subset 𝒫 cannot separate proves the contrary, and its
+    # separator, when it separates every point, proves separability. The LP on every point
+    # decides the rest.
     margin = None if ls_fit is None else y * ls_fit
     if margin is None or float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
         # (given a separating fit, β is still needed: lstsq computes it, as without the fit)
@@ -327,10 +329,10 @@ def _find_separator(P: Array, y: Array, ls_fit: Array | None = None) -> Array | 
         margin = y * (P @ beta)
         if float(margin.min()) > 1e-9 * float(np.abs(margin).max()):
             return beta / float(margin.min())
-    # the least-distance separator (one NNLS, cheaper than the LP) when it is found; it proves
-    # nothing when not
-    ldp = _min_norm_separator_working_set(P, y, margin)
-    if ldp is not None:
+    # the least-distance problem (NNLS, cheaper than the LP) proves either answer when it
+    # finds a separator or Farkas' certificate; the LP decides what it leaves open
+    ldp, inseparable = _least_distance_working_set(P, y, margin)
+    if ldp is not None or inseparable:
         return ldp
     m = max(100, 5 * k)
     if n > 2 * m:
@@ -377,8 +379,7 @@ def _least_squares_separator(Q: Array, y: Array, w: Array | None = None) -> Arra
 
 def _zero_loss_separator(factor: PolynomialFactor, y: Array, w: Array | None) -> tuple[Array, Array] | None:
     """(β, f = Pβ) of the minimum-norm polynomial separating the classes with margin ≥ 1 (on
-    the points of positive weight ``w``), or None (not separable, or the data look inseparable:
-    :func:`_likely_inseparable`; the fit then decides).
+    the points of positive weight ``w``), or None (not separable, or not found: the fit decides).
 
     When 𝒫 separates, α = 0 with any separating p minimises eq. (14) (000 §6.2); of those this
     takes the one of least Σ w_i p(x_i)² (the hard-margin separator in the coordinates of Q, a
@@ -387,8 +388,6 @@ def _zero_loss_separator(factor: PolynomialFactor, y: Array, w: Array | None) ->
     if factor.Q.shape[1] == 0:
         return None
     m = None if w is None or np.all(w > 0) else w > 0  # points of weight 0 do not count
-    if _likely_inseparable(factor.Q if m is None else factor.Q[m], y if m is None else y[m]):
-        return None
     bbar = _min_norm_separator(factor.Q, y, w)
     if bbar is None:
         return None
@@ -407,12 +406,23 @@ def _zero_loss_separator(factor: PolynomialFactor, y: Array, w: Array | None) ->
 
 
 def _min_norm_separator(Q: Array, y: Array, w: Array | None = None) -> Array | None:
-    """argmin Σ w_i (Qb)_i² subject to y_i (Qb)_i ≥ 1 (w_i > 0), or None when none is found.
+    """argmin Σ w_i (Qb)_i² subject to y_i (Qb)_i ≥ 1 (w_i > 0), or None when none is found
+    (:func:`_least_distance`'s separator)."""
+    return _least_distance(Q, y, w)[0]
+
+
+def _least_distance(Q: Array, y: Array, w: Array | None = None) -> tuple[Array | None, bool]:
+    """(argmin Σ w_i (Qb)_i² subject to y_i (Qb)_i ≥ 1 (w_i > 0) or None, whether the NNLS
+    proved that no b satisfies the constraints).
 
     Lawson & Hanson's least-distance programming (min ‖x‖ s.t. Gx ≥ h, *Solving Least Squares
     Problems* ch. 23) through one NNLS in n variables: with u ≥ 0 minimising ‖[Gᵀ; hᵀ]u − e‖
-    and r its residual, x = −r[:k]/r[k] (r = 0: infeasible). The answer is checked (every margin
-    ≥ 1 − 1e-9, then rescaled to ≥ 1): a separator found is a proof; None proves nothing."""
+    and r its residual, x = −r[:k]/r[k]. The answer is checked (every margin ≥ 1 − 1e-9, then
+    rescaled to ≥ 1): a separator found is a proof. When r vanishes, Gᵀu = 0 with Σu = 1 is
+    Farkas' certificate that the constraints have no solution (Σ u_i y_i p(x_i) would be both 0
+    and ≥ Σ u_i); checked (Gᵀu within 1e-9 of Σu, the columns of G scaled to unit norm), it is
+    the proof of inseparability.
+    Neither: nothing is proved (the LP decides)."""
     from scipy.optimize import nnls
 
     n, k = Q.shape
@@ -423,7 +433,7 @@ def _min_norm_separator(Q: Array, y: Array, w: Array | None = None) -> Array | N
         try:
             L = np.linalg.cholesky((Q.T * w) @ Q)
         except np.linalg.LinAlgError:
-            return None
+            return None, False
         T = np.linalg.inv(L.T)
         Z = Q @ T
     G = y[m, None] * Z[m]
@@ -433,42 +443,47 @@ def _min_norm_separator(Q: Array, y: Array, w: Array | None = None) -> Array | N
     try:
         u = nnls(E, e, maxiter=max(100, 10 * (k + 1)))[0]
     except RuntimeError:  # too many iterations
-        return None
+        return None, False
     r = E @ u - e
     if not abs(r[k]) > 1e-12:
-        return None
+        total = float(u.sum())
+        norms = np.linalg.norm(G, axis=0)
+        scaled = np.abs(G.T @ u) / np.where(norms > 0.0, norms, 1.0)
+        return None, bool(total > 0.0 and float(scaled.max(initial=0.0)) <= 1e-9 * total)
     b = T @ (-r[:k] / r[k])
     margin = y[m] * (Q[m] @ b)
     low = float(margin.min())
     if not low >= 1.0 - 1e-9:
-        return None
-    return np.asarray(b / min(low, 1.0), dtype=np.float64)
+        return None, False
+    return np.asarray(b / min(low, 1.0), dtype=np.float64), False
 
 
-def _min_norm_separator_working_set(P: Array, y: Array, margin: Array, rounds: int = 8) -> Array | None:
-    """:func:`_min_norm_separator` (unweighted) of all points, solved on a working set first: the
+def _least_distance_working_set(P: Array, y: Array, margin: Array, rounds: int = 8) -> tuple[Array | None, bool]:
+    """:func:`_least_distance` (unweighted) of all points, solved on a working set first: the
     least-distance separator of the points with the smallest least-squares ``margin`` (max(64,
     2 dim 𝒫) of them) is that of all points as soon as it separates them all (a subset's
     minimiser that is feasible for every constraint minimises over the smaller feasible set
-    too); until then the most violated points (up to half the start) join, for at most
-    ``rounds`` rounds, after which the NNLS on every point decides (the NNLS costs grow with the
-    number of points; docs/cpd.md has the figures)."""
+    too), and a subset no p separates proves that none separates all; until one or the other the
+    most violated points (up to half the start) join, for at most ``rounds`` rounds, after which
+    the NNLS on every point decides (the NNLS costs grow with the number of points)."""
     n, k = P.shape
     m0 = max(64, 2 * k)
     if n <= 2 * m0:
-        return _min_norm_separator(P, y)
+        return _least_distance(P, y)
     S = np.argsort(margin)[:m0]
     for _ in range(rounds):
-        b = _min_norm_separator(P[S], y[S])
+        b, inseparable = _least_distance(P[S], y[S])
+        if inseparable:
+            return None, True
         if b is None:  # (not a proof of anything: the full problem decides)
             break
         mg = y * (P @ b)
         low = float(mg.min())
-        if low >= 1.0 - 1e-9:  # the check _min_norm_separator makes, on every point
-            return np.asarray(b / min(low, 1.0), dtype=np.float64)
+        if low >= 1.0 - 1e-9:  # the check _least_distance makes, on every point
+            return np.asarray(b / min(low, 1.0), dtype=np.float64), False
         bad = np.flatnonzero(mg < 1.0 - 1e-9)
         S = np.union1d(S, bad[np.argsort(mg[bad])[: m0 // 2]])
-    return _min_norm_separator(P, y)
+    return _least_distance(P, y)
 
 
 def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None) -> bool:
@@ -490,32 +505,6 @@ def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None)
         return False
     Xm = X if m is None else X[m]
     return factor.rank >= np.unique(Xm, axis=0).shape[0]
-
-
-def _likely_inseparable(Q: Array, y: Array, fit: Array | None = None) -> bool:
-    """A guess, only for the order of the work (never for the answer): the least-squares fit
-    (Q Qᵀy, or ``fit`` when given) misclassifies at least 10 % of the points. Then the β-free fit
-    comes first (its slacks usually prove inseparability, sparing the LP); otherwise the LP
-    does, as fitting eq. (14) on separable data is slow (its minimiser is not unique)."""
-    return bool(np.mean(y * (Q @ (Q.T @ y) if fit is None else fit) <= 0.0) >= 0.1)
-
-
-def _farkas_inseparable(Q: Array, y: Array, f: Array, w: Array | None = None) -> bool:
-    """Whether the slacks ξ = max(0, 1 − y∘f) of a β-free fit prove that 𝒫 cannot separate.
-
-    At eq. (14)'s optimum the gradient in β vanishes, Pᵀ(y∘ξ) = 0; with ξ ≥ 0 and ξ ≠ 0 that
-    is Farkas' certificate that y_i p(x_i) ≥ 1 for all i has no solution p ∈ 𝒫 (Σ ξ_i y_i p(x_i)
-    would be both 0 and ≥ Σ ξ_i > 0). Accepted when Qᵀ(y∘ξ) vanishes to 1e-9 of ‖ξ‖₁ (a fit
-    solved to round-off; an SMO solution at tol 1e-3 does not pass, and the LP decides). With
-    per-point weights the certificate is w∘ξ (the gradient is Pᵀ(y∘w∘ξ)), over the points of
-    positive weight."""
-    xi = np.maximum(0.0, 1.0 - y * f)
-    if w is not None:
-        xi = w * xi
-    total = float(xi.sum())
-    if not total > 0.0:
-        return False
-    return float(np.linalg.norm(Q.T @ (y * xi))) <= 1e-9 * total
 
 
 def _separable_lp(P: Array, y: Array) -> bool:
@@ -739,7 +728,7 @@ def _free_fit(
     ws: CPDWorkspace, y: Array, C: float, w: Array | None, solver: str, tol: float, max_iter: int, backend: str,
     inseparable: bool,
 ) -> CPDFit:  # fmt: skip
-    """The β-free problem (000 eq. 14) by ``solver`` (``"auto"``: :func:`_route`)."""
+    """The β-free problem (000 eq. 14) by ``solver`` (``"auto"``: the dual)."""
     factor = ws.factor
     if not inseparable and solver != "cvxpy":
         # 𝒫 separates by its least-squares fit: α = 0 and that p attain the minimum 0 of eq. (14)
@@ -752,7 +741,11 @@ def _free_fit(
             loss = float(xi @ xi) if w is None else float((w * xi) @ xi)
             cert = {"measure": "stationarity", "value": 0.0, "tol": tol}
             return CPDFit(np.zeros(ws.n), beta, False, loss, 0, "optimal", f, "separator", cert)
-    route = _route(ws, y, w) if solver == "auto" else solver
+    # "auto" is the dual: its SMO and Newton finish, chosen between by counts of steps and points
+    # (dual_svm._run_squared), stay within twice the better of the two on any data, with no
+    # threshold in n, d or k to tune (docs/cpd.md, "Which route"); the reduced Newton route decides
+    # when the dual is not certified
+    route = "dual" if solver == "auto" else solver
     if route == "dual":
         d = cpd_dual_svm(ws.reduced, factor.Q, y, C, tol=tol, polish="auto", sample_weight=w)
         if d.status == "optimal" or solver == "dual":
@@ -823,11 +816,6 @@ def _beta_zero_fit(
     return _newton_fit(a1, ws.factor, True, "native")
 
 
-def _route(ws: CPDWorkspace, y: Array, w: Array | None) -> str:
-    """``solver="auto"``'s choice for the β-free problem (docs/cpd.md, "Which route")."""
-    return "dual"
-
-
 def fit_cpd(
     ws: CPDWorkspace,
     y: Array,
@@ -844,10 +832,10 @@ def fit_cpd(
     """One binary c.p.d. SVM (000 eq. 14, or its β = 0 variant of §6.2) on the workspace ``ws``.
 
     ``beta_zero="auto"`` takes the β = 0 variant exactly when 𝒫 separates the points of positive
-    weight (000 §7) and does not interpolate them all; separability is proved by the least-squares
-    fit or the least-distance separator when they separate, disproved by the β-free fit's slacks
-    (Farkas: ξ ≥ 0, ξ ≠ 0 with Pᵀ(y∘w∘ξ) = 0) when the least-squares fit misclassifies many
-    points, else decided by an LP (:func:`polynomially_separable`).
+    weight (000 §7) and does not interpolate them all. Separability is proved by the
+    least-squares fit when it separates, else by the least-distance problem's separator or
+    Farkas certificate (one NNLS), and decided by an LP only when neither comes out
+    (:func:`polynomially_separable`).
 
     Parameters
     ----------
@@ -873,7 +861,6 @@ def fit_cpd(
     """
     w = sample_weight
     factor = ws.factor
-    fit = None
     inseparable = False  # the separability LP answered no: the β-free fit need not look for a separator
     if beta_zero == "auto":
         # β = 0 when 𝒫 separates the classes (000 §7), unless 𝒫 interpolates every distinct point
@@ -888,18 +875,10 @@ def fit_cpd(
             bz = True
         else:
             ls = factor.Q @ (factor.Q.T @ y)  # P P⁺y, the separability test's first step
-            if solver != "cvxpy" and _likely_inseparable(factor.Q, y, ls):
-                # fit first: its slacks usually prove inseparability (Farkas), sparing the LP
-                fit = _free_fit(ws, y, C, w, solver, tol, max_iter, backend, False)
-                proved = fit.status == "optimal" and _farkas_inseparable(factor.Q, y, fit.outputs, w)
-                bz = not proved and ws.separator(y, w, ls) is not None
-            else:
-                bz = ws.separator(y, w, ls) is not None
-                inseparable = not bz
+            bz = ws.separator(y, w, ls) is not None
+            inseparable = not bz
     else:
         bz = bool(beta_zero)
-    if fit is not None and not bz:
-        return fit
     if bz:
         return _beta_zero_fit(ws, y, C, w, solver, tol, max_iter, update, backend)
     return _free_fit(ws, y, C, w, solver, tol, max_iter, backend, inseparable)
