@@ -157,7 +157,8 @@ def test_moved_application_modules_warn_and_alias(old: str, monkeypatch: pytest.
 def test_moved_native_modules_warn_and_alias(old: str, monkeypatch: pytest.MonkeyPatch) -> None:
     new = importlib.import_module(f"sdpkern.native.{sdpkern.native._MOVED[old]}")
     monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}", raising=False)
-    with pytest.warns(FutureWarning, match=rf"sdpkern\.native\.{old} has moved to sdpkern\.native\.cpd.*removed in 0\.2\.0"):
+    moved = rf"sdpkern\.native\.{old} has moved to sdpkern\.native\.cpd.*removed in 0\.2\.0"
+    with pytest.warns(FutureWarning, match=moved):
         mod = importlib.import_module(f"sdpkern.native.{old}")
     assert mod is new
     monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}")

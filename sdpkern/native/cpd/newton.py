@@ -1073,7 +1073,7 @@ def _beta_zero_newton(bz: BetaZeroKernel, y: Array, C: float, max_iter: int) -> 
 
 def cpd_beta_zero_svm(
     K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3, max_iter: int = 100, overwrite_phi: bool = False,
+    tol: float = 1e-3, max_iter: int = 100, overwrite_phi: bool = False, kernel: BetaZeroKernel | None = None,
 ) -> NewtonResult:
     """The β = 0 problem (000 §6.2) as an ordinary p.d.-kernel squared-hinge SVM without offset.
 
@@ -1096,8 +1096,9 @@ def cpd_beta_zero_svm(
     ``cpd_primal_svm(..., beta_zero=True)``), and ``overwrite_phi``: Φ (a
     :class:`~sdpkern.kernels.gram.PrecomputedGram`'s C-ordered writeable matrix) may serve as work
     space for the kernel's factorisation and is restored bit for bit before this returns
-    (:func:`beta_zero_kernel`); no other thread may read it meanwhile. The estimators pass the Φ
-    they own.
+    (:func:`beta_zero_kernel`); no other thread may read it meanwhile. ``kernel``: the
+    :func:`beta_zero_kernel` of (K, Q) when already made (a function of K and Q alone, so a grid
+    over C makes it once: :class:`~sdpkern.native.cpd.CPDWorkspace`).
     """
     if sample_weight is not None:
         return cpd_primal_svm(K, Q, y, C, sample_weight=sample_weight, tol=tol, max_iter=max_iter, beta_zero=True)
@@ -1112,7 +1113,11 @@ def cpd_beta_zero_svm(
         return res
     y = _check_inputs(y, 1.0 / (2.0 * lam), n)
     _check_max_iter(max_iter)
-    bz = beta_zero_kernel(Phi, Q, overwrite_phi and Phi.flags.c_contiguous and Phi.flags.writeable)
+    if kernel is None:
+        kernel = beta_zero_kernel(Phi, Q, overwrite_phi and Phi.flags.c_contiguous and Phi.flags.writeable)
+    elif kernel.Phi is not Phi or kernel.Q.shape != Q.shape:
+        raise DataError("kernel must be the beta_zero_kernel of this K and Q")
+    bz = kernel
     with warnings.catch_warnings():
         # (one warning, below, in this function's terms)
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -60,7 +60,7 @@ from ...kernels.cpd import PolynomialFactor, checked_matrix, cpd_decision, polyn
 from ...kernels.gram import GramOperator, KernelGram, PrecomputedGram, ReducedGram, reduced_gram
 from ..dual_svm import DualSVMResult, Loss, dual_svm
 from ..primal_svm import primal_svm_kernel
-from .newton import NewtonResult, cpd_beta_zero_svm, cpd_primal_svm
+from .newton import BetaZeroKernel, NewtonResult, beta_zero_kernel, cpd_beta_zero_svm, cpd_primal_svm
 
 __all__ = [
     "CPDWorkspace",
@@ -562,6 +562,7 @@ class CPDWorkspace:
         self._factor: PolynomialFactor | None = None
         self._reduced: ReducedGram | None = None
         self._dense: PrecomputedGram | None = None
+        self._beta_zero: BetaZeroKernel | None = None
         self._separators: dict[bytes, Array | None] = {}
         self._memory_key: bytes | None = None  # set by CPDMemory.take
 
@@ -597,6 +598,13 @@ class CPDWorkspace:
         if self._dense is None:
             self._dense = PrecomputedGram._trusted(np.ascontiguousarray(self.kernel(self.X), dtype=np.float64))
         return self._dense
+
+    def beta_zero_kernel(self) -> BetaZeroKernel:
+        """The kernel of f for the β = 0 problem on X (:func:`~sdpkern.native.cpd.newton.beta_zero_kernel`
+        of the dense Φ and Q; made on first use, in Φ's storage, restored bit for bit)."""
+        if self._beta_zero is None:
+            self._beta_zero = beta_zero_kernel(np.asarray(self.dense().K), self.factor.Q, overwrite_phi=True)
+        return self._beta_zero
 
     def nbytes(self) -> int:
         """A bound on the memory the workspace can hold: Φ dense and the two column caches
@@ -809,7 +817,7 @@ def _beta_zero_fit(
     Q = ws.factor.Q
     if solver == "auto" and w is None:
         # the kernel of f: Newton systems of order |s| instead of n − k (000 eq. 18's)
-        r = cpd_beta_zero_svm(ws.dense(), Q, y, C, tol=tol, max_iter=max_iter, overwrite_phi=True)
+        r = cpd_beta_zero_svm(ws.dense(), Q, y, C, tol=tol, max_iter=max_iter, kernel=ws.beta_zero_kernel())
         return _newton_fit(r, ws.factor, True, "beta_zero")
     a1 = cpd_primal_svm(ws.dense(), Q, y, C, beta_zero=True, update=update, tol=tol, max_iter=max_iter,  # type: ignore[arg-type]
                         sample_weight=w)  # fmt: skip
