@@ -349,7 +349,7 @@ class GramOperator:
     def ensure(self, cols: ArrayLike) -> bool:
         """Cache the columns ``cols``; False (nothing cached) when they exceed the capacity."""
         c = _index(cols, self.n, "cols")
-        if c.size > 1:
+        if c.size > 1 and not bool(np.all(c[1:] > c[:-1])):  # (sorted and distinct already: the usual call)
             c = np.unique(c)
         return bool(self.cache.ensure(np.ascontiguousarray(c, dtype=np.intp)))
 
