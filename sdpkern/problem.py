@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
+from . import _display
 from ._capabilities import check_backend_for
 from ._validation import DEPRECATED, check_integer, check_open_interval, check_positive, take_deprecated
 from .backends import DEFAULT_BACKEND, Backend, get_backend, map_status, raw_certificate
@@ -245,6 +246,58 @@ class Solution:
             f"iterations={self.iterations}, total_time={self.total_time:.3f}s)"
         )
 
+    # ------------------------------------------------------------------ display
+    def display(self) -> _display.Display:
+        """What a notebook shows (``_repr_html_``) and IPython prints (``_repr_pretty_``): the status,
+        objective, certificate, timings, every attempt and the recovered model's sizes."""
+        d = _display.Display(f"Solution: {self.status}, objective {_display.fmt(self.objective, 10)}")
+        outcome = [("status", f"{self.status} ({self.backend} said {self.solver_status!r})"),
+                   ("objective", f"{_display.fmt(self.objective, 10)} (the formulation's units)"),
+                   ("method", self.method)]  # fmt: skip
+        if self.max_violation is not None:
+            outcome.append(("largest omitted violation", _display.fmt(self.max_violation, 3)))
+        if self.active_terms is not None:
+            outcome.append(("active terms", str(len(self.active_terms))))
+        d.add("Outcome", outcome)
+        cert = self.certificate
+        if cert is not None:
+            d.add("Certificate", [
+                ("backend", cert.backend), ("solver status", cert.solver_status),
+                ("iterations", "–" if cert.iterations is None else str(cert.iterations)),
+                ("primal residual", _display.fmt(cert.primal_residual, 3)),
+                ("dual residual", _display.fmt(cert.dual_residual, 3)),
+                ("relative gap", _display.fmt(cert.relative_gap, 3)),
+                ("tolerance asked", _display.fmt(cert.tol, 3)),
+            ])  # fmt: skip
+        d.add("Timings (s)", [("compile", _display.fmt(self.compile_time, 3)),
+                              ("set-up", _display.fmt(self.setup_time, 3)),
+                              ("solve", _display.fmt(self.solve_time, 3)),
+                              ("total", _display.fmt(self.total_time, 3))])  # fmt: skip
+        d.add("Attempts", [
+            (f"{i}. {a.backend}", f"{a.reason}: {a.status} in {a.time:.3g} s") for i, a in enumerate(self.attempts, 1)
+        ])
+        if self.recovery is not None:
+            d.add("Recovery", [("what was done", self.recovery)])
+        model = []
+        for name in ("alpha", "beta"):
+            value = getattr(self.model, name)
+            if value is not None:
+                arr = np.asarray(value)
+                model.append((name, f"shape {arr.shape}, {_nonzero(arr)} nonzero"))
+        if self.model.offset is not None:
+            model.append(("offset", _display.fmt(self.model.offset)))
+        if self.model.kernel_matrix is not None:
+            model.append(("kernel matrix", f"shape {np.shape(self.model.kernel_matrix)}"))
+        model.append(("decision function", "yes" if self.model.decision is not None else "none (learns a kernel only)"))
+        d.add("Model", model)
+        return d
+
+    def _repr_html_(self) -> str:
+        return _display.html(self.display())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        _display.pretty(self.display(), printer, cycle, repr(self))
+
 
 Recover = Callable[["KernelProblem"], Model]
 
@@ -325,10 +378,16 @@ _DEFERRED_FIELDS = ("cvxpy", "variables", "constraints")
 class KernelProblem:
     """A kernel-learning convex program: the CVXPY model and its recovery step.
 
+    A problem made by :meth:`deferred` writes ``cvxpy``, ``variables`` and ``constraints`` on
+    first use (a solve by ``generate`` never needs them; ``export``, ``summary`` and a direct
+    solve do). In a notebook a problem displays as a table (:meth:`display`).
+
     Attributes
     ----------
     cvxpy : cvxpy.Problem
-        The model itself; change it, inspect it or solve it directly if you like.
+        The model itself; change it, inspect it or solve it directly if you like (it is the
+        formulation divided by :attr:`objective_scale`; :meth:`solution` reads a solve of it
+        back in the formulation's units).
     formulation : str
         Human-readable name, e.g. ``"hyperkernel C-SVM"``.
     source : str
@@ -346,10 +405,6 @@ class KernelProblem:
         A route to the same optimum through smaller problems (the hyperkernel SOCPs' cone
         generation, :func:`sdpkern.builders.hyperkernel.cone_generation`); ``solve()`` takes it by
         default (``method="auto"``). None when the problem has none.
-
-    A problem made by :meth:`deferred` writes ``cvxpy``, ``variables`` and ``constraints`` on
-    first use (a solve by ``generate`` never needs them; ``export``, ``summary`` and a direct
-    solve do).
     """
 
     cvxpy: cp.Problem
@@ -455,6 +510,8 @@ class KernelProblem:
         lines.append("parameters:")
         for name, p in self.parameters.items():
             lines.append(f"  {name:<12} value={p.value}")
+        lines.append("objective:")
+        lines.append(f"  {self._scale_note()}")
         data = self.compiled_data()
         dims = data["dims"]
         A = data["A"]
@@ -469,6 +526,65 @@ class KernelProblem:
         dpp = prob.is_dcp(dpp=True)  # type: ignore[call-arg]
         lines.append(f"  A: {A.shape[0]} x {A.shape[1]}, nonzeros={A.nnz}, DPP={dpp}")
         return "\n".join(lines)
+
+    @property
+    def objective_scale(self) -> float:
+        """The factor from ``problem.cvxpy``'s optimum to the formulation's (``Solution.objective``).
+
+        1 when the CVXPY model is the formulation as written. A scaled formulation (the
+        hyperkernel forms, :mod:`sdpkern.builders.hyperkernel.scaling`; the soft-margin SDPM)
+        solves the formulation divided by an estimate of its optimum, so that the solver sees
+        an objective of order 1: a CVXPY user who solves ``problem.cvxpy`` reads its optimum
+        divided by this factor, and :meth:`solution` reads that solve back in the formulation's
+        units. Brought in step with the parameters' current values first (as :meth:`solve` does).
+        """
+        if all(p.value is not None for p in self.parameters.values()):
+            self._rescale()
+        return float(self.data.get("objective_scale", 1.0))
+
+    def _scale_note(self) -> str:
+        scale = self.objective_scale
+        if scale == 1.0:
+            return "problem.cvxpy is the formulation as written (objective_scale = 1)"
+        return (
+            f"problem.cvxpy is the formulation divided by objective_scale = {scale:.8g}: its optimum "
+            f"× {scale:.8g} is Solution.objective; problem.solution() reads a solve of problem.cvxpy "
+            "back in the formulation's units"
+        )
+
+    # ------------------------------------------------------------------ display
+    def display(self) -> _display.Display:
+        """What a notebook shows (``_repr_html_``) and IPython prints (``_repr_pretty_``): the
+        variables, the constraints by cone with their sizes, the parameters and their values, the
+        source equation, the objective's scale and the default solve route.
+
+        A deferred problem whose model is not written yet is shown without writing it."""
+        d = _display.Display(f"KernelProblem: {self.formulation} [{self.form.upper()}], {self.source}")
+        d.add("Formulation", [("name", self.formulation), ("form", self.form), ("source", self.source)])
+        if "_write" in self.__dict__:
+            d.add("Model", [("CVXPY model", "not written yet: written on first use of problem.cvxpy "
+                             "(a solve by cone generation never needs it)")])  # fmt: skip
+        else:
+            prob = self.cvxpy
+            d.add("Variables", [
+                (v.name(), f"shape {v.shape}") for v in sorted(prob.variables(), key=lambda v: v.name())
+            ])
+            d.add("Constraints by cone (as modelled)", _cone_rows(prob.constraints))
+        d.add("Parameters", [(name, _display.fmt_value(p.value)) for name, p in self.parameters.items()])
+        scale = self.objective_scale
+        d.add("Scaling", [
+            ("objective_scale", _display.fmt(scale, 8)),
+            ("meaning", self._scale_note()),
+        ])  # fmt: skip
+        route = "cone generation (certified for the whole problem)" if self.generate is not None else "direct"
+        d.add("Solving", [("solve() by default", route)])
+        return d
+
+    def _repr_html_(self) -> str:
+        return _display.html(self.display())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        _display.pretty(self.display(), printer, cycle, repr(self))
 
     def compiled_data(self, backend: str = "scs") -> dict[str, Any]:
         """The solver-ready data CVXPY produces (``Problem.get_problem_data``)."""
@@ -598,6 +714,95 @@ class KernelProblem:
             if generated is not None:
                 return generated
         return self._solve_direct(fallback=fallback, **args)
+
+    def solution(self, *, allow_inaccurate: bool = False) -> Solution:
+        """A solve of ``problem.cvxpy`` that you ran yourself, read back as a :class:`Solution`.
+
+        ``problem.cvxpy`` is the model :meth:`solve` hands to the solver: for a scaled formulation
+        the formulation divided by :attr:`objective_scale`, in scaled variables. After
+        ``problem.cvxpy.solve(...)`` with any solver and options, this returns what :meth:`solve`
+        would: the status in sdpkern's vocabulary, the objective in the formulation's units (the
+        model's optimum × :attr:`objective_scale`) and the recovered model (α, offset, β, the
+        decision function; the family's recovery step, as after :meth:`solve`).
+
+        The certificate holds what CVXPY reports of the solve (the status word and iterations);
+        the solver's residuals are only known to :meth:`solve`, which calls the solver itself.
+        The recovery policy does not run: the answer is the one you made.
+
+        Parameters
+        ----------
+        allow_inaccurate : bool, default False
+            Accept an ``optimal_inaccurate`` (or limited) status with a ``ConvergenceWarning``
+            instead of raising :class:`~sdpkern.errors.InaccurateSolutionError`.
+
+        Raises
+        ------
+        SolverError
+            ``problem.cvxpy`` has not been solved; or, as :meth:`solve`, its status is not
+            acceptable (:class:`~sdpkern.errors.InfeasibleError`, ...).
+        ParameterError
+            A parameter's value was changed (``problem.parameters[name].value = ...``) after the
+            scaled parameters were derived, so the model was solved with stale ones: call
+            ``problem.set()`` (it derives them) and solve again.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sdpkern.builders.hyperkernel import csvm
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> problem = csvm(X[:20], y[:20], form="sdp")
+        >>> _ = problem.cvxpy.solve(solver="CLARABEL")          # CVXPY's own solve
+        >>> sol = problem.solution()                            # read back
+        >>> bool(abs(sol.objective - problem.cvxpy.value * problem.objective_scale) < 1e-12)
+        True
+        """
+        if "_write" in self.__dict__ or self.cvxpy.status is None:
+            raise SolverError(
+                f"problem.cvxpy of this {self.formulation} has not been solved: call problem.cvxpy.solve(...) "
+                "first (or problem.solve())",
+                status="error",
+                solver_status=None,
+            )
+        prob = self.cvxpy
+        before = [(param, _copy(param.value)) for param in prob.parameters()]
+        self._rescale()
+        stale = sorted(param.name() for param, value in before if not _same_value(value, param.value))
+        if stale:
+            raise ParameterError(
+                f"the parameters of this {self.formulation} changed after its scaled parameters {stale} were derived, "
+                "so problem.cvxpy was solved with stale ones; they are now in step: solve problem.cvxpy again, "
+                "then call problem.solution() (after setting a parameter's .value directly, call problem.set() "
+                "before solving by hand)"
+            )
+        stats = prob.solver_stats
+        backend = str(getattr(stats, "solver_name", None) or "unknown").lower()
+        cvx_status = str(prob.status)
+        raw = raw_certificate(backend, getattr(stats, "extra_stats", None))
+        solver_word = str(raw.pop("raw_status", None) or cvx_status)
+        status = map_status(cvx_status, solver_word)
+        iterations = getattr(stats, "num_iters", None)
+        cert = _certificate(backend, solver_word, iterations, raw, None)
+        setup, solve_time = getattr(stats, "setup_time", None), getattr(stats, "solve_time", None)
+        compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
+        total = compile_time + float(setup or 0.0) + float(solve_time or 0.0)
+        attempt = Attempt(backend, status, cvx_status, cert, {}, "solved by hand (problem.cvxpy.solve)", total)
+        self._raise_for_status(status, solver_word, backend, allow_inaccurate, [attempt])
+        value = prob.value
+        objective = float(value) if value is not None else float("nan")
+        return Solution(
+            status=status,
+            objective=objective * float(self.data.get("objective_scale", 1.0)),
+            backend=backend,
+            solver_status=cvx_status,
+            compile_time=compile_time,
+            setup_time=setup,
+            solve_time=solve_time,
+            total_time=total,
+            iterations=None if iterations is None else int(iterations),
+            model=self.recover(self),
+            certificate=cert,
+            attempts=[attempt],
+        )
 
     def _solve_direct(
         self,
@@ -848,6 +1053,32 @@ class KernelProblem:
         return f"KernelProblem({self.formulation!r}, form={self.form!r}, source={self.source!r}, variables={n_var})"
 
 
+def _cone_rows(constraints: list[Any]) -> list[tuple[str, str]]:
+    """Constraints by kind, with their sizes: PSD orders, SOC sizes, scalar rows otherwise."""
+    groups: dict[str, list[Any]] = {}
+    for con in constraints:
+        groups.setdefault(type(con).__name__, []).append(con)
+    rows = []
+    for kind in sorted(groups):
+        cons = groups[kind]
+        if kind == "PSD":
+            orders = sorted({int(c.shape[0]) for c in cons})
+            rows.append((kind, f"{len(cons)} constraint(s), order(s) {', '.join(map(str, orders))}"))
+        elif kind == "SOC":
+            sizes = [int(n) for c in cons for n in c.cone_sizes()]
+            rows.append((kind, f"{len(sizes)} cone(s), sizes {min(sizes)}..{max(sizes)} (total {sum(sizes)})"))
+        else:
+            n_rows = sum(int(np.prod(c.shape)) if c.shape else 1 for c in cons)
+            rows.append((kind, f"{len(cons)} constraint(s), {n_rows} scalar row(s)"))
+    return rows
+
+
+def _nonzero(arr: NDArray[Any]) -> int:
+    """Entries above 1e-8 of the largest magnitude (a solver's zeros are not exact)."""
+    scale = float(np.abs(arr).max(initial=0.0))
+    return int(np.count_nonzero(np.abs(arr) > 1e-8 * max(scale, 1e-300)))
+
+
 def parameter_values(problem: KernelProblem) -> Mapping[str, Any]:
     """Current values of a problem's parameters."""
     return {k: p.value for k, p in problem.parameters.items()}
@@ -861,6 +1092,13 @@ def _check_solve_options(
     n = None if max_iter is None else check_integer(max_iter, "max_iter", 1)
     s = None if time_limit is None else check_positive(time_limit, "time_limit")
     return t, n, s
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Two parameter values are the same (arrays element by element; None only equals None)."""
+    if a is None or b is None:
+        return a is None and b is None
+    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
 
 def _certain(status: str) -> bool:

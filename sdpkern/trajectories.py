@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._validation import check_integer, check_positive
 from .errors import DataError, ParameterError
+from .kernels.base import Gaussian, Linear, Polynomial
 
 __all__ = [
     "FunctionTransformation",
@@ -53,6 +54,8 @@ __all__ = [
     "evaluate_quadratic_trajectories",
     "trajectories_from_derivatives",
     "check_trajectories",
+    "kernel_taylor_gram",
+    "kernel_quadratic_gram",
 ]
 
 Array = NDArray[np.float64]
@@ -85,7 +88,13 @@ def check_trajectories(trajectories: ArrayLike, name: str = "trajectories") -> A
     parameters, the quadratic form of 003 §3, symmetric in axes 1 and 2). Raises
     :class:`~sdpkern.errors.DataError` naming ``name`` for any other shape or non-finite entries.
     """
-    arr = np.asarray(trajectories, dtype=np.float64)
+    try:
+        arr = np.asarray(trajectories, dtype=np.float64)
+    except (TypeError, ValueError) as exc:  # ragged: trajectories of different degrees or lengths
+        raise DataError(
+            f"{name} must be an array of numbers of shape (m, r+1, n) or (m, D+1, D+1, n): every trajectory of "
+            f"the same degree and length ({exc})"
+        ) from None
     if arr.ndim not in (3, 4):
         raise DataError(
             f"{name} must have shape (m, r+1, n) for one transformation parameter or (m, D+1, D+1, n) for "
@@ -274,13 +283,210 @@ def taylor_trajectories(
                 "transformation has several parameters; use its quadratic_form(X) (003 §3) instead of a "
                 "one-parameter Taylor polynomial"
             )
-        return np.asarray(transformation.taylor(Xa, r), dtype=np.float64)
+        return _checked_rows(transformation.taylor(Xa, r), Xa.shape, r)
     if callable(transformation):
         return FunctionTransformation(transformation, derivatives, step).taylor(Xa, r)
     raise ParameterError(
         "transformation must be None, a callable T(theta, X), or an object with taylor(X, degree), "
         f"got {type(transformation).__name__}"
     )
+
+
+
+# ----------------------------------------------------------------------------- kernels
+def _series_mul(A: Array, B: Array, r1: int, r2: int) -> Array:
+    """Product of truncated bivariate series (coefficients on axes 0, 1)."""
+    out = np.zeros_like(A)
+    for u1 in range(r1 + 1):
+        for v1 in range(r2 + 1):
+            if not np.any(A[u1, v1]):
+                continue
+            for u2 in range(r1 + 1 - u1):
+                for v2 in range(r2 + 1 - v1):
+                    out[u1 + u2, v1 + v2] += A[u1, v1] * B[u2, v2]
+    return out
+
+
+def _compose(S: Array, derivs: Callable[[Array, int], Array], r1: int, r2: int) -> Array:
+    """Truncated series of f(S(θ, θ')) from the series S and f^{(k)}(s₀)."""
+    s0 = S[0, 0]
+    delta = S.copy()
+    delta[0, 0] = 0.0
+    out = np.zeros_like(S)
+    power = np.zeros_like(S)
+    power[0, 0] = 1.0
+    for k in range(r1 + r2 + 1):
+        out += derivs(s0, k)[None, None] / math.factorial(k) * power
+        power = _series_mul(power, delta, r1, r2)
+    return out
+
+
+def kernel_taylor_gram(kernel: Any, A: ArrayLike, B: ArrayLike | None = None, *, paired: bool = False) -> Array:
+    """Gram blocks k^{(u,v)}(x_i, x_j) of Taylor coefficients in feature space (end of 003 §3).
+
+    For trajectories a_i(θ) = Σ_u θ^u A_iu and b_j(θ') = Σ_v θ'^v B_jv,
+    K[i, u, j, v] = (1/(u!v!)) ∂^u_θ ∂^v_θ' k(a_i(θ), b_j(θ')) at 0: the inner product of the
+    u-th Taylor coefficient of φ(a_i(θ)) and the v-th of φ(b_j(θ')). Exact (truncated power
+    series) for :class:`~sdpkern.kernels.Linear`, :class:`~sdpkern.kernels.Polynomial` and
+    :class:`~sdpkern.kernels.Gaussian`.
+
+    Parameters
+    ----------
+    kernel : Linear, Polynomial or Gaussian
+    A : array of shape (mA, rA + 1, n)
+    B : array of shape (mB, rB + 1, n), optional (default A)
+    paired : bool, default=False
+        Only the pairs (A_i, B_i) (``mA == mB``): the blocks K[i, :, i, :], e.g. a diagonal.
+
+    Returns
+    -------
+    array of shape (mA, rA + 1, mB, rB + 1), or (m, rA + 1, rB + 1) when ``paired``
+    """
+    At = check_trajectories(A, "A")
+    Bt = At if B is None else check_trajectories(B, "B")
+    if At.ndim != 3 or Bt.ndim != 3:
+        raise ParameterError(
+            "the kernel SDPM differentiates the kernel along one transformation parameter: trajectories of shape "
+            "(m, r+1, n), got several parameters; use a linear kernel for several transformation parameters"
+        )
+    if At.shape[2] != Bt.shape[2]:
+        raise DataError(f"trajectories have {At.shape[2]} and {Bt.shape[2]} features")
+    if paired and At.shape[0] != Bt.shape[0]:
+        raise DataError(f"paired=True needs as many trajectories in A as in B, got {At.shape[0]} and {Bt.shape[0]}")
+    r1, r2 = At.shape[1] - 1, Bt.shape[1] - 1
+    # series coefficients on axes (0, 1), the pairs on the trailing axes: (mA, mB), or (m,) paired
+    dots = np.einsum("iun,ivn->uvi" if paired else "iun,jvn->uvij", At, Bt)  # A_uᵀ B_v
+    if isinstance(kernel, Linear):
+        S = dots
+    elif isinstance(kernel, Polynomial):
+        kernel._check_params()
+        S = kernel.gamma * dots
+        S[0, 0] = S[0, 0] + kernel.coef0
+        deg = int(kernel.degree)
+
+        def dpoly(s0: Array, k: int) -> Array:
+            if k > deg:
+                return np.zeros_like(s0)
+            return math.factorial(deg) / math.factorial(deg - k) * s0 ** (deg - k)
+
+        S = _compose(S, dpoly, r1, r2)
+    elif isinstance(kernel, Gaussian):
+        kernel._check_params()
+        g = kernel.gamma
+        aa = np.einsum("iun,iwn->uwi", At, At)  # A_uᵀ A_w per example
+        bb = np.einsum("jvn,jwn->vwj", Bt, Bt)
+        E = -2.0 * dots
+        for u in range(r1 + 1):
+            for w_ in range(r1 + 1):
+                if u + w_ <= r1:
+                    E[u + w_, 0] += aa[u, w_] if paired else aa[u, w_][:, None]
+        for v in range(r2 + 1):
+            for w_ in range(r2 + 1):
+                if v + w_ <= r2:
+                    E[0, v + w_] += bb[v, w_] if paired else bb[v, w_][None, :]
+        E[0, 0] = np.maximum(E[0, 0], 0.0)
+
+        def dexp(s0: Array, k: int) -> Array:
+            return (-g) ** k * np.exp(-g * s0)
+
+        S = _compose(E, dexp, r1, r2)
+    else:
+        raise ParameterError(
+            f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
+        )
+    return np.ascontiguousarray(S.transpose(2, 0, 1) if paired else S.transpose(2, 0, 3, 1))
+
+
+def _quadratic_directions(D: int) -> tuple[list[Array], Array]:
+    """Directions e_a and e_a + e_b (a < b) of ℝ^D and the map E from the univariate Taylor
+    coefficients along them, (direction, order ≤ 2), to the monomials of ρ of degree ≤ 2 in the
+    order of the upper triangle of θ_ρθ_ρᵀ (1, ρ_1, …, ρ_D, ρ_1², ρ_1ρ_2, …, ρ_D²): polarisation,
+    ρ_aρ_b's coefficient = c(e_a + e_b) − c(e_a) − c(e_b) at order 2."""
+    eye = np.eye(D)
+    dirs = [eye[a] for a in range(D)] + [eye[a] + eye[b] for a in range(D) for b in range(a + 1, D)]
+    index = {(a, b): k for k, (a, b) in enumerate((a, b) for a in range(D + 1) for b in range(a, D + 1))}
+    pair_dir = {(a, b): D + k for k, (a, b) in enumerate((a, b) for a in range(D) for b in range(a + 1, D))}
+    E = np.zeros((len(index), 3 * len(dirs)))
+    E[index[0, 0], 0] = 1.0
+    for a in range(D):
+        E[index[0, a + 1], 3 * a + 1] = 1.0
+        E[index[a + 1, a + 1], 3 * a + 2] = 1.0
+        for b in range(a + 1, D):
+            row = index[a + 1, b + 1]
+            E[row, 3 * pair_dir[a, b] + 2] = 1.0
+            E[row, 3 * a + 2] = E[row, 3 * b + 2] = -1.0
+    return dirs, E
+
+
+def _along(Q: Array, u: Array) -> Array:
+    """The univariate trajectory x̃(tu) = Q00 + 2t uᵀQ0· + t² uᵀQ··u of a quadratic form (m, 3, n)."""
+    return np.stack(
+        [Q[:, 0, 0], 2.0 * np.einsum("a,man->mn", u, Q[:, 0, 1:]), np.einsum("a,b,mabn->mn", u, u, Q[:, 1:, 1:])],
+        axis=1,
+    )
+
+
+def kernel_quadratic_gram(kernel: Any, A: ArrayLike, B: ArrayLike | None = None, *, paired: bool = False) -> Array:
+    """Gram matrix of the feature-space Taylor coefficients of second-order forms in D parameters.
+
+    For quadratic forms x̃_i(ρ) = θ_ρᵀQ_iθ_ρ (003 §3) and the kernel k, entry [i, α, j, β] is the
+    coefficient of ρ^α ρ'^β in k(x̃_i(ρ), x̃_j(ρ')) at 0, α and β over the monomials of degree
+    ≤ 2 in the order of the upper triangle of θ_ρθ_ρᵀ: the inner product of the α-th Taylor
+    coefficient of φ(x̃_i(ρ)) with the β-th of φ(x̃_j(ρ')) ("differentiating through the kernel",
+    the end of 003 §3, for several parameters). For the linear kernel these are the products of
+    (Q_00, 2Q_0a, Q_aa, 2Q_ab). Computed exactly from :func:`kernel_taylor_gram` along the
+    directions e_a and e_a + e_b by polarisation.
+
+    Parameters
+    ----------
+    kernel : Linear, Polynomial or Gaussian
+    A : array of shape (mA, D + 1, D + 1, n)
+    B : array of shape (mB, D + 1, D + 1, n) or plain points (mB, n), optional (default A)
+    paired : bool
+        Only the pairs (A_i, B_i).
+
+    Returns
+    -------
+    array (mA, q, mB, q), (mA, q, mB) for points, or (m, q, q) paired; q = (D + 1)(D + 2)/2
+    """
+    At = check_trajectories(A, "A")
+    if At.ndim != 4:
+        raise DataError(f"A must be quadratic forms (m, D+1, D+1, n) of several parameters, got shape {At.shape}")
+    D = At.shape[1] - 1
+    dirs, E = _quadratic_directions(D)
+    left = [_along(At, u) for u in dirs]
+    if B is not None and np.ndim(B) == 2:  # plain points: degree 0 on the right
+        pts = np.asarray(B, dtype=np.float64)[:, None, :]
+        G = np.stack([kernel_taylor_gram(kernel, L, pts)[:, :, :, 0] for L in left], axis=1)  # (mA, nd, 3, mB)
+        return np.einsum("ak,mkp->map", E, G.reshape(At.shape[0], -1, pts.shape[0]))
+    Bt = At if B is None else check_trajectories(B, "B")
+    if Bt.ndim != 4 or Bt.shape[1] != At.shape[1]:
+        raise DataError(f"B must be quadratic forms like A's {At.shape[1:3]}, got shape {Bt.shape}")
+    right = [_along(Bt, v) for v in dirs]
+    if paired:
+        G = np.stack([np.stack([kernel_taylor_gram(kernel, L, R, paired=True) for R in right], 2) for L in left], 1)
+        G = G.reshape(At.shape[0], 3 * len(dirs), 3 * len(dirs))  # [i, (dl, s), (dr, p)]
+        return np.einsum("ak,mkl,bl->mab", E, G, E)
+    G = np.stack([np.stack([kernel_taylor_gram(kernel, L, R) for R in right], axis=3) for L in left], axis=1)
+    # G[i, dl, s, j, dr, p] → (mA, nd·3, mB, nd·3)
+    G = G.reshape(At.shape[0], 3 * len(dirs), Bt.shape[0], 3 * len(dirs))
+    return np.einsum("ak,ikjl,bl->iajb", E, G, E)
+
+def _checked_rows(rows: Any, shape: tuple[int, ...], r: int) -> Array:
+    """A transformation's Taylor rows, of shape (m, r + 1, n) and finite, or a DataError naming it."""
+    try:
+        out = np.asarray(rows, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"transformation.taylor returned rows that are not an array of numbers: {exc}") from None
+    want = (shape[0], r + 1, shape[1])
+    if out.shape != want:
+        raise DataError(
+            f"transformation.taylor(X, {r}) returned shape {out.shape}; Taylor rows of degree {r} for X of shape "
+            f"{shape} have shape {want} (m, r+1, n)"
+        )
+    if not np.all(np.isfinite(out)):
+        raise DataError("transformation.taylor returned NaN or infinity; check the transformation and the images")
+    return out
 
 
 # ----------------------------------------------------------------------------- images

@@ -1,4 +1,4 @@
-"""Random instances of the status sweep (examples/status_sweep.py), drawn the same way, for the
+"""Random instances of the status sweep (examples/benchmarks/status_sweep.py), drawn the same way, for the
 regression tests of its misses."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from sdpkern.datasets import load_keel
 
 
 def keel(name: str, m: int, seed: int, regression: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """m standardised points of a vendored KEEL set (as examples/status_sweep.py draws them)."""
+    """m standardised points of a vendored KEEL set (as examples/benchmarks/status_sweep.py draws them)."""
     ds = load_keel(name)
     y_all = (ds.y == ds.y[0]).astype(float)
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""The fault-injection run (``examples/fault_injection.py``) over every estimator: a solver that
+"""The fault-injection run (``examples/benchmarks/fault_injection.py``) over every estimator: a solver that
 raises, returns NaN, hits a time or iteration limit, or is interrupted. Nothing may return a
 fitted model from an uncertified solve that ``predict`` serves, every error must be typed, and
 an interrupt must propagate and leave the estimator as it was."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "examples" / "fault_injection.py"
+_PATH = Path(__file__).resolve().parents[1] / "examples" / "benchmarks" / "fault_injection.py"
 
 
 def _script():  # type: ignore[no-untyped-def]

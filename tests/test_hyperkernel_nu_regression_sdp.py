@@ -1,6 +1,6 @@
 """The ν-regression SDP form (002 eq. 3.12) at large C: χ, ξ (and η) solved in cost units.
 
-The status sweep's cross table (``python examples/status_sweep.py --families hk_csvm hk_nusvm
+The status sweep's cross table (``python examples/benchmarks/status_sweep.py --families hk_csvm hk_nusvm
 hk_l2svm hk_one_class hk_nu_regression hk_alignment --n 300 --cross 300 --seed 29 --jobs 2``) had
 these three SDPs "optimal_inaccurate" with SCS (200 000 iterations, worst relative residual 4e-3,
 0.16 and 0.36, measured before the change), while Clarabel and both backends on the SOCP form
@@ -88,7 +88,7 @@ def test_costs_below_one_are_left_in_their_units() -> None:
 
 
 # The SOCP form (the default) at large C, from the seed-2 ν-regression sweep
-# (``python examples/status_sweep.py --families hk_nu_regression --n 80 --cross 80 --seed 2``), with
+# (``python examples/benchmarks/status_sweep.py --families hk_nu_regression --n 80 --cross 80 --seed 2``), with
 # the exact parameters it drew (the rounded ones it prints solve differently).
 SOCP_CASES = [
     ("thyroid", 30, 947784019, {"C": 551548.6951748908, "nu": 0.1, "lambda_Q": 2.2485447564007227e-06}),

@@ -4,7 +4,7 @@ Every library instance with a PSD cone is solved in process (Clarabel), exported
 and solved by ``csdp`` and ``dsdp5``; the external objective must match ours within 1e-5
 plain relative difference |theirs - ours| / |ours|. Instances marked ``slow`` in their TOML
 are marked slow here too. Without the binaries the tests skip (in CI, where ``CI`` is set,
-they fail). ``examples/bench_external.py`` prints the same comparison as a table.
+they fail). ``examples/benchmarks/bench_external.py`` prints the same comparison as a table.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 * ``newton_on_points`` on all points (no hand-over) and ``_beta_zero_newton`` against the
   kept-factor solver ``primal_svm_kernel`` on the same K̃ (``BetaZeroKernel.operator``): wdbc,
-  pima and german (400 points, standardised, as ``examples/bench_thin_plate.py``) at C = 0.01,
+  pima and german (400 points, standardised, as ``examples/benchmarks/bench_thin_plate.py``) at C = 0.01,
   1, 100, and a small random case with duplicated points (the jittered factor): coefficients
   to 1e-9 relative to the largest;
 * ``exact_line_search`` against a brute-force minimiser (each piece between sorted breakpoints
@@ -35,7 +35,7 @@ TOL = 1e-9  # coefficients, relative to the largest
 
 
 def _keel(name: str, n: int = 400) -> tuple[BetaZeroKernel, np.ndarray]:
-    """The bench's small-n set-up (examples/bench_thin_plate.py: keel(name, 400), StandardScaler)."""
+    """The bench's small-n set-up (examples/benchmarks/bench_thin_plate.py: keel(name, 400), StandardScaler)."""
     ds = load_keel(name)
     idx = np.random.default_rng(0).permutation(ds.y.shape[0])[:n]
     X, y = StandardScaler().fit_transform(ds.X[idx]), ds.y[idx]

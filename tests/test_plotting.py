@@ -100,12 +100,12 @@ def test_sdpm_trajectories(tmp_path):
 
 
 def test_gallery_example_writes_every_png(tmp_path):
-    """`examples/plot_gallery.py --quick` fits each model and saves one PNG per plot."""
+    """`examples/reproductions/plot_gallery.py --quick` fits each model and saves one PNG per plot."""
     import subprocess
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "examples" / "plot_gallery.py"
+    script = Path(__file__).resolve().parents[1] / "examples" / "reproductions" / "plot_gallery.py"
     run = subprocess.run(
         [sys.executable, str(script), "--quick", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600
     )

@@ -1,4 +1,4 @@
-"""examples/status_sweep.py's table: the "vs default" distance means the same at every optimum."""
+"""examples/benchmarks/status_sweep.py's table: the "vs default" distance means the same at every optimum."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 
 def _sweep() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "examples" / "status_sweep.py"
+    path = Path(__file__).resolve().parents[1] / "examples" / "benchmarks" / "status_sweep.py"
     spec = importlib.util.spec_from_file_location("status_sweep_under_test", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -159,3 +159,58 @@ def test_bad_trajectory_arrays() -> None:
         taylor_trajectories(np.ones((2, 3)), lambda t, X: X[:, :2], 2)
     with pytest.raises(DataError, match="order 1"):
         trajectories_from_derivatives([np.ones((2, 3)), np.ones((3, 3))])
+
+
+# ----------------------------------------------------------------------------- kernels, several parameters
+def _quadratic_forms(m: int, D: int, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    Q = rng.normal(size=(m, D + 1, D + 1, n))
+    return 0.5 * (Q + Q.transpose(0, 2, 1, 3))
+
+
+@pytest.mark.parametrize("D", [1, 2, 3])
+def test_kernel_quadratic_gram_of_the_linear_kernel_is_the_products_of_the_rows(D: int) -> None:
+    """For k(x, y) = xᵀy the Taylor coefficients of φ(x̃(ρ)) are (Q_00, 2Q_0a, Q_aa, 2Q_ab) themselves."""
+    from sdpkern.kernels.base import Linear
+    from sdpkern.native.sdpm import sdpm_features
+    from sdpkern.trajectories import kernel_quadratic_gram
+
+    Q = _quadratic_forms(4, D, 3, D)
+    F = sdpm_features(Q).F
+    np.testing.assert_allclose(kernel_quadratic_gram(Linear(), Q), np.einsum("iqn,jpn->iqjp", F, F), atol=1e-13)
+    paired = kernel_quadratic_gram(Linear(), Q, paired=True)
+    np.testing.assert_allclose(paired, np.einsum("iqn,ipn->iqp", F, F), atol=1e-13)
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    np.testing.assert_allclose(kernel_quadratic_gram(Linear(), Q, X), np.einsum("iqn,pn->iqp", F, X), atol=1e-13)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "poly"])
+def test_kernel_quadratic_gram_along_directions_it_was_not_built_from(kernel: str) -> None:
+    """The bivariate coefficients come from e_a and e_a + e_b by polarisation; along any other pair
+    of directions (u, v) they must give the univariate coefficients of k(x̃_i(tu), x̃_j(t'v))
+    (kernel_taylor_gram, an independent computation), to round-off."""
+    from sdpkern.kernels.base import Gaussian, Polynomial
+    from sdpkern.trajectories import kernel_quadratic_gram, kernel_taylor_gram
+
+    k = Gaussian(gamma=0.3) if kernel == "gaussian" else Polynomial(degree=3, gamma=0.5, coef0=1.0)
+    Q = _quadratic_forms(4, 2, 3, 7)
+    K = kernel_quadratic_gram(k, Q)
+    G = K.reshape(24, 24)
+    np.testing.assert_allclose(G, G.T, atol=1e-12 * np.abs(G).max())
+    assert np.linalg.eigvalsh(G)[0] >= -1e-10 * np.abs(G).max()  # a Gram matrix
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        u, v = rng.normal(size=2), rng.normal(size=2)
+
+        def along(Qm: np.ndarray, d: np.ndarray) -> np.ndarray:
+            return np.stack([Qm[:, 0, 0], 2 * np.einsum("a,man->mn", d, Qm[:, 0, 1:]),
+                             np.einsum("a,b,mabn->mn", d, d, Qm[:, 1:, 1:])], axis=1)  # fmt: skip
+
+        U = kernel_taylor_gram(k, along(Q, u), along(Q, v))
+        mono = {0: (slice(0, 1), lambda d: np.ones(1)), 1: (slice(1, 3), lambda d: d),
+                2: (slice(3, 6), lambda d: np.array([d[0] ** 2, d[0] * d[1], d[1] ** 2]))}  # fmt: skip
+        for s in range(3):
+            for p in range(3):
+                (si, fu), (sj, fv) = mono[s], mono[p]
+                pred = np.einsum("a,iajb,b->ij", fu(u), K[:, si, :, sj], fv(v))
+                np.testing.assert_allclose(pred, U[:, s, :, p], atol=1e-11 * max(1.0, np.abs(U).max()))

@@ -99,7 +99,8 @@ def write_api_page(path: Path, package: str = "sdpkern") -> int:
         for module in sorted({m for m, _ in objects[sub]}, key=lambda m: (m.count("."), m)):
             names = [n for m, n in objects[sub] if m == module]
             lines += [f".. currentmodule:: {module}", "", f"``{module}``", "", ".. autosummary::"]
-            lines += ["   :toctree: generated/", "   :template: object.rst", "   :nosignatures:", ""]
+            # the template's name without ".rst": autosummary looks for autosummary/<name>.rst
+            lines += ["   :toctree: generated/", "   :template: object", "   :nosignatures:", ""]
             lines += [f"   {name}" for name in names]
             lines += [""]
             total += len(names)

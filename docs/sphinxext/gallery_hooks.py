@@ -1,10 +1,12 @@
-"""sphinx-gallery hooks: each example's quick command line, and its PNG files as gallery figures.
+"""sphinx-gallery hooks: the command-line scripts' quick arguments, and their PNG files as figures.
 
-The examples are command-line scripts that write their figures as PNG files (atomically, with
-``savefig``/``save_png``, then close them), so matplotlib's scraper sees nothing. Each example
-gets its own output directory through its command line (``QUICK_ARGS``); :class:`PNGScraper`
-hands every PNG that appears there to the gallery. ``QUICK_ARGS`` is also the smoke test's
-budget: the build runs every example with these arguments and fails on any error.
+The teaching examples (``examples/*.py``) take no arguments and draw with matplotlib, whose
+scraper collects their figures. The command-line scripts (``examples/benchmarks/``,
+``examples/reproductions/``) write their figures as PNG files (atomically, with
+``savefig``/``save_png``, then close them), so matplotlib's scraper sees nothing: each gets its
+own output directory through its command line (``QUICK_ARGS``), and :class:`PNGScraper` hands
+every PNG that appears there to the gallery. ``QUICK_ARGS`` is also the smoke test's budget: the
+build runs every script with these arguments and fails on any error.
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["QUICK_ARGS", "OUTPUT_ROOT", "ResetArgv", "PNGScraper", "output_dir"]
+__all__ = ["QUICK_ARGS", "OUTPUT_ROOT", "SCRIPT_DIRS", "ResetArgv", "PNGScraper", "output_dir", "is_script"]
 
 #: Where the examples write their files during a docs build (never the source tree).
 OUTPUT_ROOT = Path(__file__).resolve().parent.parent / "_build" / "gallery-output"
 
-#: Example file -> its arguments in the docs build; ``{out}`` is its output directory. Chosen so
-#: the whole gallery runs in a few minutes on two cores; each example's docstring says what the
-#: full run does.
+#: Script file -> its arguments in the docs build; ``{out}`` is its output directory (relative to
+#: the script's folder, where sphinx-gallery runs it, so that printed paths name no machine).
+#: Chosen so the whole gallery runs in a few minutes on two cores; each script's docstring says
+#: what the full run does.
 QUICK_ARGS: dict[str, list[str]] = {
     "bench_export.py": ["--quick", "--repeat", "1"],
     "bench_builder_route.py": ["--quick"],
@@ -29,6 +32,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_hyperkernel.py": ["--m", "30"],
     "bench_hyperkernel_scale.py": ["--quick"],
     "bench_hyperkernel_large.py": ["--quick"],
+    "bench_sdpm_large.py": ["--quick"],
     "compare_hyperkernel_uci.py": ["--splits", "2", "--sets", "wdbc"],
     "bench_native.py": ["--quick", "--primal-only"],
     "bench_thin_plate.py": ["--quick"],
@@ -63,20 +67,32 @@ def output_dir(src_file: str | os.PathLike[str]) -> Path:
     return OUTPUT_ROOT / Path(src_file).stem
 
 
+#: Folders of the command-line scripts (the teaching examples sit above them and take no arguments).
+SCRIPT_DIRS = ("benchmarks", "reproductions")
+
+
+def is_script(src_file: str | os.PathLike[str]) -> bool:
+    """Whether ``src_file`` is a command-line script (it needs a ``QUICK_ARGS`` entry)."""
+    return Path(src_file).parent.name in SCRIPT_DIRS
+
+
 class ResetArgv:
-    """``sys.argv[1:]`` for each example: its quick arguments, output directory emptied first."""
+    """``sys.argv[1:]`` for each example: a script's quick arguments, output directory emptied first."""
 
     def __repr__(self) -> str:  # a stable repr: Sphinx compares config values between builds
         return "ResetArgv"
 
     def __call__(self, gallery_conf: dict[str, Any], script_vars: dict[str, Any]) -> list[str]:
         src = Path(script_vars["src_file"])
+        if not is_script(src):
+            return []
         if src.name not in QUICK_ARGS:
-            raise KeyError(f"examples/{src.name} has no entry in docs/sphinxext/gallery_hooks.py QUICK_ARGS")
+            raise KeyError(f"{src} has no entry in docs/sphinxext/gallery_hooks.py QUICK_ARGS")
         out = output_dir(src)
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
-        return [arg.replace("{out}", str(out)) for arg in QUICK_ARGS[src.name]]
+        rel = os.path.relpath(out, src.parent)
+        return [arg.replace("{out}", rel) for arg in QUICK_ARGS[src.name]]
 
 
 class PNGScraper:

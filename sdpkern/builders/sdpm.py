@@ -72,9 +72,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_sample_weight, binary_labels, check_positive
 from ..errors import DataError, InfeasibleError, ParameterError, SolverError, UnboundedError
-from ..kernels.base import Gaussian, Kernel, Linear, Polynomial
+from ..kernels.base import Kernel, Linear
+from ..native.sdpm import least_hinge, margin_floor, moment_cone, quadratic_moment_cone, sdpm_features
 from ..problem import KernelProblem, Model, ProblemData
-from ..trajectories import check_trajectories, evaluate_trajectories
+from ..trajectories import check_trajectories, evaluate_trajectories, kernel_taylor_gram
 
 __all__ = [
     "SDPMData", "SDPMProblem", "sdpm", "kernel_sdpm", "kernel_taylor_gram", "segment_map", "hankel_parametrisation",
@@ -180,78 +181,28 @@ _LINE_GRID = (0.0, -1.0, 1.0, -2.0, 2.0)
 _SIGMA_FLOOR = 1e-12
 
 
-def _critical_points(c: Array) -> Array:
-    """Roots of d/dθ Σ_j c[i, j] θ^j per row (m × (r−1), complex; NaN where the derivative has lower
-    degree), as eigenvalues of the companion matrices, all rows at once."""
-    m, r1 = c.shape
-    deriv = c[:, 1:] * np.arange(1, r1)  # coefficients of θ^0..θ^{r−1}
-    k = r1 - 2
-    out = np.full((m, k), np.nan, dtype=np.complex128)
-    lead = deriv[:, -1]
-    ok = np.abs(lead) > 1e-12 * np.abs(deriv).max(axis=1)
-    if k == 0 or not ok.any():
-        return out
-    comp = np.zeros((int(ok.sum()), k, k))
-    comp[:, 0, :] = -deriv[ok, -2::-1] / lead[ok, None]
-    comp[:, np.arange(1, k), np.arange(k - 1)] = 1.0
-    out[ok] = np.linalg.eigvals(comp)
-    for i in np.flatnonzero(~ok):  # a vanishing leading coefficient: numpy's general routine
-        roots = np.roots(deriv[i, ::-1])
-        out[i, : roots.size] = roots
-    return out
-
-
 def _polynomial_floor(c: Array, tau: float | None) -> tuple[Array, Array]:
-    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ for a negative leading coefficient) and a
-    minimiser per row (on ℝ among the critical points and ±1, ±2 when the minimum is −∞)."""
-    m, r1 = c.shape
-    if r1 == 1:
-        return c[:, 0].copy(), np.zeros(m)
-    roots = _critical_points(c)
-    real = np.abs(roots.imag) <= 1e-9 * (1.0 + np.abs(roots.real))
-    fixed = (0.0, -1.0, 1.0, -2.0, 2.0) if tau is None else (-tau, 0.0, tau)
-    cand = np.concatenate([np.where(real, roots.real, 0.0), np.tile(fixed, (m, 1))], axis=1)
-    keep = np.concatenate([real, np.ones((m, len(fixed)), dtype=bool)], axis=1)
-    if tau is not None:
-        keep &= np.abs(cand) <= tau
-    vals = np.zeros_like(cand)
-    for j in range(r1 - 1, -1, -1):  # Horner, every row and candidate at once
-        vals = vals * cand + c[:, j : j + 1]
-    vals = np.where(keep, vals, np.inf)
-    best = np.argmin(vals, axis=1)
-    floor = vals[np.arange(m), best]
+    """min over θ of Σ_j c[i, j] θ^j on [−τ, τ] (or ℝ: −∞ when unbounded below) and a minimiser
+    per row (θ = ±2 where the minimum is −∞), by :func:`sdpkern.native.sdpm.margin_floor`."""
+    r = c.shape[1] - 1
     if tau is None:
-        floor = np.where(c[:, -1] < 0, -np.inf, floor)
-    return floor, cand[np.arange(m), best]
+        floor, arg = margin_floor(moment_cone(r + r % 2, segment=False), c)
+        return floor, np.where(np.isfinite(arg), arg, 2.0 * np.sign(arg))
+    floor, u = margin_floor(moment_cone(r, segment=True), c * tau ** np.arange(r + 1))
+    return floor, tau * u
 
 
 def _schur_floor(Xt: Array, y: Array, d: Array) -> Array:
-    """The largest g_i with y_i Σ_k d_k Q_i^k − g_i e₀e₀ᵀ ⪰ 0 (003 §3's block at w = d): the Schur
-    complement a₀₀ − a₀ᵀA⁻¹a₀ of its lower block A (−∞ unless A ≻ 0)."""
-    A = y[:, None, None] * np.einsum("iabn,n->iab", Xt, d)
-    out = np.full(A.shape[0], -np.inf)
-    for i, Ai in enumerate(A):
-        lower = (Ai[1:, 1:] + Ai[1:, 1:].T) / 2
-        if np.linalg.eigvalsh(lower)[0] > 0:
-            out[i] = Ai[0, 0] - Ai[0, 1:] @ np.linalg.solve(lower, Ai[1:, 0])
-    return out
+    """min over ρ of y_i θ_ρᵀ(Σ_k d_k Q_i^k)θ_ρ (003 §3's quadratic form at w = d; −∞ unless its
+    lower block is positive semidefinite), by :func:`sdpkern.native.sdpm.margin_floor`."""
+    D = Xt.shape[1] - 1
+    F = sdpm_features(Xt).F  # the doubled upper triangles, as the moment cone pairs them
+    return margin_floor(quadratic_moment_cone(D), y[:, None] * (F @ d))[0]
 
 
 def _least_hinge(need: Array, y: Array, cost: Array, offset: bool) -> float:
-    """min over b of Σ_i cost_i (need_i − y_i b)₊ (b = 0 without an offset). Convex and piecewise
-    linear in b, least at a kink b = y_i need_i: every kink's value by prefix sums, O(m log m)."""
-    if not offset:
-        return float(cost @ np.maximum(need, 0.0))
-    kinks = y * need
-    order = np.argsort(kinks)
-    k, c, plus = kinks[order], cost[order], y[order] > 0
-    cp_, cm_ = c * plus, c * ~plus
-    # Σ over y = +1 after the kink of c (k − b), and over y = −1 before it of c (b − k)
-    after0 = np.cumsum(cp_[::-1])[::-1] - cp_
-    after1 = np.cumsum((cp_ * k)[::-1])[::-1] - cp_ * k
-    before0 = np.cumsum(cm_) - cm_
-    before1 = np.cumsum(cm_ * k) - cm_ * k
-    return float(np.min(after1 - k * after0 + k * before0 - before1))
+    """min over b of Σ_i cost_i (need_i − y_i b)₊ (:func:`sdpkern.native.sdpm.least_hinge`)."""
+    return least_hinge(need, y, cost, offset)[0]
 
 
 def _upper_bound(d: Array, floor: Array, y: Array, cost: Array, offset: bool) -> float:
@@ -858,101 +809,6 @@ def trajectory_margins(
 
 
 # ----------------------------------------------------------------------------- kernels
-def _series_mul(A: Array, B: Array, r1: int, r2: int) -> Array:
-    """Product of truncated bivariate series (coefficients on axes 0, 1)."""
-    out = np.zeros_like(A)
-    for u1 in range(r1 + 1):
-        for v1 in range(r2 + 1):
-            if not np.any(A[u1, v1]):
-                continue
-            for u2 in range(r1 + 1 - u1):
-                for v2 in range(r2 + 1 - v1):
-                    out[u1 + u2, v1 + v2] += A[u1, v1] * B[u2, v2]
-    return out
-
-
-def _compose(S: Array, derivs: Callable[[Array, int], Array], r1: int, r2: int) -> Array:
-    """Truncated series of f(S(θ, θ')) from the series S and f^{(k)}(s₀)."""
-    s0 = S[0, 0]
-    delta = S.copy()
-    delta[0, 0] = 0.0
-    out = np.zeros_like(S)
-    power = np.zeros_like(S)
-    power[0, 0] = 1.0
-    for k in range(r1 + r2 + 1):
-        out += derivs(s0, k)[None, None] / math.factorial(k) * power
-        power = _series_mul(power, delta, r1, r2)
-    return out
-
-
-def kernel_taylor_gram(kernel: Kernel, A: ArrayLike, B: ArrayLike | None = None) -> Array:
-    """Gram blocks k^{(u,v)}(x_i, x_j) of Taylor coefficients in feature space (end of 003 §3).
-
-    For trajectories a_i(θ) = Σ_u θ^u A_iu and b_j(θ') = Σ_v θ'^v B_jv,
-    K[i, u, j, v] = (1/(u!v!)) ∂^u_θ ∂^v_θ' k(a_i(θ), b_j(θ')) at 0: the inner product of the
-    u-th Taylor coefficient of φ(a_i(θ)) and the v-th of φ(b_j(θ')). Exact (truncated power
-    series) for :class:`~sdpkern.kernels.Linear`, :class:`~sdpkern.kernels.Polynomial` and
-    :class:`~sdpkern.kernels.Gaussian`.
-
-    Parameters
-    ----------
-    kernel : Linear, Polynomial or Gaussian
-    A : array of shape (mA, rA + 1, n)
-    B : array of shape (mB, rB + 1, n), optional (default A)
-
-    Returns
-    -------
-    array of shape (mA, rA + 1, mB, rB + 1)
-    """
-    At = check_trajectories(A, "A")
-    Bt = At if B is None else check_trajectories(B, "B")
-    if At.ndim != 3 or Bt.ndim != 3:
-        raise DataError("kernel SDPM supports one transformation parameter: trajectories of shape (m, r+1, n)")
-    if At.shape[2] != Bt.shape[2]:
-        raise DataError(f"trajectories have {At.shape[2]} and {Bt.shape[2]} features")
-    r1, r2 = At.shape[1] - 1, Bt.shape[1] - 1
-    dots = np.einsum("iun,jvn->uvij", At, Bt)  # (r1+1, r2+1, mA, mB): A_uᵀ B_v
-    if isinstance(kernel, Linear):
-        S = dots
-    elif isinstance(kernel, Polynomial):
-        kernel._check_params()
-        S = kernel.gamma * dots
-        S[0, 0] = S[0, 0] + kernel.coef0
-        deg = int(kernel.degree)
-
-        def dpoly(s0: Array, k: int) -> Array:
-            if k > deg:
-                return np.zeros_like(s0)
-            return math.factorial(deg) / math.factorial(deg - k) * s0 ** (deg - k)
-
-        S = _compose(S, dpoly, r1, r2)
-    elif isinstance(kernel, Gaussian):
-        kernel._check_params()
-        g = kernel.gamma
-        aa = np.einsum("iun,iwn->uwi", At, At)  # A_uᵀ A_w per example
-        bb = np.einsum("jvn,jwn->vwj", Bt, Bt)
-        E = -2.0 * dots
-        for u in range(r1 + 1):
-            for w_ in range(r1 + 1):
-                if u + w_ <= r1:
-                    E[u + w_, 0] += aa[u, w_][:, None]
-        for v in range(r2 + 1):
-            for w_ in range(r2 + 1):
-                if v + w_ <= r2:
-                    E[0, v + w_] += bb[v, w_][None, :]
-        E[0, 0] = np.maximum(E[0, 0], 0.0)
-
-        def dexp(s0: Array, k: int) -> Array:
-            return (-g) ** k * np.exp(-g * s0)
-
-        S = _compose(E, dexp, r1, r2)
-    else:
-        raise ParameterError(
-            f"kernel must be a Linear, Polynomial or Gaussian kernel for the kernel SDPM, got {type(kernel).__name__}"
-        )
-    return np.ascontiguousarray(S.transpose(2, 0, 3, 1))
-
-
 def _psd_factor(K: Array) -> Array:
     """F with F Fᵀ = K (eigenvalues clipped at 0; K is a Gram matrix, so PSD up to round-off)."""
     K = (K + K.T) / 2

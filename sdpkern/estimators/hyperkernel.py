@@ -576,9 +576,14 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 
     Attributes
     ----------
-    classes_, dual_coef_ (c = y∘α on ``support_``), support_, intercept_ (b), alpha_
-    (0 ≤ α ≤ 1/m), beta_ (sum 1), basis_, status_, backend_, certificate_, objective_,
-    n_terms_, fit_time_, solve_time_, n_iter_
+    dual_coef_ : ndarray
+        c = y∘α on ``support_``.
+    alpha_ : ndarray
+        0 ≤ α ≤ 1/m.
+    beta_ : ndarray
+        The learned kernel weights (sum 1).
+    classes_, support_, intercept_, basis_, status_, backend_, certificate_, objective_, n_terms_
+        As for :class:`HyperkernelSVC`; also ``fit_time_``, ``solve_time_``, ``n_iter_``.
 
     Examples
     --------
@@ -663,8 +668,14 @@ class HyperkernelOneClassSVM(OutlierMixin, _GeneratedHyperkernel):
 
     Attributes
     ----------
-    dual_coef_ (α on ``support_``, sum 1, 0 ≤ α ≤ 1/(νm)), support_, intercept_ (−ρ),
-    offset_ (ρ), alpha_, beta_, basis_, status_, backend_, certificate_, ...
+    dual_coef_ : ndarray
+        α on ``support_`` (sum 1, 0 ≤ α ≤ 1/(νm)).
+    intercept_ : float
+        −ρ.
+    offset_ : float
+        ρ (scikit-learn's ``OneClassSVM`` meaning: ``decision_function = score_samples − offset_``).
+    support_, alpha_, beta_, basis_, status_, backend_, certificate_
+        As for :class:`HyperkernelSVC`.
 
     Examples
     --------
@@ -726,9 +737,18 @@ class HyperkernelNuSVR(RegressorMixin, _GeneratedHyperkernel):
 
     Attributes
     ----------
-    dual_coef_ (α* − α on ``support_``), support_, intercept_ (−γ), alpha_ (α̂ = [α; α*] in the
-    SOCP form, α* − α in the SDP form), beta_ (sum stddev(y)), epsilon_ (the tube width the
-    ν-parameterisation chose), status_, backend_, certificate_, ...
+    dual_coef_ : ndarray
+        α* − α on ``support_``.
+    intercept_ : float
+        −γ.
+    alpha_ : ndarray
+        α̂ = [α; α*] in the SOCP form, α* − α in the SDP form.
+    beta_ : ndarray
+        The learned kernel weights (sum stddev(y)).
+    epsilon_ : float
+        The tube width the ν-parameterisation chose.
+    support_, basis_, status_, backend_, certificate_
+        As for :class:`HyperkernelSVC`.
 
     Examples
     --------

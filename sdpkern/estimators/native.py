@@ -214,7 +214,7 @@ class PrimalSVC(_NativeClassifier):
         Cholesky ``K ≈ GGᵀ`` (at most ``max_rank`` kernel columns) followed by the linear primal
         SVM on ``G`` — an approximation of the kernel. ``"auto"``: ``"exact"`` for the linear
         kernel (d + 1 unknowns), ``"dual"`` for every other (measured faster than the Newton
-        route at n = 400-3000, and exact where ``"lowrank"`` is not: examples/bench_thin_plate.py);
+        route at n = 400-3000, and exact where ``"lowrank"`` is not: examples/benchmarks/bench_thin_plate.py);
         ``solver_`` says which ran.
     max_rank : int or "auto", default="auto"
         Pivot cap of ``"lowrank"``; ``"auto"`` is ``⌈2√n⌉``, so the factorisation costs
@@ -544,8 +544,14 @@ class KrylovFisherDiscriminant(KernelClassifierMixin, _KrylovBase):
 
     Attributes
     ----------
-    classes_, dual_coef_ (c on every training point), support_ (``arange(n)``), intercept_ (b),
-    n_iter_, cv_loss_, status_, certificate_
+    dual_coef_ : ndarray
+        c on every training point.
+    support_ : ndarray of int
+        ``arange(n_samples)``.
+    intercept_ : float
+        b.
+    classes_, n_iter_, cv_loss_, status_, certificate_
+        As for :class:`KrylovRegressor`.
     """
 
     method: str = "mr_ii"

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from .. import _display
 from ..errors import DataError, ExportError, ParameterError
 
 __all__ = ["Cones", "ConicData", "Elimination", "Exported", "from_cvxpy", "to_cvxpy", "compiled_data"]
@@ -221,6 +222,17 @@ class Exported:
     def objective(self, z: NDArray[np.float64]) -> float:
         """The original model's objective at the file's variables ``z``."""
         return self.data.objective(z)
+
+    # a notebook or a terminal shows a summary of the file, never its arrays
+    def __repr__(self) -> str:
+        rows = self.data.A.shape[0]
+        return f"Exported({self.format!r}, path={str(self.path)!r}, variables={self.data.n}, rows={rows})"
+
+    def _repr_html_(self) -> str:
+        return _display.html(_display.exported(self))
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        _display.pretty(_display.exported(self), printer, cycle, repr(self))
 
 
 def compiled_data(problem: cp.Problem, quadratic: bool = False) -> tuple[dict[str, Any], float]:

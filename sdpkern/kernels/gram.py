@@ -100,7 +100,7 @@ class GramSpec:
     "poly"     (``gamma``⟨x, y⟩ + ``coef0``)^``degree``
     "rbf"      exp(−``gamma`` s)
     "laplace"  exp(−``gamma`` √s)
-    "power"    ``scale`` · s^``half_power`` · (½ log s if ``log`` else 1), 0 at s = 0
+    "power"    ``scale`` · s^(``half_power``) · (½ log s if ``log`` else 1), 0 at s = 0
     ========== ====================================================================
 
     ("power" covers the thin-plate kernels of 000 eq. (11), r^p log r and r^p, and the power

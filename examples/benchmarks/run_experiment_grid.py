@@ -3,7 +3,7 @@
 
 Usage::
 
-    python examples/run_experiment_grid.py [--n-jobs N] [--dask] [--resume DIR] [--out DIR]
+    python examples/benchmarks/run_experiment_grid.py [--n-jobs N] [--dask] [--resume DIR] [--out DIR]
 
 ``--dask`` starts a ``dask.distributed.LocalCluster`` (2 worker processes) and runs the same
 grid through ``joblib.parallel_backend("dask")``; the table is the same as with ``--n-jobs 1``.

@@ -18,7 +18,7 @@ Sizes: m is log-uniform in [10, 300] for the SDPM and c.p.d. families and in [10
 hyperkernel SOCPs (basis eta=1e-4, at most 150 terms, as the estimators use); the hyperkernel
 SDP form (an (m+1)-order LMI over all basis terms) is solved for m ≤ 30 only.
 
-Run ``python examples/status_sweep.py --n 500 --cross 100 --jobs 2`` (tens of minutes) or
+Run ``python examples/benchmarks/status_sweep.py --n 500 --cross 100 --jobs 2`` (tens of minutes) or
 ``--quick`` for the gallery; ``--json FILE`` keeps every record.
 """
 
@@ -332,4 +332,4 @@ def forms_of_default(r: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

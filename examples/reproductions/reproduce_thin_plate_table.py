@@ -25,9 +25,9 @@ Details that the paper leaves open and that we chose:
 
 Usage::
 
-    .venv/bin/python examples/reproduce_thin_plate_table.py                    # 5 splits, all sets
-    .venv/bin/python examples/reproduce_thin_plate_table.py --splits 2 --datasets banana heart
-    .venv/bin/python examples/reproduce_thin_plate_table.py --figure-only      # Figure 1 only
+    python examples/reproductions/reproduce_thin_plate_table.py                    # 5 splits, all sets
+    python examples/reproductions/reproduce_thin_plate_table.py --splits 2 --datasets banana heart
+    python examples/reproductions/reproduce_thin_plate_table.py --figure-only      # Figure 1 only
 """
 
 from __future__ import annotations

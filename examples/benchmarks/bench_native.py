@@ -17,7 +17,7 @@
 Threads: everything runs under ``threadpool_limits(1)`` (one BLAS thread for NumPy/SciPy);
 libsvm is single-threaded. The settings in force are printed. Run::
 
-    .venv/bin/python examples/bench_native.py [--quick] [--primal-only]
+    python examples/benchmarks/bench_native.py [--quick] [--primal-only]
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ estimators' default spans a ladder of widths). Inputs are standardised on each t
 All runs go through :func:`sdpkern.apps.experiments.run_grid` (``--n-jobs``, resumable with
 ``--results``). Run::
 
-    .venv/bin/python examples/reproduce_hyperkernel_tables.py table31 --splits 10
-    .venv/bin/python examples/reproduce_hyperkernel_tables.py lambda table34 novelty --splits 3
+    python examples/reproductions/reproduce_hyperkernel_tables.py table31 --splits 10
+    python examples/reproductions/reproduce_hyperkernel_tables.py lambda table34 novelty --splits 3
 
 ``--max-train N`` subsamples each training part to N points (stratified) to bound the time;
 the printed header says when it is in force.

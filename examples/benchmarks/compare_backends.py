@@ -10,7 +10,7 @@ cones of a form is refused before any solve (``BackendError``). Answers that are
 ``"optimal"`` are accepted here with ``allow_inaccurate=True`` to show how far they are, with
 their status as the solver gave it.
 
-``python examples/compare_backends.py`` (a minute); ``--instances NAME ...`` to choose.
+``python examples/benchmarks/compare_backends.py`` (a minute); ``--instances NAME ...`` to choose.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ median squared distance, the SVM's C and the regressors' λ / C chosen by 3-fold
 training fold, Krylov iteration counts by 5-fold CV on it (002 §6.2). Times are the final fit at
 the chosen parameter, on one BLAS thread.
 
-    .venv/bin/python examples/reproduce_krylov_tables.py [--folds 10] [--out krylov_figures] [--quick]
-    .venv/bin/python examples/reproduce_krylov_tables.py --acceptance   # the issue's acceptance figures
+    python examples/reproductions/reproduce_krylov_tables.py [--folds 10] [--out krylov_figures] [--quick]
+    python examples/reproductions/reproduce_krylov_tables.py --acceptance   # the issue's acceptance figures
 """
 
 from __future__ import annotations

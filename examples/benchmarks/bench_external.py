@@ -1,14 +1,14 @@
-"""CSDP and DSDP on the exported SDPA files of the SDP-form instances of ``problems/`` (issue 8).
-==============================================================================================
+"""CSDP and DSDP on the exported SDPA files of the SDP-form instances of ``problems/``.
+====================================================================================
 
 For every instance with a PSD cone, solve it in process (Clarabel), export it to SDPA
 (``.dat-s``), run ``csdp`` and ``dsdp5`` on the file through :mod:`sdpkern.export.solvers`,
 and print the table: instance, ours, CSDP, DSDP, and each solver's relative difference
 ``|theirs - ours| / |ours|`` (the acceptance bound is 1e-5).
 
-    python examples/bench_external.py                 # every non-slow SDP-form instance
-    python examples/bench_external.py --slow          # include instances marked slow
-    python examples/bench_external.py hk_csvm_sdp_m10 --json out.json
+    python examples/benchmarks/bench_external.py                 # every non-slow SDP-form instance
+    python examples/benchmarks/bench_external.py --slow          # include instances marked slow
+    python examples/benchmarks/bench_external.py hk_csvm_sdp_m10 --json out.json
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@
 
 Run::
 
-    .venv/bin/python examples/plot_gallery.py [--out gallery] [--quick]
+    python examples/reproductions/plot_gallery.py [--out gallery] [--quick]
 
 About a minute on two cores (``--quick``: a few seconds, smaller data and fewer λ_Q values).
 """

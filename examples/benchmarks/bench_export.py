@@ -1,5 +1,5 @@
-"""Export speed and external-solver agreement (issue 8), in one run.
-=================================================================
+"""Export speed and external-solver agreement, in one run.
+=======================================================
 
 1. Speed: the m = 100 hyperkernel C-SVM SDP (ARD harmonic hyperkernel, breast-cancer subset,
    C = 100, λ_Q = 1, low-rank basis η = 1e-4; SPEC "Performance facts"). CVXPY's own
@@ -14,7 +14,7 @@
 
 Run::
 
-    .venv/bin/python examples/bench_export.py [--quick] [--repeat N]
+    python examples/benchmarks/bench_export.py [--quick] [--repeat N]
 """
 
 from __future__ import annotations

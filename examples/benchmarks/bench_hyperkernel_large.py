@@ -17,14 +17,14 @@ then the growth exponent of fit time (least squares on log t vs log m, 2k-20k).
 
 Usage::
 
-    python examples/bench_hyperkernel_large.py            # m = 1k, 2k, 5k, 10k, 20k, one split
-    python examples/bench_hyperkernel_large.py --sizes 2000,10000 --splits 5   # issue 14's acceptance
-    python examples/bench_hyperkernel_large.py --full     # and 100k (synthetic)
-    python examples/bench_hyperkernel_large.py --sets twonorm --sizes 100000 --no-svc   # 100k alone
+    python examples/benchmarks/bench_hyperkernel_large.py            # m = 1k, 2k, 5k, 10k, 20k, one split
+    python examples/benchmarks/bench_hyperkernel_large.py --sizes 2000,10000 --splits 5   # the large-scale figures
+    python examples/benchmarks/bench_hyperkernel_large.py --full     # and 100k (synthetic)
+    python examples/benchmarks/bench_hyperkernel_large.py --sets twonorm --sizes 100000 --no-svc   # 100k alone
     # the 10k grids in the background first (minutes each), then the table from their cache:
-    python examples/bench_hyperkernel_large.py --svc-only --sizes 10000 --splits 5 --svc-cache svc.json
-    python examples/bench_hyperkernel_large.py --sizes 10000 --splits 5 --svc-cache svc.json
-    python examples/bench_hyperkernel_large.py --quick    # m = 300, 600, twonorm only (docs gallery)
+    python examples/benchmarks/bench_hyperkernel_large.py --svc-only --sizes 10000 --splits 5 --svc-cache svc.json
+    python examples/benchmarks/bench_hyperkernel_large.py --sizes 10000 --splits 5 --svc-cache svc.json
+    python examples/benchmarks/bench_hyperkernel_large.py --quick    # m = 300, 600, twonorm only (docs gallery)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ the SOCP time, the SDP time and their ratio with the default backend; peak memor
 allocations by tracemalloc, and the process' peak RSS) beside the size the m²×m² hyperkernel
 matrix would have; and the first and second solve times when C and λ_Q change between solves.
 
-    python examples/bench_hyperkernel.py [--m 100] [--eta 1e-4] [--backend clarabel]
+    python examples/benchmarks/bench_hyperkernel.py [--m 100] [--eta 1e-4] [--backend clarabel]
 """
 
 from __future__ import annotations

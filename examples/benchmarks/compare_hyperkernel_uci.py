@@ -1,7 +1,7 @@
 """HyperkernelSVC() with its defaults against a tuned RBF SVC at m ≈ 400 (pima, wdbc).
 ===================================================================================
 
-Issue 14's small-data acceptance: on random 60/40 splits of pima (768 points, 460 to train) and
+The small-data comparison: on random 60/40 splits of pima (768 points, 460 to train) and
 wdbc (569, 341 to train), inputs standardised on the training part, ``HyperkernelSVC()`` with
 its defaults (002 eq. 3.8; C = 1, λ_Q = 1, the ARD harmonic hyperkernel over the default
 ladder of widths) beside an RBF ``SVC`` tuned by 5-fold ``GridSearchCV`` over 7 C × 6 γ on the
@@ -12,8 +12,8 @@ process, and their ratio), and how many hyperkernel fits raised a ``ConvergenceW
 
 Run::
 
-    .venv/bin/python examples/compare_hyperkernel_uci.py                 # 10 splits
-    .venv/bin/python examples/compare_hyperkernel_uci.py --splits 2      # a quick look
+    python examples/benchmarks/compare_hyperkernel_uci.py                 # 10 splits
+    python examples/benchmarks/compare_hyperkernel_uci.py --splits 2      # a quick look
 """
 
 from __future__ import annotations

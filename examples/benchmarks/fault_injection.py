@@ -20,7 +20,7 @@ The table says, per estimator and fault, what the user gets: a typed error (its 
 status), or a fitted estimator with its ``status_`` and whether ``predict`` serves it. The rule
 it checks: nothing returns a fitted model from an uncertified solve without a typed status that
 ``predict`` refuses; every error is an ``SdpkernError``; ``KeyboardInterrupt`` propagates and
-leaves the estimator as it was. ``python examples/fault_injection.py`` prints the table and exits
+leaves the estimator as it was. ``python examples/benchmarks/fault_injection.py`` prints the table and exits
 with the number of violations (0); ``tests/test_fault_injection.py`` runs it.
 """
 
@@ -165,10 +165,16 @@ def _libsvm(fault: str) -> contextlib.AbstractContextManager[Any] | None:
 def _cases() -> dict[str, tuple[Any, str, Callable[[str], Any]]]:
     native_hk = {"time_limit": {"time_limit": 0.0}, "iteration_limit": {"max_steps": 1}}
     primal = {"iteration_limit": {"max_iter": 1}}
+    native_sdpm = {"time_limit": {"time_limit": 1e-9}, "iteration_limit": {"max_iter": 1}}
     return {
         "CPDSVC(solver='cvxpy')": (E.CPDSVC(solver="cvxpy"), "binary", _conic),
         "ThinPlateSVC(solver='cvxpy')": (E.ThinPlateSVC(solver="cvxpy"), "binary", _conic),
-        "SDPMClassifier": (E.SDPMClassifier(transformation=_rotate, C=1.0), "plane", _conic),
+        "SDPMClassifier(solver='conic')": (E.SDPMClassifier(transformation=_rotate, solver="conic"), "plane", _conic),
+        "SDPMClassifier(solver='native')": (
+            E.SDPMClassifier(transformation=_rotate, solver="native"), "plane",
+            lambda f: _result_patch("sdpkern.estimators.sdpm.sdpm_native", f, nan=_nan_fields("coef", "expansion"),
+                                    limit=None, limit_kw=native_sdpm),
+        ),
         "PrimalSVC(kernel='rbf', solver='exact')": (
             E.PrimalSVC(kernel="rbf", solver="exact"), "binary",
             lambda f: _result_patch("sdpkern.estimators.native.primal_svm_kernel", f,

@@ -1,12 +1,12 @@
-"""Round trip of every problems/ instance through both file formats (issue 8 acceptance).
-======================================================================================
+"""Round trip of every problems/ instance through both file formats.
+=================================================================
 
 For each feasible instance: solve in process (Clarabel), write ``.dat-s`` and ``.cbf``, read
 each back, rebuild a ``cvxpy.Problem`` and solve it with Clarabel; print the plain relative
 difference ``|f_file - f_ours| / |f_ours|`` (target 1e-6). Instances marked slow need ``--slow``
 (hk_csvm_socp_m150 takes several minutes).
 
-    python examples/roundtrip_instances.py [--slow] [INSTANCE ...]
+    python examples/benchmarks/roundtrip_instances.py [--slow] [INSTANCE ...]
 """
 
 from __future__ import annotations

@@ -7,13 +7,13 @@ whole SOCP), the route ``HyperkernelSVC`` takes; ``method="direct"`` writes and 
 cones at once. On ``--m`` standardised breast-cancer points, each timed ``--repeat`` times in
 this process (median), prints the builder's time (build + solve) and objective, the
 estimator's (``HyperkernelSVC(width_scales=1.0)``, the builder's hyperkernel), the ratio
-builder / estimator (issue 16 asks for about 1), and the direct solve's time for reference.
+builder / estimator (about 1 when the builder takes the estimator's route), and the direct solve's time for reference.
 
 Usage::
 
-    python examples/bench_builder_route.py               # m = 60, 3 repeats, with the direct solve
-    python examples/bench_builder_route.py --no-direct   # without it
-    python examples/bench_builder_route.py --quick       # m = 30, 1 repeat (docs gallery)
+    python examples/benchmarks/bench_builder_route.py               # m = 60, 3 repeats, with the direct solve
+    python examples/benchmarks/bench_builder_route.py --no-direct   # without it
+    python examples/benchmarks/bench_builder_route.py --quick       # m = 30, 1 repeat (docs gallery)
 """
 
 from __future__ import annotations
