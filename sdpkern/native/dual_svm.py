@@ -95,6 +95,10 @@ _RHO_SCALE = 0.1
 _NEWTON_FLOPS_PER_STEP = 100.0
 _STEP_FLOPS = 1e5
 
+#: The share of the SMO work done that a closing Newton step may add once SMO has reached ``tol``
+#: (it then only sharpens a certified solution).
+_POLISH_SHARE = 0.1
+
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
 
@@ -317,11 +321,13 @@ def dual_svm(
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``,
-        squared hinge: SMO to a loose tolerance, then SMO on to ``tol`` or the primal Newton
-        method from SMO's point, whichever costs less (:func:`_run_squared`: a rule that holds on
-        any data, not a measured threshold). ``"auto"``, hinge: the Newton step is tried after a
-        loose round and after the rounds to ``tol`` while it costs no more than the SMO steps so
-        far; when it does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
+        squared hinge with unpenalised columns beyond the intercept: SMO to a loose tolerance,
+        then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever costs
+        less (:func:`_run_squared`: the augmented Lagrangian's rounds ahead are what Newton
+        saves). ``"auto"`` otherwise (hinge, or no augmented Lagrangian: SMO alone converges
+        as libsvm's): the Newton step is tried after a loose round and after the rounds to
+        ``tol`` while it costs no more than the SMO steps so far; when it does not settle and
+        n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -348,7 +354,7 @@ def dual_svm(
     cols0 = K.columns_computed
     al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
     with _one_blas_thread():
-        if polish == "auto" and loss == "squared_hinge":
+        if polish == "auto" and loss == "squared_hinge" and cons.V.shape[1]:
             polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
         else:
             polished, refined = _run(al, cons, polish, float(tol))
@@ -421,6 +427,14 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         support = int(np.count_nonzero(st.alpha))
         return int(support**3 / 3.0 / (_NEWTON_FLOPS_PER_STEP * n + _STEP_FLOPS)) + 1
 
+    if tol < _HINGE_EARLY_TOL:
+        # one round to a loose tolerance, then one Newton system on SMO's support (every support
+        # vector of the squared hinge is free): exact when SMO's support is the optimum's, which
+        # it usually is by then, at the price of one factorisation; else the full Newton method
+        al.solve(_HINGE_EARLY_TOL, max_rounds=1)
+        if newton_in_steps() <= al.n_iter and (_polish_state(al, cons, tol) or _newton_finish(al, cons, C, w)):
+            return True
+        stages = ()
     for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
         al.solve(early_tol, max_rounds=1)
         # the Newton finish costs less than the SMO steps taken so far: the steps to tol, the
@@ -434,7 +448,11 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
             return False
         if _newton_finish(al, cons, C, w):
             return True
-        # (Newton did not settle in its steps: SMO goes on, with another budget)
+        # Newton did not settle: SMO goes on at least as many steps as it has taken so far before
+        # the next try (the failed tries then cost at most what SMO does, however many there are)
+        viol, feas = al.solve(tol, step_limit=2 * al.n_iter)
+        if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
+            return False
     return False
 
 
@@ -470,6 +488,22 @@ def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Ar
     return True
 
 
+def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float) -> bool:
+    """:func:`_polish` from the core's state, which it then holds when it succeeds (returned).
+
+    On K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
+    bordered system enforces Vᵀu = 0."""
+    st = al.state
+    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol)
+    if out is None:
+        return False
+    st.alpha[:], e, al.z, _ = out
+    st.v[:] = st.y - e
+    al.rho = 0.0  # the multipliers are exact: c_V = z
+    al.s = cons.V.T @ (st.y * st.alpha)
+    return True
+
+
 def _unpenalized_block(cons: _Constraints, n: int) -> Array:
     """The unpenalised columns of the primal: U, with the constant first when the intercept is
     not already in its range."""
@@ -488,32 +522,29 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     polished = [False]
 
     def try_polish() -> bool:
-        # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
-        # bordered system enforces Vᵀu = 0
-        out = _polish(st.K, st.y, alpha, upper, st.D, cons, tol)
-        if out is None:
-            return False
-        alpha[:], e, al.z, _ = out
-        st.v[:] = st.y - e
-        al.rho = 0.0  # the multipliers are exact: c_V = z
-        al.s = cons.V.T @ (st.y * alpha)
-        polished[0] = True
-        return True
+        polished[0] = _polish_state(al, cons, tol)
+        return polished[0]
 
-    def cheap() -> bool:
-        # the factorisation of the free set F costs about what the SMO steps so far did
+    def cheap(share: float = 1.0) -> bool:
+        # the factorisation of the free set F costs about ``share`` of what the SMO steps so far did
         n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        return n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
+        return n_free**3 / 3.0 <= share * _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
 
     if polish == "auto" and tol < _HINGE_EARLY_TOL:
         # one loose round first: the Newton step needs SMO's active set, not the constraints
         al.solve(_HINGE_EARLY_TOL, max_rounds=1)
         if al.n_iter < al.max_iter and cheap() and try_polish():
             return True, False
-    al.solve(tol, between=(lambda: cheap() and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None)
+    # between rounds the Newton step saves the rounds ahead; once SMO is at ``tol`` (the last
+    # round, and the only one without polynomial constraints) it saves nothing, and is taken
+    # only when it adds a small share to the work done
+    share = 1.0 if cons.V.shape[1] else _POLISH_SHARE
+    al.solve(
+        tol, between=(lambda: cheap(share) and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None
+    )
     if polished[0]:
         return True, False
-    if (polish is True or (polish == "auto" and cheap())) and al.n_iter < al.max_iter and try_polish():
+    if (polish is True or (polish == "auto" and cheap(_POLISH_SHARE))) and al.n_iter < al.max_iter and try_polish():
         return True, False
     if polish == "auto" and n <= 200:
         # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
