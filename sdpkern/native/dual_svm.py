@@ -36,9 +36,9 @@ matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cach
 outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
 steps. ρ
 starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps, a
-softer one outer rounds). With ``polish="auto"`` and the squared hinge, the primal Newton method
-finishes from SMO's point when that costs less (:func:`_run_squared`): its bordered system holds
-the constraints exactly, so SMO then needs the active set only, not the constraints.
+softer one outer rounds). With ``polish="auto"`` and the squared hinge, a Newton system on SMO's
+support finishes when that costs less (:func:`_run_squared`): its bordered system holds the
+constraints exactly, so SMO then needs the active set only, not the constraints.
 
 Stopping and certificate
 ------------------------
@@ -76,15 +76,14 @@ __all__ = ["DualSVMResult", "dual_svm"]
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]
 
-#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge
-#: (loose: Newton needs SMO's support, not its accuracy) ...
-_EARLY_TOL = 0.3
-
-#: ... and the looser one tried first (Newton may finish from there already).
-_EARLIEST_TOL = 1.0
-
-#: ... and with the hinge (whose free set, not every support vector, is what Newton factorises).
+#: SMO's tolerance before the closing Newton step of ``polish="auto"`` (loose: Newton needs
+#: SMO's support, or with the hinge its free set, not its accuracy) ...
 _HINGE_EARLY_TOL = 0.1
+
+#: ... and, for the squared hinge when the caller's own ``tol`` is looser than that, the stages
+#: tried instead (Newton may finish from there already).
+_EARLY_TOL = 0.3
+_EARLIEST_TOL = 1.0
 
 #: The augmented Lagrangian's initial penalty ρ, in units of the kernel's mean diagonal times n / m.
 _RHO_SCALE = 0.1
@@ -402,22 +401,23 @@ def _start(
 
 
 def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: float, w: Array) -> bool:
-    """The squared hinge with ``polish="auto"``: SMO to a loose tolerance (one augmented Lagrangian
-    round a stage), then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever
-    costs less, by a ski-rental rule; returns whether Newton finished.
+    """The squared hinge with ``polish="auto"`` and polynomial constraints beyond the intercept;
+    returns whether a Newton method finished.
 
-    Every support vector of the squared hinge is free, so the Newton method (004; Chapelle 2007,
-    here :func:`~sdpkern.native.primal_svm.primal_svm_kernel` started at SMO's point, its Cholesky
-    factor kept across steps) ends exact after a factorisation of order |S|, S the support, at
-    |S|³/3 flops. What SMO still needs to reach ``tol`` is not known in advance: its augmented
-    Lagrangian takes more rounds the more polynomial constraints there are. So Newton finishes at
-    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost
-    less); otherwise SMO goes on for at most as many steps as the Newton finish would cost, and
-    Newton finishes if SMO has not. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP`` flops of
-    Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by memory, the
-    factorisation by arithmetic). The total is at most twice that of the better of the two,
-    whatever the data (the rule of ski rental). The counts are of steps and points,
-    not of time, so the choice — and the model — is the same on every run."""
+    Every support vector of the squared hinge is free, so the optimum solves one bordered linear
+    system on its support S (004's Newton system; 000 eq. 17 on K_Ξ), which also holds the
+    polynomial constraints exactly: what SMO's augmented Lagrangian would need its later rounds
+    for. So SMO runs one round to a loose tolerance (0.1), and when one factorisation of order
+    |S| (|S|³/3 flops) costs less than the SMO steps taken so far, that system is solved on
+    SMO's support (:func:`_polish`, kept only when optimal to round-off), and if SMO's support
+    was not yet the optimum's, the primal Newton method (Chapelle 2007,
+    :func:`~sdpkern.native.primal_svm.primal_svm_kernel` from SMO's point) finishes. Otherwise
+    SMO goes on towards ``tol`` for at most as many steps as the Newton finish would cost, and
+    Newton finishes if SMO has not (ski rental); after a Newton finish that does not settle, SMO
+    doubles its steps before the next try. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP``
+    flops of Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by
+    memory, the factorisation by arithmetic). The counts are of steps and points, not of time,
+    so the choice — and the model — is the same on every run."""
     st = al.state
     n = st.K.n
     stages = tuple(t for t in (_EARLIEST_TOL, _EARLY_TOL) if t > tol)
