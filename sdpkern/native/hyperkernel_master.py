@@ -11,8 +11,9 @@ q_l(α) = ½ αᵀ Y K_l Y α. :func:`~sdpkern.builders.hyperkernel.cone_generat
 with the cones of a few terms S and adds the most violated omitted ones; here the same outer
 loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved natively:
 
-* the inner SVM D(β) by the compiled SMO (``sdpkern._svmcore.smo_active``, libsvm's second-order pair
-  selection) on K(β) given by columns (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
+* the inner SVM D(β) by sdpkern's one SMO core (:func:`~sdpkern.native.svm_core.solve_csvc`,
+  libsvm's second-order pair selection and shrinking) on K(β) given by columns
+  (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
   every term keeps its own capped column cache, so a new β costs additions), warm-started;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
   D(β) ≥ 1ᵀα_k − q(α_k)ᵀβ that every SVM solve gives (exact: D is a maximum of these affine
@@ -35,9 +36,9 @@ cannot rule out are computed (measured: twonorm m = 10,000, 22 quadratics instea
 With q̄ ≥ q the bound g stays a lower bound, and every violation that can reach 0 is exact.
 
 Memory: kernel columns only (capped caches), never an m×m matrix per term. Above
-``working_set`` points (30,000) each SVM solve is a decomposition over working sets
-(:func:`svm_working_set`): columns of the working set's length, the other points' outputs by
-uncached blocks (measured: twonorm m = 100,000, two rounds, 313 s CPU, peak RSS 3.5 GB).
+``working_set`` points (30,000) each SVM solve is the core's decomposition over working sets
+(:func:`~sdpkern.native.svm_core.solve_qp`): columns of the working set's length, the other points'
+outputs by uncached blocks (docs/hyperkernel.md for the figures at m = 100,000).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from numpy.typing import NDArray
 
 from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError, SolverError
-from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
+from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
 from ..kernels.hyperkernel_terms import (
     TermGram,
     learned_block,
@@ -61,23 +62,17 @@ from ..kernels.hyperkernel_terms import (
     term_quadratics,
 )
 from ..kernels.lowrank import HyperkernelBasis
+from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, solve_csvc
 
 __all__ = [
     "NativeMasterResult",
     "NativeDecision",
     "hyperkernel_csvm_native",
-    "svm_dual_smo",
     "available_memory",
     "estimate_fit_bytes",
 ]
 
 Array = NDArray[np.float64]
-
-#: Above this many points each SVM solve runs on working sets of about this size
-#: (:func:`svm_working_set`); below, one SMO on all points (every 10k/20k figure of the docs).
-WORKING_SET = 30_000
-#: Column cache of the working-set SMO: 3 GiB, the columns of 13,400 support vectors of 30,000 points.
-WORKING_SET_CACHE_BYTES = 3 << 30
 
 
 @dataclass
@@ -132,129 +127,6 @@ class NativeMasterResult:
     outputs: Array | None = None
 
 
-def svm_dual_smo(
-    gram: GramOperator, y: Array, box: float | Array, alpha0: Array | None, tol: float, max_iter: int
-) -> tuple[Array, Array, int, float]:
-    """max 1ᵀα − ½ αᵀYKYα over 0 ≤ α ≤ box, yᵀα = 0 by the compiled SMO on ``gram``'s columns.
-
-    ``box`` is C, or the per-point boxes C·w_i of weighted points.
-
-    Warm-started from ``alpha0`` (its outputs Ku from the cached columns of its non-zeros).
-    Returns (α, Ku with u = y∘α, SMO iterations, final KKT violation in margin units).
-    """
-    from .. import _svmcore
-
-    m = y.shape[0]
-    alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
-    e = gram.matvec(y * alpha) if np.any(alpha) else np.zeros(m)
-    upper = np.array(np.broadcast_to(np.asarray(box, dtype=np.float64), (m,)))  # a copy: SMO may write
-    zeros = np.zeros(m)
-    diag = np.ascontiguousarray(gram.diagonal())
-    # every point active and no shrinking: ``e`` stays current on all of them (the caller's Ku)
-    active = np.arange(m, dtype=np.intp)
-    it, viol, _, _ = _svmcore.smo_active(
-        gram.cache, np.ascontiguousarray(y), alpha, e, upper, zeros, diag, np.zeros((m, 0)), np.zeros(0),
-        0.0, True, float(tol), int(max_iter), active, m, False,
-    )  # fmt: skip
-    return alpha, e, int(it), float(viol)
-
-
-def svm_working_set(
-    master: _Master, terms: NDArray[np.intp], beta: Array, alpha0: Array | None
-) -> tuple[Array, Array, int, float]:
-    """:func:`svm_dual_smo`'s problem at large m, by decomposition over working sets.
-
-    The SMO runs on a working set W of at most ``working_set`` points (plus the support
-    vectors), with kernel columns of length abs(W) instead of m: at m = 10⁵ the support vectors'
-    full columns (10⁴ of 800 kB) exceed any column cache, and an SMO on all points recomputes
-    them over and over. The other points keep α = 0; their outputs (Ku)_i are updated by the
-    change of u on W (blocks K(β)[rows, changed], never stored), and the KKT conditions are
-    checked on every point (libsvm's maximal violating pair, the same ``smo_tol`` as the SMO on
-    all points, so the stopping rule is unchanged). The next W is the support vectors and the
-    points of α = 0 with the smallest margin y_i f(x_i) − 1, all violators first. Each round
-    decreases the dual objective (Osuna, Freund & Girosi 1997; Joachims 1999), so the rounds
-    end; the first W is a seeded random sample.
-
-    Returns (α, Ku over all m points, SMO iterations, final KKT violation).
-    """
-    y, box, opts = master.y, master.box, master.opts
-    m, tol, ws = y.shape[0], opts["smo_tol"], opts["working_set"]
-    alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
-    boxes = np.broadcast_to(np.asarray(box, dtype=np.float64), (m,))
-    e = _outputs_update(master, terms, beta, np.arange(m), np.flatnonzero(alpha), (y * alpha)[alpha > 0])
-    if np.any(alpha):
-        W = _next_working_set(alpha, e, y, boxes, ws)
-    else:
-        W = np.sort(np.random.default_rng(0).choice(m, size=ws, replace=False))
-    iterations, viol = 0, np.inf
-    for _ in range(opts["working_set_rounds"]):
-        gram = master.subset_gram(terms, beta, W)
-        left = max(1, opts["smo_max_iter"] - iterations)
-        aW, eW, it, _ = svm_dual_smo(gram, y[W], np.array(boxes[W]), alpha[W], tol, left)
-        iterations += it
-        du = y[W] * (aW - alpha[W])
-        alpha[W], e[W] = aW, eW
-        outside = np.setdiff1d(np.arange(m), W, assume_unique=True)
-        moved = np.flatnonzero(du)
-        e[outside] += _outputs_update(master, terms, beta, outside, W[moved], du[moved])
-        viol = _kkt_violation(alpha, e, y, boxes)
-        if viol <= tol or iterations >= opts["smo_max_iter"]:
-            break
-        W = _next_working_set(alpha, e, y, boxes, ws)
-    return alpha, e, iterations, viol
-
-
-def _outputs_update(
-    master: _Master, terms: NDArray[np.intp], beta: Array, rows: NDArray[np.intp], cols: NDArray[np.intp], w: Array
-) -> Array:
-    """K(β)[rows, cols] w, in blocks of at most 2²⁴ entries (nothing cached: each column is
-    used once), the blocks shared by ``n_jobs`` threads (the compiled columns release the GIL)."""
-    if cols.size == 0 or rows.size == 0:
-        return np.zeros(rows.shape[0])
-    step = max(1, (1 << 24) // rows.size)
-    ops = [(master.term_op(int(l)), float(b)) for l, b in zip(terms, beta) if b != 0.0]
-
-    def part(lo: int) -> Array:
-        c, wc = cols[lo : lo + step], w[lo : lo + step]
-        return np.asarray(sum(b * (op._checked_block(rows, c) @ wc) for op, b in ops), dtype=np.float64)
-
-    starts = range(0, cols.size, step)
-    n_jobs = min(master.opts["n_jobs"], len(starts))
-    if n_jobs == 1:
-        return np.asarray(sum(part(lo) for lo in starts), dtype=np.float64)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(n_jobs) as pool:
-        return np.asarray(sum(pool.map(part, starts)), dtype=np.float64)
-
-
-def _kkt_violation(alpha: Array, e: Array, y: Array, boxes: Array) -> float:
-    """libsvm's maximal violating pair, max_{I_up} v − min_{I_low} v with v_i = y_i − (Ku)_i
-    (the SMO's stopping quantity, margin units)."""
-    v = y - e
-    up = ((y > 0) & (alpha < boxes)) | ((y < 0) & (alpha > 0))
-    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < boxes))
-    if not (np.any(up) and np.any(low)):
-        return 0.0
-    return float(v[up].max() - v[low].min())
-
-
-def _next_working_set(alpha: Array, e: Array, y: Array, boxes: Array, ws: int) -> NDArray[np.intp]:
-    """The support vectors and the points of α = 0 nearest the margin, ``ws`` in all (at
-    least ``ws``/4 of α = 0 when the support vectors are many), sorted.
-
-    The margin is y_i(Ku)_i − y_iγ − 1 with γ the offset of the free support vectors
-    (:func:`_offset`): negative on the points of α = 0 that violate their KKT condition, which
-    come first in the ordering (most violated first).
-    """
-    gamma = _offset(alpha, e, y, boxes if np.ndim(boxes) else float(boxes))
-    margin = y * (e - gamma) - 1.0
-    sv = np.flatnonzero(alpha > 0)
-    zero = np.flatnonzero(alpha <= 0)
-    take = zero[np.argsort(margin[zero], kind="stable")[: max(ws - sv.size, ws // 4)]]
-    return np.sort(np.concatenate([sv, take]))
-
-
 def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
     """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds).
 
@@ -300,7 +172,7 @@ class _Master:
         return self.ops[l]
 
     def subset_gram(self, terms: NDArray[np.intp], beta: Array, W: NDArray[np.intp]) -> TermGram | SumGram:
-        """K(β) on the points W (:func:`svm_working_set`), with a column cache of its own: the
+        """K(β) on the points W (a working set of the core's decomposition), with a column cache of its own: the
         whole working-set budget for one term (β = 1 on the simplex), else split as for all points."""
         Xw = np.ascontiguousarray(self.B.X[W])
         budget = self.opts["working_set_cache_bytes"]
@@ -313,15 +185,18 @@ class _Master:
         return learned_gram(ops, beta, cache_bytes=budget // 2)
 
     def svm(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> tuple[Array, Array, Array, float]:
-        """SVM at β over ``terms``: (α, Ku, q over terms, J(β))."""
-        if self.y.shape[0] > self.opts["working_set"]:
-            alpha, e, it, _ = svm_working_set(self, terms, beta, alpha0)
-        else:
-            gram = learned_gram([self.term_op(int(l)) for l in terms], beta, cache_bytes=self.opts["sum_cache_bytes"])
-            alpha, e, it, _ = svm_dual_smo(
-                gram, self.y, self.box, alpha0, self.opts["smo_tol"], self.opts["smo_max_iter"]
-            )
-        self.smo_iterations += it
+        """SVM at β over ``terms``: (α, Ku, q over terms, J(β)), warm-started from ``alpha0``.
+
+        Above ``working_set`` points the core decomposes over working sets, each on K(β) over
+        the set's points (:meth:`subset_gram`), the other points' outputs by uncached blocks."""
+        gram = learned_gram([self.term_op(int(l)) for l in terms], beta, cache_bytes=self.opts["sum_cache_bytes"])
+        sol = solve_csvc(
+            gram, self.y, 1.0, sample_weight=np.broadcast_to(self.box, self.y.shape), alpha0=alpha0,
+            tol=self.opts["smo_tol"], max_iter=self.opts["smo_max_iter"], working_set=self.opts["working_set"],
+            restrict=lambda W: self.subset_gram(terms, beta, W), n_jobs=self.opts["n_jobs"],
+        )  # fmt: skip
+        alpha, e = sol.alpha, sol.outputs
+        self.smo_iterations += sol.n_iter
         self.outputs = (alpha, e)
         u = self.y * alpha
         nz = np.flatnonzero(u)
@@ -529,7 +404,8 @@ def hyperkernel_csvm_native(
         Show a tqdm bar with the current gap.
     working_set, working_set_cache_bytes : int
         Above ``working_set`` points each SVM solve is a decomposition over working sets of
-        about that many points (:func:`svm_working_set`), whose SMO gets a column cache of
+        about that many points (the core's decomposition,
+        :func:`~sdpkern.native.svm_core.solve_qp`), whose SMO gets a column cache of
         ``working_set_cache_bytes`` (columns of abs(W) entries: the default holds those of
         12,800 support vectors at abs(W) = 30,000).
     n_jobs : int
@@ -551,8 +427,7 @@ def hyperkernel_csvm_native(
     p = basis.size
     terms = np.arange(min(n["initial_terms"], p))
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
-    opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
-             "working_set_rounds": 100}  # fmt: skip
+    opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"]}
     master = _Master(basis, ya, _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), opts)
     beta = np.full(terms.size, 1.0 / terms.size)
     alpha, _, q, J = master.svm(terms, beta, None)
