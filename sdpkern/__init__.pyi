@@ -51,6 +51,7 @@ from .estimators import (
     ThinPlateSVC as ThinPlateSVC,
 )
 from .kernels import (
+    ARDDictionary as ARDDictionary,
     CPDKernel as CPDKernel,
     Epanechnikov as Epanechnikov,
     ExplicitHyperkernel as ExplicitHyperkernel,

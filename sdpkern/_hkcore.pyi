@@ -11,6 +11,7 @@ def ard_block(
     lam: float,
     inv_c: NDArray[np.float64],
     squarings: NDArray[np.int64],
+    scale_w: NDArray[np.float64],
 ) -> NDArray[np.float64]: ...
 def ard_quadratics(
     Xs: NDArray[np.float64],
@@ -31,4 +32,5 @@ def ard_columns(
     lam: float,
     inv_c: NDArray[np.float64],
     squarings: NDArray[np.int64],
+    scale_w: NDArray[np.float64],
 ) -> NDArray[np.float64]: ...

@@ -1,8 +1,10 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled loops of the harmonic ARD hyperkernel's base kernels (002 eq. 2.22, over width scales).
 
-K_l(x, x') = (1/S) Σ_s Π_d (1 − λ) / (1 − A[s, d, l] e^{−ψ_d/c_s}),  ψ_d = (x_d − x'_d)²/σ_d,
-A[s, d, l] = λ e^{−φ_ld/c_s} (φ_l the term's pair feature). Each entry is computed in one pass
+K_l(x, x') = Σ_s w_s Π_d (1 − λ) / (1 − A[s, d, l] e^{−ψ_d/c_s}),  ψ_d = (x_d − x'_d)²/σ_d,
+A[s, d, l] = λ e^{−φ_ld/c_s} (φ_l the term's pair feature) and scale weights w_s: 1/S for the
+mean over a ladder of widths (:class:`~sdpkern.kernels.hyperkernels.HarmonicARD`), or one weight
+per width for the terms of :class:`~sdpkern.kernels.hyperkernels.ARDDictionary`. Each entry is computed in one pass
 over (s, d) with the e^{−ψ_d/c_s} shared by all terms, without the (terms, rows, cols)
 temporaries of the NumPy version (:mod:`sdpkern.kernels.hyperkernel_terms` calls these).
 The products over d are taken in chunks of 64 factors so that neither (1 − λ)^d nor the
@@ -40,14 +42,12 @@ cdef inline void _entries(
     const double* A, const double[:, ::1] e, double lam, double c64, Py_ssize_t n_dim, Py_ssize_t p,
     double* den, double* prod, double* acc,
 ) noexcept nogil:
-    """acc[l] = K_l at one pair from its e[s, d], for every term l (module docstring). A is laid
-    out (s, d, l) so that the innermost loop runs over the terms, independent and contiguous
-    (vectorised by the compiler)."""
+    """acc[s·p + l] = scale s's product for term l at one pair, from its e[s, d] (module
+    docstring). A is laid out (s, d, l) so that the innermost loop runs over the terms,
+    independent and contiguous (vectorised by the compiler)."""
     cdef Py_ssize_t n_sc = e.shape[0], s, d, l, cnt
     cdef double ed, tail
     cdef const double* a
-    for l in range(p):
-        acc[l] = 0.0
     for s in range(n_sc):
         for l in range(p):
             den[l] = 1.0
@@ -66,30 +66,33 @@ cdef inline void _entries(
                 cnt = 0
         tail = pow(1.0 - lam, <double>cnt)
         for l in range(p):
-            acc[l] += prod[l] * (tail / den[l])
-    for l in range(p):
-        acc[l] = acc[l] / n_sc
+            acc[s * p + l] = prod[l] * (tail / den[l])
 
 
 def ard_block(
     const double[:, ::1] Xr, const double[:, ::1] Xc, const double[::1] inv_w, const double[:, :, ::1] A,
-    double lam, const double[::1] inv_c, const long[::1] squarings,
+    double lam, const double[::1] inv_c, const long[::1] squarings, const double[::1] scale_w,
 ):
-    """K_l[Xr, Xc] for every term l: an array (p, len(Xr), len(Xc)); A is (S, d, p)."""
+    """Σ_s scale_w[s] K_{s,l}[Xr, Xc] for every term l: an array (p, len(Xr), len(Xc)); A is (S, d, p)."""
     cdef Py_ssize_t p = A.shape[2], nr = Xr.shape[0], nc = Xc.shape[0], n_dim = Xr.shape[1]
-    cdef Py_ssize_t i, j, l
+    cdef Py_ssize_t n_sc = inv_c.shape[0], i, j, l, s
+    cdef double v
     out_arr = np.empty((p, nr, nc))
     cdef double[:, :, ::1] out = out_arr
-    cdef double[:, ::1] e = np.empty((inv_c.shape[0], n_dim))
-    cdef double[:, ::1] work = np.empty((3, max(p, 1)))
+    cdef double[:, ::1] e = np.empty((n_sc, n_dim))
+    cdef double[:, ::1] work = np.empty((2, max(p, 1)))
+    cdef double[::1] acc = np.empty(max(n_sc * p, 1))
     cdef double c64 = pow(1.0 - lam, 64.0)
     with nogil:
         for i in range(nr):
             for j in range(nc):
                 _pair_exps(Xr, Xc, i, j, inv_w, inv_c, squarings, e)
-                _entries(&A[0, 0, 0], e, lam, c64, n_dim, p, &work[0, 0], &work[1, 0], &work[2, 0])
+                _entries(&A[0, 0, 0], e, lam, c64, n_dim, p, &work[0, 0], &work[1, 0], &acc[0])
                 for l in range(p):
-                    out[l, i, j] = work[2, l]
+                    v = 0.0
+                    for s in range(n_sc):
+                        v += scale_w[s] * acc[s * p + l]
+                    out[l, i, j] = v
     return out_arr
 
 
@@ -97,32 +100,35 @@ def ard_quadratics(
     const double[:, ::1] Xs, const double[::1] us, const double[::1] inv_w, const double[:, :, ::1] A,
     double lam, const double[::1] inv_c, const long[::1] squarings, Py_ssize_t row_lo, Py_ssize_t row_hi,
 ):
-    """Σ_{i ∈ [row_lo, row_hi), j ≥ i} w_ij u_i u_j K_l(x_i, x_j) for every term l (w = 1 on the
-    diagonal, 2 off it): summed over all row ranges it is uᵀK_l u. A is (S, d, p)."""
-    cdef Py_ssize_t p = A.shape[2], ns = Xs.shape[0], n_dim = Xs.shape[1]
-    cdef Py_ssize_t i, j, l
+    """Σ_{i ∈ [row_lo, row_hi), j ≥ i} w_ij u_i u_j K_{s,l}(x_i, x_j) for every scale s and term l
+    (w = 1 on the diagonal, 2 off it), an array (S, p): summed over all row ranges it is
+    uᵀK_{s,l} u. A is (S, d, p)."""
+    cdef Py_ssize_t p = A.shape[2], ns = Xs.shape[0], n_dim = Xs.shape[1], n_sc = inv_c.shape[0]
+    cdef Py_ssize_t i, j, k
     cdef double w
-    q_arr = np.zeros(p)
-    cdef double[::1] q = q_arr
-    cdef double[:, ::1] e = np.empty((inv_c.shape[0], n_dim))
-    cdef double[:, ::1] work = np.empty((3, max(p, 1)))
+    q_arr = np.zeros((n_sc, p))
+    cdef double[:, ::1] q = q_arr
+    cdef double* qp = &q[0, 0]
+    cdef double[:, ::1] e = np.empty((n_sc, n_dim))
+    cdef double[:, ::1] work = np.empty((2, max(p, 1)))
+    cdef double[::1] acc = np.empty(max(n_sc * p, 1))
     cdef double c64 = pow(1.0 - lam, 64.0)
     with nogil:
         for i in range(row_lo, row_hi):
             for j in range(i, ns):
                 w = us[i] * us[j] * (1.0 if j == i else 2.0)
                 _pair_exps(Xs, Xs, i, j, inv_w, inv_c, squarings, e)
-                _entries(&A[0, 0, 0], e, lam, c64, n_dim, p, &work[0, 0], &work[1, 0], &work[2, 0])
-                for l in range(p):
-                    q[l] += w * work[2, l]
+                _entries(&A[0, 0, 0], e, lam, c64, n_dim, p, &work[0, 0], &work[1, 0], &acc[0])
+                for k in range(n_sc * p):
+                    qp[k] += w * acc[k]
     return q_arr
 
 
 def ard_columns(
     const double[:, ::1] XT, const double[::1] xc, const double[::1] inv_w, const double[:, :, ::1] A,
-    double lam, const double[::1] inv_c, const long[::1] squarings,
+    double lam, const double[::1] inv_c, const long[::1] squarings, const double[::1] scale_w,
 ):
-    """K_l[:, c] for a few terms l: one column, against every point of XT (d, n); returns (p, n).
+    """Σ_s scale_w[s] K_{s,l}[:, c] for a few terms l: one column, against every point of XT (d, n); returns (p, n).
 
     The column caches of single terms (p = 1) ask for one column at a time. Here the loops run
     over the points innermost, contiguous in XT, so that the products over d, the squarings
@@ -172,8 +178,5 @@ def ard_columns(
             for l in range(p):
                 r = s * p + l
                 for j in range(n):
-                    out[l, j] += prod[r, j] * (tail / den[r, j])
-        for l in range(p):
-            for j in range(n):
-                out[l, j] = out[l, j] / n_sc
+                    out[l, j] += prod[r, j] * (scale_w[s] * tail / den[r, j])
     return out_arr

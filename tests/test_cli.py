@@ -223,9 +223,9 @@ def test_make_demo_prints_no_convergence_warning() -> None:
 
 
 def test_demo_objective_matches_the_estimator(capsys: pytest.CaptureFixture[str]) -> None:
-    """The demo builds eq. (3.8) itself from ``HyperkernelSVC(width_scales=1.0, C=100.0)``'s settings (the
-    thesis' single width); the estimator fitted on the same points must reach the same optimum
-    (catches a change of C's meaning on one side)."""
+    """The demo builds eq. (3.8) itself from ``HyperkernelSVC()``'s settings (its dictionary basis,
+    C, λ_Q); the estimator fitted on the same points must reach the same optimum (catches a
+    change of C's meaning on one side)."""
     import re
 
     import sdpkern.apps.demo
@@ -234,7 +234,7 @@ def test_demo_objective_matches_the_estimator(capsys: pytest.CaptureFixture[str]
     assert sdpkern.apps.demo.main(["--n-train", "40"]) == 0
     printed = float(re.search(r"objective: ([-0-9.e+]+)", capsys.readouterr().out).group(1))
     X_tr, _, y_tr, _ = sdpkern.apps.demo.load_split(40, seed=0)
-    clf = HyperkernelSVC(width_scales=1.0, C=100.0).fit(X_tr, y_tr)
+    clf = HyperkernelSVC().fit(X_tr, y_tr)
     assert printed == pytest.approx(clf.objective_, rel=1e-5)  # printed to 6 decimals
 
 

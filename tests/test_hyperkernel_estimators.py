@@ -110,7 +110,8 @@ def test_alignment_feeds_a_precomputed_svc(data):
     align = grid.best_estimator_[0]
     K = align.transform(Xt)
     assert K.shape == (Xt.shape[0], X.shape[0])
-    np.testing.assert_allclose(align.transform(X), align.model_.kernel_matrix, atol=1e-10)
+    # the compiled learned-kernel block against the basis' stack of term kernels (002 eq. 2.15)
+    np.testing.assert_allclose(align.transform(X), align.basis_.learned_kernel(align.beta_), atol=1e-10)
     # real-valued targets are accepted too (kernel learned for regression)
     rng = np.random.default_rng(0)
     assert HyperkernelAlignment(max_terms=20).fit(X[:40], rng.normal(size=40)).transform(X[:5]).shape == (5, 40)

@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sdpkern.errors import BackendNotInstalledError, DataError, LabelError, ParameterError, UnknownBackendError
 from sdpkern.estimators import HyperkernelSVC
 from sdpkern.estimators._base import STATUSES
-from sdpkern.kernels.hyperkernels import HarmonicHyperkernel
+from sdpkern.kernels.hyperkernels import HarmonicARD, HarmonicHyperkernel
 
 
 @parametrize_with_checks(
@@ -67,9 +67,12 @@ def test_more_than_two_classes_one_vs_rest(data):
     clf = HyperkernelSVC(max_terms=20).fit(X, y3)
     d = clf.decision_function(Xt)
     assert d.shape == (Xt.shape[0], 3) and len(clf.estimators_) == 3
-    for k, model in enumerate(clf.estimators_):  # model k: class k against the rest, sharing one basis
+    for k, model in enumerate(clf.estimators_):  # model k: class k against the rest, its own screen
         np.testing.assert_allclose(d[:, k], model.decision_function(Xt))
-        assert model.basis_ is clf.estimators_[0].basis_
+        np.testing.assert_array_equal(model.hyperkernel_.widths, clf.estimators_[0].hyperkernel_.widths)
+    # a pair hyperkernel's basis does not depend on the labels: the models share one
+    pairs = HyperkernelSVC(hyperkernel=HarmonicARD(), max_terms=20).fit(X, y3)
+    assert all(model.basis_ is pairs.estimators_[0].basis_ for model in pairs.estimators_)
     np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(d, axis=1)])
     assert clf.statuses_ == [m.status_ for m in clf.estimators_]
     assert clf.status_ == max(clf.statuses_, key=STATUSES.index)  # the worst of the three
@@ -152,7 +155,11 @@ def test_C_is_vapnik_style_and_maps_to_eq_3_8(data):
     X, y = X[:40], y[:40]
     clf = HyperkernelSVC(C=2.0, max_terms=30).fit(X, y)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
-    hk = HarmonicARD(0.6, "auto", "ladder").fitted(X, random_state=0)  # the estimators' default
-    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve(method="direct")
+    B = clf.basis_  # the default dictionary, screened on these labels
+    direct = csvm(X, y_pm, B.hyperkernel, basis=B, C=2.0, lambda_Q=clf.lambda_Q_).solve(method="direct")
     assert clf.objective_ == pytest.approx(direct.objective, rel=1e-6)
+    thesis = HyperkernelSVC(C=2.0, hyperkernel=HarmonicARD(0.6, "auto", "ladder"), max_terms=30).fit(X, y)
+    hk = HarmonicARD(0.6, "auto", "ladder").fitted(X, random_state=0)
+    direct = csvm(X, y_pm, hk, C=2.0, eta=1e-4, max_terms=30).solve(method="direct")
+    assert thesis.objective_ == pytest.approx(direct.objective, rel=1e-6)
     assert clf.alpha_.max() <= 2.0 + 1e-6 and clf.alpha_.max() > 2.0 / 40  # the box is C, not C/m

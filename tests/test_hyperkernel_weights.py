@@ -103,12 +103,12 @@ def test_estimator_weights_conic_native_and_class_weight():
     common = {"C": 0.5, "width_scales": 1.0, "max_terms": 20}
     conic = HyperkernelSVC(**common, solver="conic").fit(X, y, sample_weight=w)
     B = conic.basis_
-    builder = csvm(X, y, B.hyperkernel, C=0.5, basis=B, sample_weight=w).solve()
+    builder = csvm(X, y, B.hyperkernel, C=0.5, basis=B, sample_weight=w, lambda_Q=conic.lambda_Q_).solve()
     assert conic.objective_ == pytest.approx(builder.objective, rel=1e-6)
     assert np.all(conic.alpha_ <= 0.5 * w + 1e-7)
     # the native master on the conic path's basis: the same weighted optimum (its gap tol 1e-6)
     y_pm = np.where(y == conic.classes_[1], 1.0, -1.0)
-    native = hyperkernel_csvm_native(B, y_pm, C=0.5, sample_weight=w, tol=1e-7)
+    native = hyperkernel_csvm_native(B, y_pm, C=0.5, lambda_Q=conic.lambda_Q_, sample_weight=w, tol=1e-7)
     assert native.status == "optimal"
     assert native.objective == pytest.approx(builder.objective, rel=1e-6)
     np.testing.assert_allclose(native.alpha, builder.alpha, atol=1e-3 * 0.5)

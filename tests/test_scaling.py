@@ -171,13 +171,14 @@ def test_restricted_csvm_of_the_demo_is_certified_on_the_first_attempt() -> None
     from sdpkern.apps.demo import load_split
     from sdpkern.builders.hyperkernel import make_basis
     from sdpkern.estimators.hyperkernel import HyperkernelSVC
+    from sdpkern.kernels import HarmonicARD
 
-    est = HyperkernelSVC(width_scales=1.0)
+    est = HyperkernelSVC(hyperkernel=HarmonicARD())
     d = est.get_params()
     X, _, y, _ = load_split(120, 0)
     hk = est._resolve_hyperkernel(X)
     B = make_basis(X, hk, None, d["eta"], d["max_terms"])
-    kw = {"C": d["C"], "lambda_Q": d["lambda_Q"], "basis": B}
+    kw = {"C": d["C"], "lambda_Q": 1.0, "basis": B}
     three = csvm(X, y, hk, terms=[0, 1, 2], **kw).solve("clarabel", recovery=False)
     one = csvm(X, y, hk, terms=[0], **kw).solve("clarabel", recovery=False)
     assert three.status == one.status == "optimal" and three.certificate.worst <= 1e-8

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, ClassVar, Literal, TypeVar, cast
 
@@ -29,8 +29,9 @@ from ..builders.hyperkernel._common import ExpansionDecision
 from ..errors import InsufficientMemoryError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
-from ..kernels.hyperkernels import HarmonicARD, Hyperkernel
+from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
+from ..kernels.relevance import HSICScreen, hsic_screen
 from ..native.hyperkernel_master import (
     NativeDecision,
     NativeMasterResult,
@@ -69,6 +70,9 @@ _NATIVE_OPTIONS = frozenset(
      "working_set_cache_bytes"}
 )  # fmt: skip
 
+#: ρ of ``lambda_Q="auto"`` for the dictionary hyperkernel's C-SVM (:meth:`HyperkernelSVC._auto_lambda_Q`).
+AUTO_LAMBDA_Q = 0.01
+
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 _NU = Interval(Real, 0, 1, closed="right")
@@ -80,30 +84,36 @@ class _HyperkernelBase(SdpkernEstimator):
 
     Parameters
     ----------
-    lambda_Q : float, default=1.0
-        Hyperkernel regularisation λ_Q (002 eq. 3.8).
+    lambda_Q : float or "auto", default="auto"
+        Hyperkernel regularisation λ_Q (002 eq. 3.8): the weight of the learned kernel's norm in
+        the hyper-RKHS. ``"auto"``: for the default dictionary hyperkernel, a fixed fraction of the
+        loss's scale (``_auto_lambda_Q``); for any other hyperkernel the thesis' λ_Q = 1 (002 §3.2).
     lambda_h : float, default=0.6
-        λ_h of the ARD harmonic hyperkernel (002 eq. 2.22), used when ``hyperkernel`` is None.
+        λ_h of the harmonic ARD kernels (002 eqs. 2.21-2.22), used when ``hyperkernel`` is None.
     widths : "auto" or array-like, default="auto"
-        Per-dimension widths of the ARD hyperkernel, used when ``hyperkernel`` is None; "auto" is
-        the thesis rule, 50× the 90% quantile of ``|x_i − x_j|`` per dimension (002 §3.2).
-    width_scales : "ladder" or float or array-like, default=1.0 ("ladder" for HyperkernelSVC)
-        Multipliers of ``widths``, used when ``hyperkernel`` is None: the hyperkernel is the mean
-        of the ARD hyperkernels at widths c·σ_d over these c (``HarmonicARD(scales=...)``, a sum
-        of hyperkernels). ``"ladder"`` is 4^0 … 4^-5
-        (:data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`): the thesis width alone is too
-        smooth on low-dimensional data (banana: 28.6 % test error against 10 % for a tuned RBF
-        SVC, docs/hyperkernel.md). ``1.0`` is the thesis' hyperkernel (002 §3.2), the default of
-        the estimators that solve on the conic path only (the ladder's m² basis has more terms,
-        and their SOCPs grow with it), and what the Table 3.1 reproduction uses.
+        Per-dimension widths σ_d, used when ``hyperkernel`` is None; "auto" is the thesis rule,
+        50× the 90% quantile of ``|x_i − x_j|`` per dimension (002 §3.2).
+    width_scales : "ladder" or float or array-like, default="ladder"
+        Multipliers c of ``widths``, used when ``hyperkernel`` is None; ``"ladder"`` is 4^0 … 4^-5
+        (:data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`).
+    screening_level : float in (0, 1) or None, default=0.05
+        With the default hyperkernel, the family-wise level of the per-feature HSIC tests that
+        choose the dictionary's second relevance vector (:func:`~sdpkern.kernels.relevance.hsic_screen`);
+        None keeps one relevance vector (every feature).
     hyperkernel : Hyperkernel or None
-        Any sdpkern hyperkernel; overrides ``lambda_h`` and ``widths``.
+        None (default): the dictionary :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` of
+        harmonic ARD kernels over ``width_scales`` × relevance vectors (every feature, and the
+        features the screen selects), whose learned weights choose widths and features. Any
+        sdpkern hyperkernel instead: e.g. ``HarmonicARD()`` with ``width_scales``-free widths is
+        the thesis' hyperkernel (002 eq. 2.22) over a pivoted Cholesky basis of training pairs
+        (002 §3.2.1); ``lambda_h``, ``widths``, ``width_scales`` and ``screening_level`` then do
+        not apply.
     form : {"socp", "sdp"}, default="socp"
         The equivalent SOCP (:mod:`sdpkern.builders.hyperkernel`) or the SDP as printed.
     eta : float, default=1e-4
-        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1).
+        Tolerance of the pivoted incomplete Cholesky basis (002 §3.2.1; not for the dictionary).
     max_terms : int or None, default=150
-        Cap on the number of basis terms.
+        Cap on the number of basis terms (not for the dictionary).
     backend : str, default="clarabel"
         The conic solver CVXPY calls.
     solver_options : dict or None
@@ -112,10 +122,11 @@ class _HyperkernelBase(SdpkernEstimator):
         Seeds the random sample of the width rule.
     """
 
-    lambda_Q: float = 1.0
+    lambda_Q: Any = "auto"
     lambda_h: float = 0.6
     widths: Any = "auto"
-    width_scales: Any = 1.0
+    width_scales: Any = "ladder"
+    screening_level: float | None = 0.05
     hyperkernel: Hyperkernel | None = None
     form: str = "socp"
     eta: float = 1e-4
@@ -125,8 +136,9 @@ class _HyperkernelBase(SdpkernEstimator):
     random_state: int | None = 0
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "lambda_Q": [_NON_NEGATIVE],
+        "lambda_Q": [Options({"auto"}), _NON_NEGATIVE],
         "lambda_h": [Interval(Real, 0, 1, closed="neither")],
+        "screening_level": [Interval(Real, 0, 1, closed="neither"), None],
         "widths": [Options({"auto"}), Interval(Real, 0, None, closed="neither"), "array-like"],
         "width_scales": [Options({"ladder"}), Interval(Real, 0, None, closed="neither"), "array-like"],
         "hyperkernel": [Hyperkernel, None],
@@ -153,21 +165,67 @@ class _HyperkernelBase(SdpkernEstimator):
                 raise ParameterError(f"width_scales must be 'ladder' or positive numbers, got {self.width_scales!r}")
 
     def _resolve_hyperkernel(self, X: Array) -> Hyperkernel:
+        """The hyperkernel with its data-dependent parameters resolved on X (widths: 002 §3.2)."""
         hk = self.hyperkernel
         if hk is None:
             scales = self.width_scales if isinstance(self.width_scales, str) else np.atleast_1d(self.width_scales)
-            if isinstance(self.widths, str):
-                return HarmonicARD(self.lambda_h, "auto", scales).fitted(X, random_state=self.random_state)
-            w = np.asarray(self.widths, dtype=float)
-            return HarmonicARD(self.lambda_h, np.full(X.shape[1], float(w)) if w.ndim == 0 else w, scales).fitted(X)
-        if isinstance(hk, HarmonicARD):
+            w = self.widths if isinstance(self.widths, str) else np.asarray(self.widths, dtype=float)
+            if not isinstance(w, str) and w.ndim == 0:
+                w = np.full(X.shape[1], float(w))
+            return ARDDictionary(self.lambda_h, w, scales).fitted(X, random_state=self.random_state)
+        if isinstance(hk, (HarmonicARD, ARDDictionary)):
             return hk.fitted(X, random_state=self.random_state)
         hk.check()
         return hk
 
-    def _basis(self, X: Array) -> HyperkernelBasis:
-        """The pivoted incomplete Cholesky basis of the hyperkernel on X (002 §3.2.1)."""
-        return hk_builders.make_basis(X, self._resolve_hyperkernel(X), None, self.eta, self.max_terms)
+    def _dictionary_basis(self, hk: ARDDictionary, X: Array, y: Array | None, classification: bool) -> HyperkernelBasis:
+        """The dictionary's basis on X, with the relevance vector of the features the HSIC screen
+        selects on (X, y) added when it is neither empty nor every feature."""
+        self.screening_: HSICScreen | None = None
+        if y is not None and self.screening_level is not None and self.hyperkernel is None and X.shape[0] >= 6:
+            screen = hsic_screen(
+                X, y, level=self.screening_level, classification=classification, random_state=self.random_state
+            )
+            self.screening_ = screen
+            if screen.selected.any() and not screen.selected.all():
+                hk = hk.with_relevances(np.vstack([hk.relevance_array(X.shape[1]), screen.selected.astype(float)]))
+        return hk.basis(X)
+
+    def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
+        """The dictionary's basis (screened on y), or the pivoted incomplete Cholesky basis of a
+        pair hyperkernel on X (002 §3.2.1)."""
+        hk = self._resolve_hyperkernel(X)
+        if isinstance(hk, ARDDictionary):
+            return self._dictionary_basis(hk, X, y, classification)
+        return hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
+
+    def _lambda_Q(self, basis: HyperkernelBasis, weights: Array | None) -> float:
+        """λ_Q as a number: the parameter, or its ``"auto"`` rule for this basis."""
+        if self.lambda_Q != "auto":
+            value = float(self.lambda_Q)
+        elif isinstance(basis.hyperkernel, ARDDictionary):
+            value = self._auto_lambda_Q(basis.X.shape[0], weights)
+        else:
+            value = 1.0  # the thesis' λ_Q (002 §3.2)
+        self.lambda_Q_ = value
+        return value
+
+    def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
+        """λ_Q of the dictionary hyperkernel with ``lambda_Q="auto"``: the thesis' 1 unless a family states its rule."""
+        return 1.0
+
+    def _store_learned_kernel(self, basis: HyperkernelBasis, beta: Array) -> None:
+        """What the learned kernel is made of, for a dictionary hyperkernel: ``kernel_weights_``
+        (β as relevance vectors × widths), ``width_weights_``, ``relevances_``, ``feature_relevance_``."""
+        hk = basis.hyperkernel
+        if not isinstance(hk, ARDDictionary):
+            return
+        R = hk.relevance_array(basis.X.shape[1])
+        W = np.asarray(beta, dtype=np.float64).reshape(R.shape[0], -1)
+        self.relevances_ = R
+        self.kernel_weights_ = W
+        self.width_weights_ = W.sum(axis=0)
+        self.feature_relevance_ = W.sum(axis=1) @ R
 
     def _solve(self, problem: KernelProblem) -> Solution:
         # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
@@ -198,7 +256,10 @@ class _HyperkernelBase(SdpkernEstimator):
         self.hyperkernel_ = self.basis_.hyperkernel
         self.beta_ = solution.beta
         self.alpha_ = solution.alpha
-        self.model_ = solution.model
+        # what predict needs: the decision, not the m×m learned kernel matrix
+        self.model_ = replace(solution.model, kernel_matrix=None)
+        if solution.beta is not None:
+            self._store_learned_kernel(self.basis_, solution.beta)
         self.objective_ = solution.objective
         self.status_ = solution.status
         self.backend_: str | None = solution.backend
@@ -336,16 +397,17 @@ class _GeneratedHyperkernel(_HyperkernelBase):
                 n_samples=m, estimate_bytes=est, available_bytes=avail,
             )  # fmt: skip
 
-    def _basis(self, X: Array) -> HyperkernelBasis:
-        """The conic path's m² pivoted Cholesky basis, or the native path's sampled one (002 §3.2.1)."""
+    def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
+        """The dictionary's basis, or for a pair hyperkernel the conic path's m² pivoted Cholesky
+        basis or the native path's sampled one (002 §3.2.1)."""
         solver = self._resolve_solver(X.shape[0])
         self._check_memory(X, solver)
-        if solver == "conic":
-            return super()._basis(X)
+        hk = self._resolve_hyperkernel(X)
+        if solver == "conic" or isinstance(hk, ARDDictionary):
+            return super()._basis(X, y, classification=classification)
         return sampled_basis(
-            self._resolve_hyperkernel(X), X, eta=self.eta, max_terms=self.max_terms,
-            max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state,
-        )  # fmt: skip
+            hk, X, eta=self.eta, max_terms=self.max_terms, max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state
+        )
 
     def _build_and_solve(
         self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
@@ -381,18 +443,33 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     #: ``lambda_Q``): the builders take scikit-learn's C and convert it themselves
     _builder_param_names: ClassVar[tuple[str, ...]]
 
-    def _builder_params(self) -> dict[str, Any]:
-        """The builder's own parameters, read off the estimator."""
-        return {name: getattr(self, name) for name in self._builder_param_names}
+    def _builder_params(self, basis: HyperkernelBasis, weights: Array | None) -> dict[str, Any]:
+        """The builder's own parameters, read off the estimator (λ_Q resolved for ``basis``)."""
+        params = {name: getattr(self, name) for name in self._builder_param_names}
+        if "lambda_Q" in params:
+            params["lambda_Q"] = self._lambda_Q(basis, weights)
+        return params
 
-    def _shared_state(self, X: Array) -> HyperkernelBasis:
+    def _shared_state(self, X: Array) -> HyperkernelBasis | ARDDictionary:
+        """The basis the one-vs-rest models share, or the dictionary each screens on its labels."""
+        hk = self._resolve_hyperkernel(X)
+        if isinstance(hk, ARDDictionary) and self.hyperkernel is None and self.screening_level is not None:
+            return hk
         return self._basis(X)
+
+    def _binary_basis(self, X: Array, y_pm: Array, shared: HyperkernelBasis | ARDDictionary) -> HyperkernelBasis:
+        if isinstance(shared, HyperkernelBasis):
+            self.screening_ = None
+            return shared
+        self._check_memory(X, self._resolve_solver(X.shape[0]))
+        return self._dictionary_basis(shared, X, y_pm, True)
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         t0 = time.perf_counter()
+        basis = self._binary_basis(X, y_pm, shared)
         build = type(self)._builder
-        params = self._builder_params() | ({} if weights is None else {"sample_weight": weights})
-        problem, solution = self._build_and_solve(build, X, y_pm, shared, **params)
+        params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
+        problem, solution = self._build_and_solve(build, X, y_pm, basis, **params)
         self._store(problem, solution, time.perf_counter() - t0)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Any:
@@ -498,7 +575,6 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
     """
 
     C: float = 1.0
-    width_scales: Any = "ladder"
 
     _builder = hk_builders.csvm
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
@@ -509,6 +585,13 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
     }
 
     _native = True
+
+    def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
+        """λ_Q = ρ·C·Σ_i w_i: a fixed fraction ρ of the largest value of the SVM part 1ᵀα of the
+        objective (0 ≤ α_i ≤ C w_i), so that the regulariser weighs the same against the loss at
+        every m and C (:data:`AUTO_LAMBDA_Q`)."""
+        total = float(m) if weights is None else float(np.sum(weights))
+        return AUTO_LAMBDA_Q * self.C * total
 
 
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
@@ -526,8 +609,9 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
             )
         m = X.shape[0]
         show = m >= 5000 if self.progress is None else bool(self.progress)
+        basis = self._binary_basis(X, y_pm, shared)
         r = hyperkernel_csvm_native(
-            shared, y_pm, **self._builder_params(), sample_weight=weights, progress=show, **opts
+            basis, y_pm, **self._builder_params(basis, weights), sample_weight=weights, progress=show, **opts
         )
         if r.status != "optimal":
             warnings.warn(
@@ -535,7 +619,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
                 "the model is the best certified point so far (raise solver_options['max_steps'] or 'time_limit')",
                 ConvergenceWarning, stacklevel=3,
             )  # fmt: skip
-        self._store_native(shared, y_pm, r, time.perf_counter() - t0)
+        self._store_native(basis, y_pm, r, time.perf_counter() - t0)
 
     def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""
@@ -543,6 +627,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         decision = NativeDecision(basis, r.beta, coef, r.offset)
         self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
         self.beta_, self.alpha_ = r.beta, r.alpha
+        self._store_learned_kernel(basis, r.beta)
         self.model_ = Model(alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap})
         self.objective_, self.status_, self.backend_ = r.objective, r.status, None  # no CVXPY backend ran
         self.certificate_ = {
@@ -698,8 +783,9 @@ class HyperkernelOneClassSVM(OutlierMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr = validate_data(self, X)
+        basis = self._basis(X_arr)
         problem, solution = self._build_and_solve(
-            hk_builders.one_class, X_arr, None, self._basis(X_arr), nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.one_class, X_arr, None, basis, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.offset_ = -self.intercept_
@@ -774,8 +860,9 @@ class HyperkernelNuSVR(RegressorMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
+        basis = self._basis(X_arr, y_arr, classification=False)
         problem, solution = self._build_and_solve(
-            hk_builders.nu_regression, X_arr, y_arr, self._basis(X_arr), C=self.C, nu=self.nu, lambda_Q=self.lambda_Q
+            hk_builders.nu_regression, X_arr, y_arr, basis, C=self.C, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.epsilon_ = float(solution.model.extras["epsilon"])
@@ -841,8 +928,9 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y)
+        basis = self._basis(X_arr, y_arr, classification=np.unique(y_arr).size == 2 or y_arr.dtype.kind not in "fc")
         problem, solution = self._build_and_solve(
-            hk_builders.alignment, X_arr, y_arr, self._basis(X_arr), ridge=self.ridge, lambda_Q=self.lambda_Q
+            hk_builders.alignment, X_arr, y_arr, basis, ridge=self.ridge, lambda_Q=self._lambda_Q(basis, None)
         )
         self._store(problem, solution, time.perf_counter() - t0)
         self.X_fit_ = X_arr

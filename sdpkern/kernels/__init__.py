@@ -14,6 +14,7 @@ from .spectrum import Signature, center_kernel, eigen_signature, repair_spectrum
 __all__ += ["Signature", "center_kernel", "eigen_signature", "repair_spectrum"]
 
 from .hyperkernels import (  # noqa: E402
+    ARDDictionary,
     ExplicitHyperkernel,
     HarmonicARD,
     HarmonicHyperkernel,
@@ -21,7 +22,14 @@ from .hyperkernels import (  # noqa: E402
     PowerSeriesHyperkernel,
 )
 
-__all__ += ["Hyperkernel", "HarmonicHyperkernel", "HarmonicARD", "PowerSeriesHyperkernel", "ExplicitHyperkernel"]
+__all__ += [
+    "Hyperkernel",
+    "HarmonicHyperkernel",
+    "HarmonicARD",
+    "ARDDictionary",
+    "PowerSeriesHyperkernel",
+    "ExplicitHyperkernel",
+]
 
 from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky  # noqa: E402
 

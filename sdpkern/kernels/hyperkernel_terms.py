@@ -24,10 +24,18 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_matrix, check_integer, check_positive
 from ..errors import ParameterError
 from .gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
-from .hyperkernels import HarmonicARD, Hyperkernel
+from .hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky
 
-__all__ = ["TermGram", "learned_gram", "term_quadratics", "quadratic_bounds", "term_block", "sampled_basis"]
+__all__ = [
+    "TermGram",
+    "learned_gram",
+    "term_quadratics",
+    "quadratic_bounds",
+    "term_block",
+    "learned_block",
+    "sampled_basis",
+]
 
 Array = NDArray[np.float64]
 Index = NDArray[np.intp]
@@ -43,45 +51,118 @@ def term_block(hyperkernel: Hyperkernel, features: Array, Xr: Array, Xc: Array) 
     Π_d (1 − λ)/(1 − λ e^{−φ_ld/c_s} e^{−ψ_d/c_s}) with ψ the pair feature of (x_a, x_b):
     e^{−ψ_d/c_s} is computed once for all terms (by repeated squaring when c_s/c_{s+1} is a
     power of 2, as for :data:`~sdpkern.kernels.hyperkernels.LADDER_SCALES`), and each term costs
-    multiplications only. Other hyperkernels go through their own ``combine``.
+    multiplications only. The terms of an :class:`~sdpkern.kernels.hyperkernels.ARDDictionary`
+    (one width each) run through the same compiled loops; other hyperkernels go through their
+    own ``combine``.
     """
     if isinstance(hyperkernel, HarmonicARD):
         return _ard_block(hyperkernel, features, Xr, Xc)
+    if isinstance(hyperkernel, ARDDictionary):
+        from .. import _hkcore
+
+        Xr, Xc = np.ascontiguousarray(Xr), np.ascontiguousarray(Xc)
+        return np.concatenate([_hkcore.ard_block(Xr, Xc, *_dictionary_term(hyperkernel, g)) for g in features])
     G = hyperkernel.gram_features(Xr, Xc)
     return np.stack([hyperkernel.combine(phi, G) for phi in features])
 
 
-def _ard_args(hyperkernel: HarmonicARD, features: Array) -> tuple[Array, Array, float, Array, NDArray[np.int64]]:
-    """(1/σ, A, λ, 1/c, squarings) of the compiled loops (:mod:`sdpkern._hkcore`):
-    A[s, d, l] = λ e^{−φ_ld/c_s}; ``squarings[s]`` = k when c_{s−1}/c_s = 2^k (then
-    e^{−ψ/c_s} is e^{−ψ/c_{s−1}} squared k times, no exponential), else 0."""
+def learned_block(hyperkernel: Hyperkernel, features: Array, beta: ArrayLike, Xr: Array, Xc: Array) -> Array:
+    """Σ_l β_l K_l[Xr, Xc], the learned kernel between two point sets (002 eq. 2.15).
+
+    For an :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` the terms of one relevance
+    vector share their exponentials across the widths (:func:`_dictionary_groups`): one compiled
+    pass per relevance vector, the widths weighted by β.
+    """
+    b = np.asarray(beta, dtype=np.float64)
+    if isinstance(hyperkernel, ARDDictionary):
+        from .. import _hkcore
+
+        Xr, Xc = np.ascontiguousarray(Xr), np.ascontiguousarray(Xc)
+        out = np.zeros((Xr.shape[0], Xc.shape[0]))
+        for rows, args in _dictionary_groups(hyperkernel, features):
+            if np.any(b[rows] != 0.0):
+                out += _hkcore.ard_block(Xr, Xc, *args, np.ascontiguousarray(b[rows]))[0]
+        return out
+    return np.asarray(np.tensordot(b, term_block(hyperkernel, features, Xr, Xc), axes=1), dtype=np.float64)
+
+
+def _squarings(inv_c: Array) -> NDArray[np.int64]:
+    """``squarings[s]`` = k when inv_c[s]/inv_c[s−1] = 2^k (then e^{−ψ·inv_c[s]} is e^{−ψ·inv_c[s−1]}
+    squared k times, no exponential), else 0; inv_c ascending."""
+    sq = np.zeros(inv_c.size, dtype=np.int64)
+    for s in range(1, inv_c.size):
+        ratio = inv_c[s] / inv_c[s - 1]
+        k = int(round(np.log2(ratio))) if ratio >= 2 else 0
+        if k > 0 and abs(ratio - 2.0**k) <= 1e-12 * ratio:
+            sq[s] = k
+    return sq
+
+
+def _ard_args(
+    hyperkernel: HarmonicARD, features: Array
+) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
+    """(1/σ, A, λ, 1/c, squarings, scale weights) of the compiled loops (:mod:`sdpkern._hkcore`):
+    A[s, d, l] = λ e^{−φ_ld/c_s}, the scales averaged (weights 1/S); see :func:`_squarings`."""
     lam = float(hyperkernel.lambda_h)
     inv_w = np.ascontiguousarray(1.0 / np.asarray(hyperkernel.widths, dtype=np.float64))
     c = hyperkernel.scale_array()
     A = np.ascontiguousarray(lam * np.exp(-features.T[None, :, :] / c[:, None, None]))  # (S, d, p)
-    squarings = np.zeros(c.size, dtype=np.int64)
-    for s in range(1, c.size):
-        ratio = c[s - 1] / c[s]
-        k = int(round(np.log2(ratio))) if ratio >= 2 else 0
-        if k > 0 and abs(ratio - 2.0**k) <= 1e-12 * ratio:
-            squarings[s] = k
-    return inv_w, A, lam, np.ascontiguousarray(1.0 / c), squarings
+    inv_c = np.ascontiguousarray(1.0 / c)
+    sq = _squarings(inv_c) if np.all(np.diff(inv_c) > 0) else np.zeros(c.size, dtype=np.int64)
+    return inv_w, A, lam, inv_c, sq, np.full(c.size, 1.0 / c.size)
+
+
+def _dictionary_term(
+    hyperkernel: ARDDictionary, g: Array
+) -> tuple[Array, Array, float, Array, NDArray[np.int64], Array]:
+    """The compiled loops' arguments for one dictionary term of inverse widths g (one width, φ = 0)."""
+    lam = float(hyperkernel.lambda_h)
+    A = np.full((1, g.shape[0], 1), lam)
+    return np.ascontiguousarray(g, dtype=np.float64), A, lam, np.ones(1), np.zeros(1, dtype=np.int64), np.ones(1)
+
+
+def _dictionary_groups(
+    hyperkernel: ARDDictionary, features: Array
+) -> list[tuple[NDArray[np.intp], tuple[Array, Array, float, Array, NDArray[np.int64]]]]:
+    """The dictionary terms in ``features`` grouped by relevance vector (direction of g).
+
+    Terms g = r/(c_s σ) of one relevance vector r differ by a factor: with g_0 the widest and
+    m_s = max(g)/max(g_0), e^{−ψ·g} = e^{−ψ·g_0·m_s}, so one pass of the compiled loops with
+    inverse widths g_0 and multipliers m_s computes them all, each width's exponentials squared
+    from the previous one where m_s/m_{s−1} is a power of 2 (the ladder). Returns, per group,
+    the rows of ``features`` in ascending m and the loops' (inv_w, A, λ, inv_c, squarings).
+    """
+    F = np.asarray(features, dtype=np.float64)
+    top = F.max(axis=1)
+    direction = F / top[:, None]
+    keys = np.round(direction, 10)
+    _, label = np.unique(keys, axis=0, return_inverse=True)
+    lam = float(hyperkernel.lambda_h)
+    out = []
+    for k in range(int(label.max(initial=-1)) + 1):
+        rows = np.flatnonzero(label.ravel() == k)
+        rows = rows[np.argsort(top[rows], kind="stable")]
+        g0 = np.ascontiguousarray(F[rows[0]])
+        inv_c = np.ascontiguousarray(top[rows] / top[rows[0]])
+        sq = _squarings(inv_c) if np.all(np.diff(inv_c) > 0) else np.zeros(rows.size, dtype=np.int64)
+        A = np.full((rows.size, F.shape[1], 1), lam)
+        out.append((rows.astype(np.intp), (g0, A, lam, inv_c, sq)))
+    return out
 
 
 #: From this many terms the compiled per-pair loop (vectorised over the terms) is faster than
-#: NumPy's whole-block passes. Measured (2-core machine under heavy load, 600 × 100 block,
-#: d = 20, six scales, one term): 7.5 µs per entry compiled, 4.4 µs in NumPy; the certificate's
-#: sum over 150 terms (800 support vectors) takes 4.4 s compiled.
+#: NumPy's whole-block passes (per entry: 7.5 µs compiled, 4.4 µs in NumPy for one term; the
+#: figures are in docs/hyperkernel.md).
 _COMPILED_FROM_TERMS = 8
 
 
 def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) -> Array:
     """:func:`term_block` of the harmonic ARD hyperkernel (one or several width scales)."""
-    inv_w, A, lam, inv_c, sq = _ard_args(hyperkernel, features)
+    inv_w, A, lam, inv_c, sq, scale_w = _ard_args(hyperkernel, features)
     if features.shape[0] >= _COMPILED_FROM_TERMS:
         from .. import _hkcore
 
-        return _hkcore.ard_block(np.ascontiguousarray(Xr), np.ascontiguousarray(Xc), inv_w, A, lam, inv_c, sq)
+        return _hkcore.ard_block(np.ascontiguousarray(Xr), np.ascontiguousarray(Xc), inv_w, A, lam, inv_c, sq, scale_w)
     p, n_dim = features.shape[0], Xr.shape[1]
     shape = (Xr.shape[0], Xc.shape[0])
     total = np.zeros((p,) + shape)
@@ -116,8 +197,7 @@ def _ard_block(hyperkernel: HarmonicARD, features: Array, Xr: Array, Xc: Array) 
                 den.fill(1.0)
         np.divide(tail, den, out=den)
         prod *= den
-        total += prod
-    total /= inv_c.size
+        total += scale_w[s] * prod
     return total
 
 
@@ -146,10 +226,10 @@ class TermGram(GramOperator):
         self.feature = np.asarray(feature, dtype=np.float64).reshape(1, -1)
         self.X = X
         self._XT: Array | None = None
-        self._args: tuple[Array, Array, float, Array, NDArray[np.int64]] | None = None
+        self._args: tuple[Array, Array, float, Array, NDArray[np.int64], Array] | None = None
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
-        if isinstance(self.hyperkernel, HarmonicARD):
+        if isinstance(self.hyperkernel, (HarmonicARD, ARDDictionary)):
             return self._ard_columns(rows, cols)
         Xr = self.X if rows is None else self.X[rows]
         Xc = self.X[cols]
@@ -160,14 +240,18 @@ class TermGram(GramOperator):
         return out
 
     def _ard_columns(self, rows: Index | None, cols: Index) -> Array:
-        """K_l[rows, cols] of the harmonic ARD hyperkernel, one column at a time by the compiled
-        loop over points (:func:`sdpkern._hkcore.ard_columns`); by symmetry over the shorter
-        index list."""
+        """K_l[rows, cols] of a harmonic ARD term (of the hyperkernel's pair basis or a dictionary
+        term), one column at a time by the compiled loop over points
+        (:func:`sdpkern._hkcore.ard_columns`); by symmetry over the shorter index list."""
         from .. import _hkcore
 
         if self._args is None:
-            assert isinstance(self.hyperkernel, HarmonicARD)
-            self._args = _ard_args(self.hyperkernel, self.feature)
+            hk = self.hyperkernel
+            if isinstance(hk, ARDDictionary):
+                self._args = _dictionary_term(hk, self.feature[0])
+            else:
+                assert isinstance(hk, HarmonicARD)
+                self._args = _ard_args(hk, self.feature)
         if rows is not None and rows.size < cols.size:
             return self._ard_columns(cols, rows).T
         if rows is None:
@@ -210,8 +294,15 @@ def term_quadratics(
     if nz.size == 0:
         return np.zeros(p)
     Xs, us = np.ascontiguousarray(X[nz]), np.ascontiguousarray(ua[nz])
+    jobs = check_integer(n_jobs, "n_jobs", 1)
     if isinstance(hyperkernel, HarmonicARD):
-        return 0.5 * _ard_quadratics(hyperkernel, features, Xs, us, check_integer(n_jobs, "n_jobs", 1))
+        inv_w, A, lam, inv_c, sq, scale_w = _ard_args(hyperkernel, features)
+        return 0.5 * scale_w @ _compiled_quadratics(Xs, us, (inv_w, A, lam, inv_c, sq), jobs)
+    if isinstance(hyperkernel, ARDDictionary):
+        out = np.zeros(p)
+        for rows, args in _dictionary_groups(hyperkernel, features):
+            out[rows] = 0.5 * _compiled_quadratics(Xs, us, args, jobs)[:, 0]
+        return out
     out = np.zeros(p)
     step = max(1, _CHUNK_ELEMENTS // max(1, nz.size * max(p, X.shape[1])))
     # K_l is symmetric: the blocks right of the diagonal count twice, the diagonal ones once
@@ -225,11 +316,14 @@ def term_quadratics(
     return 0.5 * out
 
 
-def _ard_quadratics(hyperkernel: HarmonicARD, features: Array, Xs: Array, us: Array, n_jobs: int) -> Array:
-    """uᵀK_l u for every term by the compiled loop, its upper triangle's rows split over threads."""
+def _compiled_quadratics(
+    Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
+) -> Array:
+    """uᵀK_{s,l} u per scale s and term l (S, p) by the compiled loop (arguments ``args``: inverse
+    widths, A, λ, 1/c, squarings), its upper triangle's rows split over threads."""
     from .. import _hkcore
 
-    inv_w, A, lam, inv_c, sq = _ard_args(hyperkernel, features)
+    inv_w, A, lam, inv_c, sq = args
     s = Xs.shape[0]
     n_jobs = min(n_jobs, max(1, s // 64))
     if n_jobs == 1:
@@ -270,7 +364,7 @@ def quadratic_bounds(
     anchors, or a non-positive anchor quadratic (u = 0).
     """
     p, d = features.shape
-    if not isinstance(hyperkernel, HarmonicARD) or 2 * (d + 1) >= p:
+    if type(hyperkernel) is not HarmonicARD or 2 * (d + 1) >= p:
         return None
     F = np.asarray(features, dtype=np.float64)
     t = d * F.mean(axis=0)
@@ -322,6 +416,9 @@ def sampled_basis(
     ``max_pairs`` pairs i < j drawn uniformly without replacement, instead of all m(m+1)/2.
     Memory O(max_pairs·(f + max_terms)) instead of O(m²·(f + max_terms)).
 
+    An :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` is its own basis (no pairs are
+    sampled).
+
     What is exact and what is approximated: when m(m+1)/2 ≤ ``max_pairs`` every pair is a
     candidate and the result is :func:`~sdpkern.kernels.lowrank.hyperkernel_basis`'s, term for
     term. Otherwise the chosen terms are exact training pairs and the problem solved over them
@@ -345,6 +442,8 @@ def sampled_basis(
     """
     hyperkernel.check()
     Xa = as_matrix(X, "X")
+    if isinstance(hyperkernel, ARDDictionary):
+        return hyperkernel.basis(Xa)
     check_positive(eta, "eta", allow_zero=True)
     n_pairs = check_integer(max_pairs, "max_pairs", 1)
     m = Xa.shape[0]
@@ -370,3 +469,65 @@ def sampled_basis(
     )
     piv = chol.pivots
     return HyperkernelBasis(hyperkernel, Xa, pairs[piv], cand[piv], chol.G[piv], chol.residual_trace)
+
+
+def relevance_search(
+    hyperkernel: ARDDictionary,
+    X: Array,
+    u: ArrayLike,
+    start: ArrayLike,
+    *,
+    max_points: int = 300,
+    max_iter: int = 50,
+    floor: float = 1e-4,
+    random_state: int | None = 0,
+) -> tuple[Array, float]:
+    """The relevance vector ρ ∈ [``floor``, 1]^d of largest ½ uᵀK_{ρ∘g₀} u, by L-BFGS-B from ρ = 1.
+
+    K_g is the dictionary's harmonic ARD kernel of inverse widths g
+    (:class:`~sdpkern.kernels.hyperkernels.ARDDictionary`), g₀ = ``start`` an active term's; ρ_d < 1
+    widens dimension d (ρ_d → 0 ignores it). ½ uᵀK_l u is what a term adds to the hyperkernel
+    problems' cones (for the C-SVM q_l(α) = ½ αᵀYK_lYα, u = y∘α): the term of largest q is the
+    one whose cone is most violated (:func:`sdpkern.native.hyperkernel_master.hyperkernel_csvm_native`),
+    so the search extends the dictionary where the optimality conditions over it fail. The search
+    is local (q is not concave in ρ) and runs on at most ``max_points`` of the non-zeros of u (a
+    seeded sample; it proposes a term, whose q is then computed exactly): what it returns is a
+    candidate, not an optimum.
+
+    Returns ρ scaled to max 1 (the widths of the ladder cover the overall scale) and q at the
+    returned point on the sample.
+    """
+    from scipy.optimize import minimize
+
+    ua = np.asarray(u, dtype=np.float64)
+    g0 = np.asarray(start, dtype=np.float64)
+    nz = np.flatnonzero(ua)
+    d = X.shape[1]
+    # O(s²) memory and O(s² d) time per evaluation: cap s²·d
+    cap = int(min(max_points, max(50, np.sqrt(4e7 / max(d, 1)))))
+    if nz.size > cap:
+        nz = np.sort(np.random.default_rng(random_state).choice(nz, cap, replace=False))
+    Xs, us = X[nz], ua[nz]
+    W0 = np.outer(us, us)
+    lam = float(hyperkernel.lambda_h)
+    sq = [(Xs[:, k, None] - Xs[None, :, k]) ** 2 for k in range(d)]
+
+    def objective(rho: Array) -> tuple[float, Array]:
+        logK = np.zeros_like(W0)
+        parts = []
+        for k in range(d):
+            E = np.exp(-(rho[k] * g0[k]) * sq[k])
+            F = 1.0 - lam * E
+            logK += np.log1p(-lam) - np.log(F)
+            parts.append((E, F))
+        W = W0 * np.exp(logK)
+        grad = np.empty(d)
+        for k, (E, F) in enumerate(parts):
+            # ∂ log f_k/∂ρ_k = −λ E g₀ ψ / F
+            grad[k] = -lam * g0[k] * float(np.sum(W * E * sq[k] / F))
+        return -0.5 * float(W.sum()), -0.5 * grad
+
+    res = minimize(objective, np.ones(d), jac=True, method="L-BFGS-B", bounds=[(floor, 1.0)] * d,
+                   options={"maxiter": int(max_iter)})  # fmt: skip
+    rho = np.clip(np.asarray(res.x, dtype=np.float64), floor, 1.0)
+    return rho / rho.max(), float(-res.fun)

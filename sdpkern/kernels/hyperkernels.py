@@ -18,6 +18,10 @@ HarmonicHyperkernel        k(x, x') = exp(−γ‖x − x'‖²)            (1�
 HarmonicARD                ((x_d − x'_d)²/w_d)_d                  mean_s Π_d (1−λ_h)/(1−λ_h e^{−(a_d+b_d)/c_s}) (2.22)
 ExplicitHyperkernel        (k_1(x, x'), …, k_n(x, x'))            Σ_i c_i a_i b_i        (2.23)
 =========================  =====================================  ==============================
+
+:class:`ARDDictionary` is an explicit hyperkernel (2.23) whose terms are not pairs of points but
+its own kernels: a finite dictionary of harmonic ARD kernels, one per width of a ladder and per
+feature-relevance vector. Its basis is the dictionary itself (:meth:`ARDDictionary.basis`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,6 +37,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_matrix, check_open_interval, check_positive
 from ..errors import DataError, ParameterError
 from .base import Gaussian, Kernel
+
+if TYPE_CHECKING:
+    from .lowrank import HyperkernelBasis
 
 __all__ = [
     "Hyperkernel",
@@ -43,6 +50,7 @@ __all__ = [
     "POWER_SERIES",
     "auto_widths",
     "LADDER_SCALES",
+    "ARDDictionary",
 ]
 
 Array = NDArray[np.float64]
@@ -418,3 +426,167 @@ class ExplicitHyperkernel(Hyperkernel):
     def combine(self, a: Array, b: Array) -> Array:
         """Σ_i c_i a_i b_i: 002 eq. (2.23)."""
         return np.sum(self._c() * a * b, axis=-1)
+
+
+@dataclass
+class ARDDictionary(Hyperkernel):
+    """An explicit hyperkernel (002 eq. 2.23) over harmonic ARD kernels: widths × feature relevances.
+
+    The dictionary's kernels are
+
+        k_{r,s}(x, x') = Π_d (1 − λ_h) / (1 − λ_h exp(−r_d (x_d − x'_d)² / (c_s σ_d))),
+
+    one per feature-relevance vector r ∈ [0, 1]^d (``relevances``) and width multiplier c_s
+    (``scales``), with the per-dimension widths σ_d of the thesis rule (002 §3.2). Each is the
+    base kernel of the harmonic ARD hyperkernel (002 eq. 2.22) at a diagonal pair, with widths
+    c_s σ_d / r_d: r_d = 1 uses feature d at the ladder's width, r_d → 0 ignores it. Every
+    k_{r,s} has unit diagonal, so no term dominates another by its scale.
+
+    As an explicit hyperkernel k̲(x̲, x̲') = Σ_{r,s} k_{r,s}(x̲) k_{r,s}(x̲') (002 eq. 2.23 with
+    c_i = 1), its hyper-RKHS is spanned by the dictionary's kernels, orthonormal in it: a learned
+    kernel k = Σ_l β_l k_l has ‖k‖² = Σ_l β_l², and with β on the simplex (the scale-breaking
+    constraint 1ᵀβ = 1 of 002 §3.1) k has unit diagonal. The basis of an estimator's problem is the
+    dictionary itself (:meth:`basis`: one term per kernel, L = I), not a pivoted Cholesky
+    selection of pairs (002 §3.2.1). With ``relevances=None`` (one vector of ones) and
+    ``scales="ladder"`` the uniform β is the mean of the harmonic ARD kernels over the ladder,
+    the base kernel of ``HarmonicARD(scales="ladder")``'s diagonal pair; learning β chooses a
+    mixture of widths, and the estimators may add relevance vectors found by a local search
+    (:func:`sdpkern.native.hyperkernel_master.relevance_search`) to choose features.
+
+    Parameters
+    ----------
+    lambda_h : float in (0, 1), default=0.6
+        λ_h of the harmonic ARD kernels (002 eq. 2.22).
+    widths : "auto" or array of shape (d,)
+        Per-dimension widths σ_d > 0; ``"auto"`` is resolved on data by :meth:`fitted` with the
+        thesis rule (:func:`auto_widths`).
+    scales : "ladder" or sequence of float, default="ladder"
+        Width multipliers c_s > 0; ``"ladder"`` is :data:`LADDER_SCALES` (4^0 … 4^-5).
+    relevances : array of shape (k, d) or None
+        Feature-relevance vectors, entries in [0, 1], each with a positive entry; None is one
+        vector of ones (every feature at the ladder's widths).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> hk = ARDDictionary().fitted(X)
+    >>> B = hk.basis(X)
+    >>> B.size, bool(np.allclose(B.L, np.eye(6)))
+    (6, True)
+    >>> bool(np.allclose(np.diag(B.kernels()[0]), 1.0))
+    True
+    """
+
+    lambda_h: float = 0.6
+    widths: Any = "auto"
+    scales: Any = "ladder"
+    relevances: Any = None
+
+    def _check_parameters(self) -> None:
+        # widths="auto" is resolved on data later (fitted), and the relevances' length with it
+        if isinstance(self.widths, str) and self.widths == "auto":
+            check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+            self.scale_array()
+            if self.relevances is not None:
+                self.relevance_array(np.shape(np.atleast_2d(self.relevances))[1])
+            return
+        self.check()
+
+    def check(self) -> None:
+        """λ_h ∈ (0, 1), resolved positive widths σ_d, positive scales c_s and relevances in [0, 1]."""
+        check_open_interval(self.lambda_h, "lambda_h", 0.0, 1.0)
+        self.scale_array()
+        if isinstance(self.widths, str):
+            if self.widths != "auto":
+                raise ParameterError(f"widths must be 'auto' or an array of positive numbers, got {self.widths!r}")
+            raise ParameterError("widths='auto' must be resolved on data first: use ARDDictionary.fitted(X)")
+        w = np.asarray(self.widths, dtype=float)
+        if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise ParameterError(f"widths must be a 1-D array of positive finite numbers, got {self.widths!r}")
+        self.relevance_array(w.shape[0])
+
+    def scale_array(self) -> Array:
+        """The width multipliers c_s as a checked array (``"ladder"`` resolved)."""
+        return HarmonicARD(scales=self.scales).scale_array()
+
+    def relevance_array(self, d: int) -> Array:
+        """The relevance vectors as a checked (k, d) array (None: one vector of ones)."""
+        if self.relevances is None:
+            return np.ones((1, d))
+        R = np.atleast_2d(np.asarray(self.relevances, dtype=float))
+        if R.ndim != 2 or R.shape[1] != d or R.shape[0] == 0:
+            raise ParameterError(
+                f"relevances must be an array of shape (k, {d}), got shape {np.shape(self.relevances)}"
+            )
+        if not np.all(np.isfinite(R)) or np.any(R < 0) or np.any(R > 1) or np.any(R.max(axis=1) <= 0):
+            raise ParameterError("relevances must lie in [0, 1], each vector with a positive entry")
+        return R
+
+    def fitted(self, X: ArrayLike, *, random_state: int | None = 0) -> ARDDictionary:
+        """A copy with ``widths="auto"`` resolved on ``X`` by the thesis' rule (002 §3.2); others are checked."""
+        Xa = as_matrix(X, "X")
+        if isinstance(self.widths, str) and self.widths == "auto":
+            w = auto_widths(Xa, random_state=random_state)
+        else:
+            w = np.asarray(self.widths, dtype=float)
+        out = ARDDictionary(
+            lambda_h=self.lambda_h, widths=w, scales=tuple(self.scale_array().tolist()), relevances=self.relevances
+        )
+        out.check()
+        if out.widths.shape[0] != Xa.shape[1]:
+            raise DataError(f"widths has {out.widths.shape[0]} entries but X has {Xa.shape[1]} features")
+        return out
+
+    def with_relevances(self, relevances: ArrayLike) -> ARDDictionary:
+        """A copy whose dictionary holds ``relevances`` (k, d) (resolved widths and scales kept)."""
+        out = ARDDictionary(
+            lambda_h=self.lambda_h, widths=self.widths, scales=self.scales, relevances=np.asarray(relevances, float)
+        )
+        out.check()
+        return out
+
+    def terms(self) -> Array:
+        """The dictionary's kernels as inverse widths g = r/(c_s σ), shape (k·S, d), relevance-major."""
+        self.check()
+        w = np.asarray(self.widths, dtype=float)
+        R = self.relevance_array(w.shape[0])
+        c = self.scale_array()
+        return np.asarray((R[:, None, :] / (c[None, :, None] * w[None, None, :])).reshape(-1, w.shape[0]))
+
+    def basis(self, X: ArrayLike) -> HyperkernelBasis:
+        """The problem's basis: one term per dictionary kernel, orthonormal (L = I), on the points ``X``."""
+        from .lowrank import HyperkernelBasis
+
+        Xa = as_matrix(X, "X")
+        G = self.terms()
+        if G.shape[1] != Xa.shape[1]:
+            raise DataError(f"the dictionary has {G.shape[1]} features but X has {Xa.shape[1]}")
+        p = G.shape[0]
+        return HyperkernelBasis(self, Xa, np.full((p, 2), -1, dtype=np.intp), G, np.eye(p), 0.0)
+
+    def pair_features(self, X1: Array, X2: Array) -> Array:
+        """(X1[k, d] − X2[k, d])² for the pairs, shape (n, d) (the terms carry the widths)."""
+        return (X1 - X2) ** 2
+
+    def gram_features(self, X: Array, Y: Array | None = None) -> Array:
+        """(X[a, d] − Y[b, d])² for all pairs, shape (n_X, n_Y, d)."""
+        Y = X if Y is None else Y
+        return (X[:, None, :] - Y[None, :, :]) ** 2
+
+    def combine(self, a: Array, b: Array) -> Array:
+        """The term of inverse widths ``a`` at pairs of squared differences ``b``: Π_d (1 − λ)/(1 − λ e^{−a_d b_d})."""
+        lam = self.lambda_h
+        return np.exp(np.sum(np.log1p(-lam) - np.log1p(-lam * np.exp(-a * b)), axis=-1))
+
+    def hyper_diagonal(self, pairs: Array) -> Array:
+        """k̲ of each dictionary term with itself: 1 (the kernels are orthonormal, 002 eq. 2.23)."""
+        return np.ones(pairs.shape[0])
+
+    def hyper_column(self, pairs: Array, j: int) -> Array:
+        """Column j of the hyperkernel Gram matrix over dictionary terms: the indicator of term j."""
+        return np.all(pairs == pairs[j], axis=1).astype(float)
+
+    def hyper_gram(self, pairs: Array) -> Array:
+        """The hyperkernel Gram matrix over dictionary terms: the identity (on distinct terms)."""
+        return np.all(pairs[:, None, :] == pairs[None, :, :], axis=-1).astype(float)

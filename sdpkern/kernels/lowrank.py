@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_matrix, check_integer, check_positive
 from ..errors import ParameterError
-from .hyperkernels import Hyperkernel
+from .hyperkernels import ARDDictionary, Hyperkernel
 
 __all__ = ["IncompleteCholesky", "incomplete_cholesky", "HyperkernelBasis", "hyperkernel_basis"]
 
@@ -137,6 +137,13 @@ class HyperkernelBasis:
         """The number of selected basis terms (pairs)."""
         return int(self.pairs.shape[0])
 
+    def __getstate__(self) -> dict[str, object]:
+        # the (p, m, m) stack of term kernels is a cache, recomputed on demand: a pickled model
+        # keeps what predicts (the points, the terms' features, L), not p·m² numbers
+        state = dict(self.__dict__)
+        state["_kernels"] = None
+        return state
+
     def kernels(self) -> Array:
         """The base kernel matrices K_l on the training inputs, shape (p, m, m) (cached)."""
         if self._kernels is None:
@@ -149,6 +156,10 @@ class HyperkernelBasis:
             return np.tensordot(beta, self.kernels(), axes=1)
         Xa = self.X if X is None else as_matrix(X, "X")
         Ya = None if Y is None else as_matrix(Y, "Y")
+        if isinstance(self.hyperkernel, ARDDictionary):
+            from .hyperkernel_terms import learned_block
+
+            return learned_block(self.hyperkernel, self.features, beta, Xa, Xa if Ya is None else Ya)
         return self.hyperkernel.learned_kernel(self.features, beta, Xa, Ya)
 
 
@@ -190,6 +201,10 @@ def hyperkernel_basis(
     With ``full=True`` every ordered pair (i, j) is kept (m² terms, as 002 eq. 3.8 is written),
     and L comes from the eigendecomposition of the m²×m² matrix K̲; only for small m.
 
+    An :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` is its own basis (its kernels,
+    orthonormal: :meth:`~sdpkern.kernels.hyperkernels.ARDDictionary.basis`); ``eta``,
+    ``max_terms`` and ``full`` do not apply to it.
+
     Raises
     ------
     ParameterError
@@ -201,6 +216,8 @@ def hyperkernel_basis(
     if max_terms is not None:
         max_terms = check_integer(max_terms, "max_terms", 1)  # named as the caller passed it
     Xa = as_matrix(X, "X")
+    if isinstance(hyperkernel, ARDDictionary):
+        return hyperkernel.basis(Xa)
     m = Xa.shape[0]
     F = hyperkernel.gram_features(Xa)  # (m, m, f): features of every pair of training points
     if full:
