@@ -865,6 +865,7 @@ def _restricted(
             return best, steps, "time_limit", agg
         nb = _level_step(a_vec, Q, Ls, reg, best.beta, lb + 0.3 * (J - lb))
         nb = beta_lb / beta_lb.sum() if nb is None else nb
+        master.opts["objective_scale"] = scale  # the inner solve's accuracy is relative to it
         point = master.inner(terms, nb, best.inner.alpha)
         steps += 1
         bar.update(1)
@@ -1015,4 +1016,5 @@ def _master_options(
         "smo_tol": check_positive(smo_tol, "smo_tol"),
         "smo_max_iter": check_integer(smo_max_iter, "smo_max_iter", 1),
         "n_jobs": check_integer(n_jobs, "n_jobs", 1),
+        "objective_scale": 1.0,  # max(1, abs(J)) of the best point so far (set by the bundle)
     }
