@@ -54,7 +54,6 @@ and the options of :func:`~sdpkern.native.hyperkernel_master.solve_master`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -69,11 +68,6 @@ from ..kernels.lowrank import HyperkernelBasis
 from .hyperkernel_master import InnerSolution, MasterFamily, NativeMasterResult, Restrict, _check_labels, solve_master
 
 __all__ = [
-    "NuSVCFamily",
-    "L2SVCFamily",
-    "OneClassFamily",
-    "NuSVRFamily",
-    "AlignmentFamily",
     "hyperkernel_nusvm_native",
     "hyperkernel_l2svm_native",
     "hyperkernel_one_class_native",
@@ -101,7 +95,7 @@ def _kkt_tolerance(opts: dict[str, Any], qp_scale: float, mass: float) -> float:
 
 
 @dataclass
-class NuSVCFamily(MasterFamily):
+class _NuSVCFamily(MasterFamily):
     """The hyperkernel ν-SVM (002 eq. 3.9): A = {yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m}, q = 0, u = y∘α.
 
     The inner problem is libsvm's ν-SVC on K(β) in α' = mα (module docstring). The result's
@@ -117,7 +111,9 @@ class NuSVCFamily(MasterFamily):
     def __post_init__(self) -> None:
         self.m = self.y.shape[0]
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         from .svm_core import solve_nusvc
 
         m = self.m
@@ -176,7 +172,7 @@ def _with_bias(gram: GramOperator) -> SumGram:
 
 
 @dataclass
-class L2SVCFamily(MasterFamily):
+class _L2SVCFamily(MasterFamily):
     """The hyperkernel L2 (Lagrangian) SVM (002 eq. 3.10; A.18): A = {α ≥ 0},
     q(α) = 1ᵀα − ½(yᵀα)² − ½Σ_i α_i²/(2Cw_i), u = y∘α.
 
@@ -199,7 +195,9 @@ class L2SVCFamily(MasterFamily):
         self.diag = np.where(live, 0.5 / (self.C * np.where(live, w, 1.0)), 0.0)
         self.upper = np.where(live, np.inf, 0.0)
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         from .svm_core import solve_qp
 
         y = self.y
@@ -225,7 +223,7 @@ class L2SVCFamily(MasterFamily):
 
 
 @dataclass
-class OneClassFamily(MasterFamily):
+class _OneClassFamily(MasterFamily):
     """The hyperkernel one-class SVM (002 eq. 3.11, times ν as the builder): A = {1ᵀα = 1,
     0 ≤ α ≤ 1/(νm)}, q = 0, u = √ν·α. The inner problem is libsvm's one-class SVM in α' = νmα;
     the model f = Kα − ρ (``coef`` = α, ``offset`` = ρ)."""
@@ -235,7 +233,9 @@ class OneClassFamily(MasterFamily):
     nu: float
     m: int = 0
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         from .svm_core import solve_one_class
 
         s = self.nu * self.m
@@ -258,7 +258,7 @@ class OneClassFamily(MasterFamily):
 
 
 @dataclass
-class NuSVRFamily(MasterFamily):
+class _NuSVRFamily(MasterFamily):
     """The hyperkernel ν-regression (002 eq. 3.12 divided by Cm, as the builder): variables
     α̂ = [α; α*] with 0 ≤ α, α* ≤ C, 1ᵀ(α + α*) ≤ Cνm, 1ᵀα = 1ᵀα*, q = yᵀ(α* − α)/(Cm),
     u = (α* − α)/√(Cm), 1ᵀβ = c = stddev(y).
@@ -281,7 +281,9 @@ class NuSVRFamily(MasterFamily):
         """[α; α*] ↔ libsvm's order (its α multiplies +y: ours α*)."""
         return np.concatenate([a[self.m :], a[: self.m]])
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         from .svm_core import solve_epsilon_svr, solve_nu_svr
 
         m, Cm = self.m, self.C * self.m
@@ -316,7 +318,7 @@ class NuSVRFamily(MasterFamily):
 
 
 @dataclass
-class AlignmentFamily(MasterFamily):
+class _AlignmentFamily(MasterFamily):
     """Hyperkernel kernel-target alignment (002 eq. 3.13 with the ridge ε > 0, as the builder):
     α free, q(α) = targetᵀα − (ε/2)‖α‖², u = α, and the squared regulariser (λ_Q/2)‖Lᵀβ‖².
 
@@ -333,13 +335,19 @@ class AlignmentFamily(MasterFamily):
     def __post_init__(self) -> None:
         self.m = self.target.shape[0]
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         from scipy.linalg import LinAlgError, cho_factor, cho_solve
+        from threadpoolctl import threadpool_limits
 
         M = _dense(gram)
         M[np.diag_indices_from(M)] += self.ridge
         try:
-            alpha = cho_solve(cho_factor(M, lower=True, overwrite_a=True, check_finite=False), self.target)
+            # BLAS threads as n_jobs says: two OpenBLAS threads on the shared 2-core machine under load
+            # took 0.76 s for a 300 × 300 Cholesky factorisation that one thread does in 1.6 ms
+            with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
+                alpha = cho_solve(cho_factor(M, lower=True, overwrite_a=True, check_finite=False), self.target)
         except LinAlgError as exc:  # K(β) + εI ⪰ εI: only a kernel that is not PSD fails here
             raise NotPSDError(
                 f"K(beta) + ridge*I is not positive definite (ridge = {self.ridge:g}): a basis kernel is not PSD"
@@ -421,7 +429,7 @@ def hyperkernel_nusvm_native(
             f"nu = {v!r} is infeasible for these labels: the nu-SVM needs 0 < nu <= 2 min(m+, m-)/m = {bound:.4g} "
             f"({int(np.sum(ya > 0))} and {int(np.sum(ya < 0))} points per class); lower nu or balance the classes"
         )
-    return solve_master(basis, NuSVCFamily(y=ya, nu=v), lambda_Q=lambda_Q, **options)
+    return solve_master(basis, _NuSVCFamily(y=ya, nu=v), lambda_Q=lambda_Q, **options)
 
 
 def hyperkernel_l2svm_native(
@@ -452,7 +460,7 @@ def hyperkernel_l2svm_native(
     """
     ya = _check_labels(np.asarray(y, dtype=np.float64), basis.X.shape[0])
     w = as_sample_weight(sample_weight, ya.shape[0])
-    family = L2SVCFamily(y=ya, C=check_positive(C, "C"), weights=w)
+    family = _L2SVCFamily(y=ya, C=check_positive(C, "C"), weights=w)
     return solve_master(basis, family, lambda_Q=lambda_Q, **options)
 
 
@@ -482,7 +490,7 @@ def hyperkernel_one_class_native(
     m = basis.X.shape[0]
     if m < 2:
         raise DataError(f"one-class data needs at least 2 samples to describe a support, got {m} sample")
-    return solve_master(basis, OneClassFamily(nu=_check_nu(nu), m=m), lambda_Q=lambda_Q, **options)
+    return solve_master(basis, _OneClassFamily(nu=_check_nu(nu), m=m), lambda_Q=lambda_Q, **options)
 
 
 def regression_targets(y: ArrayLike, m: int) -> Array:
@@ -528,7 +536,7 @@ def hyperkernel_nu_regression_native(
         f = K(α* − α) − b, ``extras["epsilon"]`` the tube width.
     """
     ya = regression_targets(y, basis.X.shape[0])
-    family = NuSVRFamily(y=ya, C=check_positive(C, "C"), nu=_check_nu(nu))
+    family = _NuSVRFamily(y=ya, C=check_positive(C, "C"), nu=_check_nu(nu))
     return solve_master(basis, family, lambda_Q=lambda_Q, **options)
 
 
@@ -560,5 +568,5 @@ def hyperkernel_alignment_native(
 
     ridge_v = check_positive(ridge, "ridge")
     _, target = _alignment_target(basis.X, y)
-    family = AlignmentFamily(target=np.ascontiguousarray(target), ridge=ridge_v)
+    family = _AlignmentFamily(target=np.ascontiguousarray(target), ridge=ridge_v)
     return solve_master(basis, family, lambda_Q=lambda_Q, **options)

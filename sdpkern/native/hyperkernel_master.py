@@ -9,7 +9,7 @@ Every hyperkernel formulation of 002 §3.1.2 that sdpkern solves natively is the
 with A a polyhedron, q concave, u linear in α (the SOCP's cone vector times the square root of its
 scale), R(β) = (λ_Q/2)‖Lᵀβ‖ (eqs. 3.8-3.12) or (λ_Q/2)‖Lᵀβ‖² (3.13), and 1ᵀβ = c. A family
 (:class:`MasterFamily`) says what A, q, u and c are by its inner solve: the C-SVM (3.8,
-:class:`CSVCFamily` below), the ν-SVM, L2-SVM, one-class SVM, ν-regression and alignment
+:class:`_CSVCFamily` below), the ν-SVM, L2-SVM, one-class SVM, ν-regression and alignment
 (3.9-3.13, :mod:`sdpkern.native.hyperkernel_families`). The SOCP form maximises q(α) + cτ subject
 to one cone q_l(α) ≤ μ(Lu)_l − τ per basis term; :func:`~sdpkern.builders.hyperkernel.cone_generation`
 solves it with the cones of a few terms S and adds the most violated omitted ones. Here the same
@@ -73,7 +73,6 @@ __all__ = [
     "NativeDecision",
     "InnerSolution",
     "MasterFamily",
-    "CSVCFamily",
     "solve_master",
     "hyperkernel_csvm_native",
     "svm_dual_smo",
@@ -201,16 +200,25 @@ class MasterFamily:
     squared: bool = False
     m: int = 0
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        """The maximiser of the inner problem at the β ``gram`` holds (K(β) = Σ_l β_l K_l, 1ᵀβ = c),
+        warm-started from ``alpha0``; ``restrict(W)`` is K(β) on a working set W, ``opts`` the
+        master's settings (``smo_tol``, ``smo_max_iter``, ``working_set``, ``n_jobs``,
+        ``objective_scale``)."""
         raise NotImplementedError
 
     def constant(self, alpha: Array) -> float:
+        """q(α), the concave part of the cut, at any feasible α."""
         raise NotImplementedError
 
     def vector(self, alpha: Array) -> Array:
+        """u(α), linear in α: q_l(α) = ½u(α)ᵀK_l u(α)."""
         raise NotImplementedError
 
     def coef(self, inner: InnerSolution) -> Array:
+        """The expansion coefficients c of the model f(x) = Σ_j c_j k(x, x_j) − offset."""
         raise NotImplementedError
 
 
@@ -355,7 +363,7 @@ def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
 
 
 @dataclass
-class CSVCFamily(MasterFamily):
+class _CSVCFamily(MasterFamily):
     """The hyperkernel C-SVM (002 eq. 3.8): A = {0 ≤ α ≤ C w, yᵀα = 0}, q(α) = 1ᵀα, u = y∘α, c = 1.
 
     The inner problem is scikit-learn's ``SVC`` dual on K(β) (box C w_i per point).
@@ -369,7 +377,9 @@ class CSVCFamily(MasterFamily):
     def __post_init__(self) -> None:
         self.m = self.y.shape[0]
 
-    def solve(self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]) -> InnerSolution:
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
         if self.m > opts["working_set"]:
             assert isinstance(gram, SumGram)
             alpha, e, it, _ = svm_working_set(gram, restrict, self.y, self.box, alpha0, opts)
@@ -792,7 +802,7 @@ def hyperkernel_csvm_native(
     """
     check_positive(C, "C")
     ya = _check_labels(y, basis.X.shape[0])
-    family = CSVCFamily(y=ya, box=_box(C, sample_weight, basis.X.shape[0]))
+    family = _CSVCFamily(y=ya, box=_box(C, sample_weight, basis.X.shape[0]))
     return solve_master(
         basis, family, lambda_Q=lambda_Q, tol=tol, initial_terms=initial_terms, add_per_round=add_per_round,
         max_rounds=max_rounds, max_steps=max_steps, smo_tol=smo_tol, smo_max_iter=smo_max_iter,
