@@ -3,10 +3,10 @@
 
 :func:`newton_on_points` is Chapelle's finite Newton method (004: no offset, a Cholesky factor of
 λI + K̃_ss made afresh at every step, then the exact line search) on K̃ = Φ + MQᵀ restricted to a
-set of points; :func:`sdpkern.native.cpd_newton._beta_zero_newton` runs it over its warm-start
-levels. At 400 points the step's flops (|s| ≈ 60-120 on wdbc) are a fraction of the NumPy loop's
-gathers, temporaries and SciPy call overhead, hence the loop here: BLAS/LAPACK from SciPy's Cython
-bindings (``dgemm``, ``dpotrf``, ``dpotrs``), the rest plain loops over preallocated buffers.
+set of points; :func:`sdpkern.native.cpd.newton._beta_zero_newton` runs it over its warm-start
+levels. On small sets the step's flops are a fraction of a NumPy loop's gathers, temporaries and
+SciPy call overhead, hence the loop here: BLAS/LAPACK from SciPy's Cython bindings (``dgemm``,
+``dpotrf``, ``dpotrs``), the rest plain loops over preallocated buffers.
 
 :func:`exact_line_search` is the one implementation of 004's exact line search (the Python
 :func:`sdpkern.native.primal_svm.exact_line_search` calls it).
@@ -172,10 +172,10 @@ cdef struct _Work:
 
 cdef bint _reserve(_Work* wk, Py_ssize_t m, Py_ssize_t k) noexcept nogil:
     """Room in ``wk.Ms``, ``wk.Qs`` (m × k) and ``wk.A`` (m × m) for a set of m points, grown as
-    the sets grow: a buffer for the largest set allowed (refactor_max² doubles, 1.3 MB at 400
-    points) extended the heap by that much at every fit although the steps touch |s|² of it, and
-    glibc then handed the extension back to the system at the fit's end (page faults at the next
-    fit: 0.4 ms of a wdbc fit at 400 points). Returns False when memory runs out."""
+    the sets grow: a buffer for the largest set allowed (refactor_max² doubles) would extend the
+    heap by that much at every fit although the steps touch |s|² of it, and glibc hands such an
+    extension back to the system at the fit's end (page faults at the next fit). Returns False
+    when memory runs out."""
     cdef double* buf
     if m <= wk.cap:
         return True

@@ -26,18 +26,16 @@ class ColumnCache:
 
 def eval_columns(spec: Any, n: int, cols: NDArray[np.intp]) -> NDArray[np.float64]: ...
 def simd(on: bool | None = ...) -> bool: ...
-def smo_active(
+def smo(
     cache: ColumnCache,
+    n_kernel: int,
     y: NDArray[np.float64],
     alpha: NDArray[np.float64],
-    e: NDArray[np.float64],
+    v: NDArray[np.float64],
     upper: NDArray[np.float64],
     D: NDArray[np.float64],
-    diag: NDArray[np.float64],
-    V: NDArray[np.float64],
-    s: NDArray[np.float64],
-    rho: float,
-    pair: bool,
+    QD: NDArray[np.float64],
+    mode: int,
     tol: float,
     max_iter: int,
     active: NDArray[np.intp],

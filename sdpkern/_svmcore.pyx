@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""sdpkern's compiled core: kernel columns, the column cache, and the SMO dual solver.
+"""sdpkern's compiled core: kernel columns, the column cache, and the SMO solver.
 
 Python-facing entry points validate nothing themselves: their callers in
-:mod:`sdpkern.kernels.gram` and :mod:`sdpkern.native.dual_svm` check shapes, dtypes, index ranges
+:mod:`sdpkern.kernels.gram` and :mod:`sdpkern.native.svm_core` check shapes, dtypes, index ranges
 and finiteness before calling, so that no out-of-range index ever reaches these loops.
 
 Kernel evaluation (a :class:`~sdpkern.kernels.gram.GramSpec`): distances or inner products by
@@ -10,10 +10,10 @@ plain loops; ``exp`` and ``log`` through NumPy's own SIMD ufunc loops, called di
 function pointers (no Python call per column); the reduced-kernel correction
 ``K[r, c] = base(x_r, x_c) − left[r]·right[c]`` fused into the same pass.
 
-The SMO solver (:func:`smo_active`, :func:`smo` without shrinking) is libsvm's (Fan, Chen & Lin 2005, working-set selection by second
-order information) on the dual of the hinge or squared-hinge SVM, with the extra polynomial
-equality constraints of the c.p.d. SVM (000 §6) handled by an augmented Lagrangian whose
-multiplier and penalty the caller updates (see :mod:`sdpkern.native.dual_svm`).
+The SMO solver (:func:`smo`) is libsvm's (Chang & Lin 2011; Fan, Chen & Lin 2005, working-set
+selection by second order information) for min ½αᵀQα + pᵀα over a box with one equality
+constraint (Solver), two (Solver_NU) or none, every problem type of
+:mod:`sdpkern.native.svm_core` on it.
 """
 
 cimport numpy as cnp
@@ -21,8 +21,6 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport exp, floor, log, pow, sqrt, fabs, INFINITY
 from libc.stdlib cimport qsort
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-
-import weakref
 
 import numpy as np
 
@@ -188,9 +186,8 @@ cdef inline double _ipow(double x, int p) noexcept nogil:
 # compiled twice: for the baseline instruction set and (x86-64 with GCC or Clang) for AVX2, chosen
 # once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c, and
 # both sum in the same order (k ascending), so the two give the same bits; AVX2 does 4 entries per
-# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (a twonorm
-# column, n = 7400, d = 20, t = 42: 0.124 ms, of which 0.070 the correction; blocking for L1 or
-# for registers did not change that).
+# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (blocking for
+# L1 or for registers did not change that; docs/cpd.md, "Measurements").
 cdef extern from *:
     """
     #include <stddef.h>
@@ -274,10 +271,10 @@ cdef inline bint _by_distance(const Spec *s) noexcept nogil:
 
 cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bint dist_done=False) noexcept nogil:
     """out[i] = K(x_i, x_j) for every i (K symmetric: column j = row j). Every column is computed
-    by this one loop, alone or in a batch (:func:`_eval_batch`: the same operations on each entry;
-    a batch through BLAS rounded differently, and the primal Newton solver, mixing both kinds of
-    columns, then failed to settle on a german fold). ``dist_done``: out holds the squared
-    distances already."""
+    by this one loop, alone or in a batch (:func:`_eval_batch`: the same operations on each entry):
+    a batch through BLAS rounds differently, and a solver mixing both kinds of columns sees a
+    kernel that is not symmetric to the last bit (the primal Newton method then need not settle).
+    ``dist_done``: out holds the squared distances already."""
     cdef Py_ssize_t n = s.n, d = s.d, i, k
     cdef const double *xj
     cdef const double *xi
@@ -377,39 +374,6 @@ cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_s
 
 
 # ----------------------------------------------------------------------------- column cache
-#: The store of a column cache that died, kept for the next cache (at most one, and only when
-#: at most SPARE_BYTES of it were written). Memory written once is cheap to write again, fresh
-#: memory is not: the 1300 columns of 3000 banana points (31 MB) took 80-110 ms to compute into
-#: fresh memory and 12 ms into memory already written (measured on this project's machines; the
-#: whole SVC fit takes 35-40 ms). libsvm's columns come from the C heap, which keeps freed memory
-#: for the next fit; this does the same for a store too large for the heap.
-_SPARE = []
-SPARE_BYTES = 1 << 26
-
-
-def _take_store(Py_ssize_t size):
-    """A flat float64 buffer of at least ``size`` entries: the spare when large enough, else a
-    new one (calloc: pages zeroed lazily). Its content is never read before being written, but
-    for whole-prefix products by zero weights (:meth:`GramOperator._cached_matvec`): the spare
-    is kept only when finite."""
-    try:
-        flat = _SPARE.pop()
-    except IndexError:
-        flat = None
-    if flat is None or flat.shape[0] < size:
-        flat = np.zeros(size)
-    return flat
-
-
-def _release_store(flat, lowfree, Py_ssize_t capacity, Py_ssize_t n):
-    written = (capacity - int(lowfree[0])) * n
-    if written <= 0 or 8 * written > SPARE_BYTES or 8 * flat.shape[0] > 16 * SPARE_BYTES:
-        return
-    if not np.isfinite(np.add.reduce(flat[:written])):  # (an overflowing sum only costs the reuse)
-        return
-    _SPARE[:] = [flat]
-
-
 cdef class ColumnCache:
     """Kernel columns in the rows of one array, ``slot_of[j]`` their slot, LRU eviction.
 
@@ -439,7 +403,6 @@ cdef class ColumnCache:
     cdef bint has_spec
     cdef object spec_refs
     cdef double[::1] buf
-    cdef long long[::1] lowfree  # the fewest free slots so far: slots [0, capacity − lowfree) were written
     cdef object __weakref__
 
     def __init__(self, owner, Py_ssize_t n, Py_ssize_t capacity, spec=None, matrix=None):
@@ -478,16 +441,13 @@ cdef class ColumnCache:
             self.stamp = self.stamp_array
             self.free = np.arange(capacity - 1, -1, -1, dtype=np.intp)
             self.nfree = capacity
-        self.lowfree = np.array([self.nfree], dtype=np.int64)
 
     cdef void _allocate(self) except *:
         if self.store_array is None:
-            flat = _take_store(self.capacity * self.n)
-            self.store_array = flat[: self.capacity * self.n].reshape(self.capacity, self.n)
+            # np.empty: a slot's memory is written before it is read (products over the store
+            # read only the slots of the columns asked for, :meth:`weighted_sum`)
+            self.store_array = np.empty((self.capacity, self.n))
             self.store = self.store_array
-            # slots are handed out from 0 up (and freed ones first again), so the memory written
-            # is the prefix of ``flat`` up to the highest slot used: handed on when the cache dies
-            weakref.finalize(self, _release_store, flat, self.lowfree.base, self.capacity, self.n).atexit = False
 
     cdef void _evict(self, Py_ssize_t m) except *:
         """Free at least m slots: least recently used first, never one stamped this tick."""
@@ -515,8 +475,6 @@ cdef class ColumnCache:
         if self.nfree == 0:
             self._evict(1)
         self.nfree -= 1
-        if self.nfree < self.lowfree[0]:
-            self.lowfree[0] = self.nfree
         return self.free[self.nfree]
 
     cdef double *col(self, Py_ssize_t j) except NULL:
@@ -574,8 +532,6 @@ cdef class ColumnCache:
                 self.nfree -= 1
                 sv[nnew] = self.free[self.nfree]
                 nnew += 1
-        if self.nfree < self.lowfree[0]:
-            self.lowfree[0] = self.nfree
         t0 = _now()
         if self.has_spec:
             ptrs = np.empty(nnew, dtype=np.uintp)
@@ -607,19 +563,29 @@ cdef class ColumnCache:
         return out.T
 
     def weighted_sum(self, Py_ssize_t[::1] cols, double[::1] w):
-        """Σ_b w_b K[:, cols_b] over cached columns."""
-        cdef Py_ssize_t a, b, n = self.n
+        """Σ_b w_b K[:, cols_b] over cached columns, each entry summed over b in the order given
+        (the same bits wherever the columns sit in the store), in row blocks that stay in L1."""
+        cdef Py_ssize_t a, b, lo, hi, n = self.n, m = cols.shape[0]
         out = np.zeros(n)
         cdef double[::1] o = out
         cdef double *p
         cdef double wb
-        for b in range(cols.shape[0]):
-            wb = w[b]
-            if wb == 0.0:
-                continue
-            p = &self.store[self.slot_of[cols[b]], 0]
-            for a in range(n):
-                o[a] += wb * p[a]
+        ptrs = np.empty(max(m, 1), dtype=np.uintp)
+        cdef size_t[::1] pv = ptrs
+        for b in range(m):
+            pv[b] = <size_t>&self.store[self.slot_of[cols[b]], 0]
+        with nogil:
+            lo = 0
+            while lo < n:
+                hi = min(lo + 2048, n)
+                for b in range(m):
+                    wb = w[b]
+                    if wb == 0.0:
+                        continue
+                    p = <double *>pv[b]
+                    for a in range(lo, hi):
+                        o[a] += wb * p[a]
+                lo = hi
         return out
 
     def clear(self):
@@ -701,21 +667,26 @@ def radial_gram_inplace(double[:, ::1] G, const double[::1] sq, double sign, int
 
 
 # ----------------------------------------------------------------------------- SMO
+# One solver for  min ½αᵀQα + pᵀα  subject to  0 ≤ α_t ≤ upper_t  and, by ``mode``,
+#   0: nothing else (single-coordinate steps),
+#   1: yᵀα = Δ (libsvm's Solver: pairs by second-order working-set selection),
+#   2: yᵀα = Δ₁ and eᵀα = Δ₂ (libsvm's Solver_NU: pairs within one class),
+# with Q_st = y_s y_t K(x_{s mod n}, x_{t mod n}) + D_t [s = t], K the kernel of a column cache on n
+# points and l = n or 2n variables (ε/ν-regression: α and α* over one kernel), y ∈ {−1, +1}.
+# The state kept is v = −y∘∇ (∇ = Qα + p): libsvm's selection reads −y_t∇_t, and a pair step
+# (δ = y_iΔα_i = −y_jΔα_j) changes it by −δ(K_{·i} − K_{·j}), the same for every problem type.
 cdef double TAU = 1e-12
 
 
-# The two passes of an SMO step (no V: K folded, or no polynomial block) over every point in
-# memory order, four at a time (GCC/Clang vector extensions, built for AVX2 and used where the
-# CPU has it, :func:`simd`): shrunk points are marked by a status bit (S_OUT) instead of being
-# skipped through the index list, so the loads are contiguous and no branch depends on a point.
-# Measured on 3000 banana points (thin-plate, 1 thread): the index-list loops took 9-11 µs a
-# step, bound by their loop-carried compare chains (a branch-free scalar version was slower
-# still); these take 6-7 µs, so SMO's share of a fit fell from 38 to 26 ms at λ = 1e-2 and from
-# 48 to 35 ms at λ = 1, the same steps. The update of e also runs over shrunk points, harmlessly:
-# their e is recomputed before it is read again. Each lane keeps its own best and the lanes are
-# merged in index order: the choice is the index-list loop's (the baseline's, and the loop used
-# with V) but between candidates whose WSS2 scores b²/c agree to round-off, where the merged
-# cross-multiplied comparisons may pick the other one.
+# The two passes of a pair step (mode 1) over every variable in memory order, four at a time (GCC/
+# Clang vector extensions, built for AVX2 and used where the CPU has it, :func:`simd`): shrunk
+# variables are marked by a status bit (S_OUT) instead of being skipped through the index list,
+# so the loads are contiguous and no branch depends on a variable; the update of v also runs over
+# shrunk variables, harmlessly (their v is recomputed before it is read again). Each lane keeps
+# its own best and the lanes are merged in index order: the choice is the index-list loop's but
+# between candidates whose WSS2 scores b²/c agree to round-off, where the merged cross-multiplied
+# comparisons may pick the other one. Why: the index-list loops are bound by their loop-carried
+# compare chains (docs/native.md, "One SMO core for every SVM").
 cdef extern from *:
     """
     #include <stddef.h>
@@ -730,9 +701,9 @@ cdef extern from *:
     static inline sdpk_v4d sdpk_load4(const double *x) { sdpk_v4d r; memcpy(&r, x, sizeof r); return r; }
     static inline void sdpk_store4(double *x, sdpk_v4d v) { memcpy(x, &v, sizeof v); }
     /* one block of 4 of the WSS2 second-index pass (lanes beyond ``valid`` masked off) */
-    #define SDPK_SELJ_BLOCK(t, S, E, QDv, KIv, valid) do { \
+    #define SDPK_SELJ_BLOCK(t, S, V, QDv, KIv, valid) do { \
             const sdpk_v4l s_ = (S); \
-            const sdpk_v4d v_ = SDPK_BLEND((s_ & 4) != 0, one, -one) - (E); \
+            const sdpk_v4d v_ = (V); \
             const sdpk_v4l low_ = ((s_ & 10) == 2) & (valid); \
             g = SDPK_BLEND(low_ & (v_ < g), v_, g); \
             const sdpk_v4d b_ = gmaxv - v_; \
@@ -754,13 +725,13 @@ cdef extern from *:
         sdpk_v4l bj = all; /* -1: none */ \
         ptrdiff_t t = 0; \
         for (; t + 4 <= n; t += 4) \
-            SDPK_SELJ_BLOCK(t, sdpk_status4(st + t), sdpk_load4(e + t), sdpk_load4(QD + t), \
+            SDPK_SELJ_BLOCK(t, sdpk_status4(st + t), sdpk_load4(v + t), sdpk_load4(QD + t), \
                             sdpk_load4(Ki + t), all); \
         if (t < n) { \
-            unsigned char sb[4] = {0, 0, 0, 0}; double eb[4] = {0}, qb[4] = {0}, kb[4] = {0}; \
-            for (ptrdiff_t r = t; r < n; r++) { sb[r - t] = st[r]; eb[r - t] = e[r]; qb[r - t] = QD[r]; kb[r - t] = Ki[r]; } \
+            unsigned char sb[4] = {0, 0, 0, 0}; double vb[4] = {0}, qb[4] = {0}, kb[4] = {0}; \
+            for (ptrdiff_t r = t; r < n; r++) { sb[r - t] = st[r]; vb[r - t] = v[r]; qb[r - t] = QD[r]; kb[r - t] = Ki[r]; } \
             const sdpk_v4l valid = idx < (long long)(n - t); \
-            SDPK_SELJ_BLOCK(t, sdpk_status4(sb), sdpk_load4(eb), sdpk_load4(qb), sdpk_load4(kb), valid); \
+            SDPK_SELJ_BLOCK(t, sdpk_status4(sb), sdpk_load4(vb), sdpk_load4(qb), sdpk_load4(kb), valid); \
         } \
         /* merge the lanes in index order: the earlier index wins unless strictly better */ \
         ptrdiff_t j = -1; double best_b2 = 0.0, best_c = 1.0, gm = INFINITY, m = *min_curv; \
@@ -782,145 +753,132 @@ cdef extern from *:
         sdpk_v4d g = -one * INFINITY; sdpk_v4l bi = all; \
         ptrdiff_t t = 0; \
         for (; t + 4 <= n; t += 4) { \
-            const sdpk_v4d et = sdpk_load4(e + t) + dv * (sdpk_load4(Ki + t) - sdpk_load4(Kj + t)); \
-            sdpk_store4(e + t, et); \
+            const sdpk_v4d vt = sdpk_load4(v + t) - dv * (sdpk_load4(Ki + t) - sdpk_load4(Kj + t)); \
+            sdpk_store4(v + t, vt); \
             const sdpk_v4l s_ = sdpk_status4(st + t); \
-            const sdpk_v4d v_ = SDPK_BLEND((s_ & 4) != 0, one, -one) - et; \
-            const sdpk_v4l better_ = ((s_ & 9) == 1) & (v_ > g); \
-            g = SDPK_BLEND(better_, v_, g); bi = SDPK_BLENDL(better_, idx + t, bi); \
+            const sdpk_v4l better_ = ((s_ & 9) == 1) & (vt > g); \
+            g = SDPK_BLEND(better_, vt, g); bi = SDPK_BLENDL(better_, idx + t, bi); \
         } \
         ptrdiff_t nxt = -1; double gm = -INFINITY; \
         for (int l = 0; l < 4; l++) /* lanes hold disjoint indices: the earliest index of the max */ \
             if (bi[l] >= 0 && (g[l] > gm || (g[l] == gm && bi[l] < nxt))) { gm = g[l]; nxt = bi[l]; } \
         for (; t < n; t++) { \
-            const double et = e[t] + delta * (Ki[t] - Kj[t]); \
-            e[t] = et; \
-            if ((st[t] & 9) == 1) { \
-                const double v = ((st[t] & 4) ? 1.0 : -1.0) - et; \
-                if (v > gm) { gm = v; nxt = t; } \
-            } \
+            const double vt = v[t] - delta * (Ki[t] - Kj[t]); \
+            v[t] = vt; \
+            if ((st[t] & 9) == 1 && vt > gm) { gm = vt; nxt = t; } \
         } \
         *gmax = gm; \
         return nxt;
-    #define SDPK_SELJ_ARGS ptrdiff_t n, const unsigned char *st, const double *e, const double *QD, \
+    #define SDPK_SELJ_ARGS ptrdiff_t n, const unsigned char *st, const double *v, const double *QD, \
         const double *Ki, double gmax, double di, double tau, double *gmin, double *bij, double *aij, double *min_curv
-    #define SDPK_UPD_ARGS ptrdiff_t n, const unsigned char *st, double *e, const double *Ki, const double *Kj, \
+    #define SDPK_UPD_ARGS ptrdiff_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj, \
         double delta, double *gmax
     /* AVX2 only: compiled for the baseline (SSE2: no 64-bit integer compare, 256-bit vectors split)
-       the passes took 3x the index-list loops', which the baseline keeps (sdpk_use_avx2 = 0) */
+       the passes are slower than the index-list loops, which the baseline keeps (sdpk_use_avx2 = 0) */
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #define SDPK_TARGET __attribute__((target("avx2")))
     #else
     #define SDPK_TARGET
     #endif
     SDPK_TARGET static ptrdiff_t sdpk_select_j(SDPK_SELJ_ARGS) { SDPK_BODY_SELJ }
-    SDPK_TARGET static ptrdiff_t sdpk_update_e(SDPK_UPD_ARGS) { SDPK_BODY_UPD }
+    SDPK_TARGET static ptrdiff_t sdpk_update_v(SDPK_UPD_ARGS) { SDPK_BODY_UPD }
     """
-    Py_ssize_t sdpk_select_j(Py_ssize_t n, const unsigned char *st, const double *e, const double *QD,
+    Py_ssize_t sdpk_select_j(Py_ssize_t n, const unsigned char *st, const double *v, const double *QD,
                              const double *Ki, double gmax, double di, double tau, double *gmin, double *bij,
                              double *aij, double *min_curv) noexcept nogil
-    Py_ssize_t sdpk_update_e(Py_ssize_t n, const unsigned char *st, double *e, const double *Ki, const double *Kj,
+    Py_ssize_t sdpk_update_v(Py_ssize_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj,
                              double delta, double *gmax) noexcept nogil
 
 
-cdef inline bint _in_up(double y, double a, double c) noexcept nogil:
-    return (y > 0 and a < c) or (y < 0 and a > 0)
-
-
-cdef inline bint _in_low(double y, double a, double c) noexcept nogil:
-    return (y > 0 and a > 0) or (y < 0 and a < c)
-
-
-# one status byte per point, so that the selection passes read 1 byte instead of y, α and the
-# upper bound (24): the passes over the active points are bound by memory traffic (measured: at
-# n = 5300 a step cost twice as much per point as at n = 3000, the arrays no longer in L2)
+# one status byte per variable, so that the selection passes read 1 byte instead of y, α and the
+# upper bound (24): the passes over the active variables are bound by memory traffic
 cdef enum:
-    S_UP = 1     # in I_up
-    S_LOW = 2    # in I_low
-    S_POS = 4    # y = +1
-    S_OUT = 8    # shrunk (the contiguous passes, :func:`sdpk_select_j`, skip it)
+    S_UP = 1     # in I_up: y_t α_t can grow
+    S_LOW = 2    # in I_low: y_t α_t can shrink
+    S_POS = 4    # y = +1 (the class of Solver_NU's pairs)
+    S_OUT = 8    # shrunk (the contiguous passes skip it)
 
 
 cdef inline unsigned char _status(double y, double a, double c) noexcept nogil:
     cdef unsigned char st = S_POS if y > 0 else 0
-    if _in_up(y, a, c):
+    if (y > 0 and a < c) or (y < 0 and a > 0):
         st |= S_UP
-    if _in_low(y, a, c):
+    if (y > 0 and a > 0) or (y < 0 and a < c):
         st |= S_LOW
     return st
 
 
-cdef inline double _neg_grad(unsigned char st, double e) noexcept nogil:
-    """y − e (−y∇), with y read from the status byte."""
-    return (1.0 if st & S_POS else -1.0) - e
-
-
 cdef struct Problem:
-    Py_ssize_t n
-    Py_ssize_t m
+    Py_ssize_t l       # variables
+    Py_ssize_t n       # kernel points: variable t reads kernel index t (t < n) or t − n
+    int mode
     double *y
     double *alpha
-    double *e
+    double *v          # −y∘∇, current on the active variables
     double *upper
     double *D
-    double *diag
-    double *QD     # diag + D
-    unsigned char *st  # status bytes (S_UP, S_LOW, S_POS)
-    double *V      # n × m, row-major
-    double *s
-    double rho
+    double *QD         # K_tt + D_t
+    unsigned char *st
     Py_ssize_t *active
     Py_ssize_t n_active
-    double min_curv  # most negative second-order curvature met (< 0: K + diag(D) is not PSD)
+    double min_curv    # most negative curvature met (< 0: Q is not positive semidefinite)
 
 
-cdef Py_ssize_t _select_i(Problem *p, double *gmax) noexcept nogil:
-    """WSS2's first index: argmax over I_up of y_t − e_t (= −y_t ∇_t)."""
-    cdef Py_ssize_t a, t, i = -1
-    cdef double v, g = -INFINITY
+cdef inline Py_ssize_t _kidx(const Problem *p, Py_ssize_t t) noexcept nogil:
+    return t if t < p.n else t - p.n
+
+
+cdef inline int _group(const Problem *p, unsigned char s) noexcept nogil:
+    """Solver_NU pairs variables of one class: group 1 for y = +1 in mode 2, else group 0."""
+    return 1 if (p.mode == 2 and (s & S_POS)) else 0
+
+
+cdef void _select_i(Problem *p, double *gmax, Py_ssize_t *best) noexcept nogil:
+    """The first index of each group: argmax over I_up of v (libsvm's −y∇)."""
+    cdef Py_ssize_t a, t
+    cdef int g
+    cdef double val
     cdef unsigned char s
+    gmax[0] = -INFINITY
+    gmax[1] = -INFINITY
+    best[0] = -1
+    best[1] = -1
     for a in range(p.n_active):
         t = p.active[a]
         s = p.st[t]
         if s & S_UP:
-            v = _neg_grad(s, p.e[t])
-            if v > g:
-                g = v
-                i = t
-    gmax[0] = g
-    return i
+            g = _group(p, s)
+            val = p.v[t]
+            if val > gmax[g]:
+                gmax[g] = val
+                best[g] = t
 
 
-cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *Ki, double *gmin,
-                          double *bij, double *aij) noexcept nogil:
-    """WSS2's second index: the largest second-order decrease −b²/a over I_low with b > 0."""
-    cdef Py_ssize_t a, t, k, j = -1, m = p.m
-    # the best decrease b²/c kept as the pair (best_b2, best_c): comparing b²·best_c > best_b2·c
-    # costs two products where −b²/c cost a division per candidate (its throughput bounds the pass)
-    cdef double v, b, c, h, b2, best_b2 = 0.0, best_c = 1.0, g = INFINITY
-    cdef double di = p.QD[i]
-    cdef const double *Vi = p.V + i * m
-    cdef const double *Vt
+cdef Py_ssize_t _select_j(Problem *p, const Py_ssize_t *ii, const double *gmax, const double **Kis,
+                          double *gmin, double *bij, double *aij) noexcept nogil:
+    """WSS2's second index: the largest second-order decrease b²/c over I_low with b = gmax − v > 0,
+    the pair's first index ``ii[g]`` of the candidate's group g (column ``Kis[g]``). ``gmin[g]``: the
+    least v over I_low of group g."""
+    cdef Py_ssize_t a, t, j = -1
+    cdef int g
+    cdef double val, b, c, b2, best_b2 = 0.0, best_c = 1.0
     cdef unsigned char s
-    if m == 0 and sdpk_use_avx2:
-        return sdpk_select_j(p.n, p.st, p.e, p.QD, Ki, gmax, di, TAU, gmin, bij, aij, &p.min_curv)
+    gmin[0] = INFINITY
+    gmin[1] = INFINITY
     for a in range(p.n_active):
         t = p.active[a]
         s = p.st[t]
         if not (s & S_LOW):
             continue
-        v = _neg_grad(s, p.e[t])
-        if v < g:
-            g = v
-        b = gmax - v
+        g = _group(p, s)
+        val = p.v[t]
+        if val < gmin[g]:
+            gmin[g] = val
+        if ii[g] < 0:
+            continue
+        b = gmax[g] - val
         if b > 0.0:
-            c = di + p.QD[t] - 2.0 * Ki[t]
-            if m > 0:
-                Vt = p.V + t * m
-                h = 0.0
-                for k in range(m):
-                    h += (Vi[k] - Vt[k]) * (Vi[k] - Vt[k])
-                c += p.rho * h
+            c = p.QD[ii[g]] + p.QD[t] - 2.0 * Kis[g][_kidx(p, t)]
             if c <= 0.0:
                 if c < p.min_curv:
                     p.min_curv = c
@@ -932,20 +890,40 @@ cdef Py_ssize_t _select_j(Problem *p, Py_ssize_t i, double gmax, const double *K
                 j = t
                 bij[0] = b
                 aij[0] = c
-    gmin[0] = g
+    return j
+
+
+cdef Py_ssize_t _select_j_blocks(Problem *p, Py_ssize_t i, double gmax, const double *Ki, double *gmin,
+                                 double *bij, double *aij) noexcept nogil:
+    """:func:`_select_j` for mode 1 by the contiguous AVX2 pass, once per block of n variables."""
+    cdef Py_ssize_t b, off, jb, j = -1
+    cdef double gb, bb, ab, best_b2 = 0.0, best_c = 1.0
+    gmin[0] = INFINITY
+    b = 0
+    while b * p.n < p.l:
+        off = b * p.n
+        jb = sdpk_select_j(p.n, p.st + off, p.v + off, p.QD + off, Ki, gmax, p.QD[i], TAU, &gb, &bb, &ab,
+                           &p.min_curv)
+        if gb < gmin[0]:
+            gmin[0] = gb
+        if jb >= 0 and bb * bb * best_c > best_b2 * ab:
+            best_b2 = bb * bb
+            best_c = ab
+            j = jb + off
+            bij[0] = bb
+            aij[0] = ab
+        b += 1
     return j
 
 
 cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
-                             double bij, double aij, double *z, double *gmax) noexcept nogil:
-    """Move u_i up and u_j down by the clipped Newton step; keep e (active points) and s current.
-
-    Returns the next step's first index (:func:`_select_i` on the updated e, ``gmax`` its value),
-    found in the same pass over the active points as the update of e: one pass a step less."""
-    cdef Py_ssize_t a, t, k, m = p.m, nxt = -1
-    cdef double delta = bij / aij, hi_i, hi_j, h, v, g = -INFINITY
+                             double bij, double aij, double *gmax) noexcept nogil:
+    """Move y_iα_i up and y_jα_j down by the clipped Newton step b/c; keep v current on the active
+    variables. In mode 1, returns the next step's first index (argmax over I_up of the updated v,
+    ``gmax`` its value), found in the same pass as the update; −2 otherwise (select afresh)."""
+    cdef Py_ssize_t a, t, b, off, nb, nxt = -1
+    cdef double delta = bij / aij, hi_i, hi_j, val, g = -INFINITY, gb
     cdef int clip = 0
-    cdef const double *Vt
     hi_i = p.upper[i] - p.alpha[i] if p.y[i] > 0 else p.alpha[i]
     hi_j = p.alpha[j] if p.y[j] > 0 else p.upper[j] - p.alpha[j]
     if delta >= hi_i and hi_i <= hi_j:
@@ -965,32 +943,30 @@ cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const doubl
         p.alpha[i] = 0.0
     if p.alpha[j] < 0.0:
         p.alpha[j] = 0.0
-    p.st[i] = _status(p.y[i], p.alpha[i], p.upper[i])
-    p.st[j] = _status(p.y[j], p.alpha[j], p.upper[j])
-    # the diagonal terms first, so that each e[t] is final when the pass below reads it
-    p.e[i] += p.D[i] * delta
-    p.e[j] -= p.D[j] * delta
-    if m > 0:
-        for k in range(m):
-            z[k] = p.V[i * m + k] - p.V[j * m + k]
-            p.s[k] += delta * z[k]
-    elif sdpk_use_avx2:
-        return sdpk_update_e(p.n, p.st, p.e, Ki, Kj, delta, gmax)
-    for a in range(p.n_active):
-        t = p.active[a]
-        h = Ki[t] - Kj[t]
-        if m > 0:
-            Vt = p.V + t * m
-            v = 0.0
-            for k in range(m):
-                v += Vt[k] * z[k]
-            h += p.rho * v
-        p.e[t] += delta * h
-        if p.st[t] & S_UP:
-            v = _neg_grad(p.st[t], p.e[t])
-            if v > g:
-                g = v
+    p.st[i] = _status(p.y[i], p.alpha[i], p.upper[i]) | (p.st[i] & S_OUT)
+    p.st[j] = _status(p.y[j], p.alpha[j], p.upper[j]) | (p.st[j] & S_OUT)
+    # the diagonal terms first, so that each v[t] is final when the pass below reads it
+    p.v[i] -= p.D[i] * delta
+    p.v[j] += p.D[j] * delta
+    if sdpk_use_avx2:
+        b = 0
+        while b * p.n < p.l:
+            off = b * p.n
+            nb = sdpk_update_v(p.n, p.st + off, p.v + off, Ki, Kj, delta, &gb)
+            if nb >= 0 and gb > g:
+                g = gb
+                nxt = nb + off
+            b += 1
+    else:
+        for a in range(p.n_active):
+            t = p.active[a]
+            val = p.v[t] - delta * (Ki[_kidx(p, t)] - Kj[_kidx(p, t)])
+            p.v[t] = val
+            if (p.st[t] & S_UP) and val > g:
+                g = val
                 nxt = t
+    if p.mode != 1:
+        return -2
     gmax[0] = g
     return nxt
 
@@ -1000,190 +976,211 @@ cdef int _cmp_index(const void *a, const void *b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-cdef void _shrink(Problem *p, double gmax, double gmin) noexcept nogil:
-    """libsvm's shrinking: drop bound variables that cannot enter a violating pair any more."""
-    cdef Py_ssize_t a = 0, t
-    cdef double v
+cdef void _shrink(Problem *p) noexcept nogil:
+    """libsvm's shrinking: set aside bound variables that cannot enter a violating pair of their
+    group any more (in I_up only with v below every I_low v, or in I_low only with v above every
+    I_up v). Active indices are left ascending: the passes then read memory in order."""
+    cdef double gmax[2]
+    cdef double gmin[2]
+    cdef Py_ssize_t a, t
+    cdef int g
+    cdef double val
     cdef bint up, low
+    gmax[0] = -INFINITY
+    gmax[1] = -INFINITY
+    gmin[0] = INFINITY
+    gmin[1] = INFINITY
+    for a in range(p.n_active):
+        t = p.active[a]
+        g = _group(p, p.st[t])
+        val = p.v[t]
+        if (p.st[t] & S_UP) and val > gmax[g]:
+            gmax[g] = val
+        if (p.st[t] & S_LOW) and val < gmin[g]:
+            gmin[g] = val
+    a = 0
     while a < p.n_active:
         t = p.active[a]
         up = (p.st[t] & S_UP) != 0
         low = (p.st[t] & S_LOW) != 0
-        v = _neg_grad(p.st[t], p.e[t])
-        if (up and not low and v < gmin) or (low and not up and v > gmax):
+        g = _group(p, p.st[t])
+        val = p.v[t]
+        if (up and not low and val < gmin[g]) or (low and not up and val > gmax[g]) or not (up or low):
             p.st[t] |= S_OUT
             p.n_active -= 1
             p.active[a] = p.active[p.n_active]
             p.active[p.n_active] = t
         else:
             a += 1
+    qsort(p.active, p.n_active, sizeof(Py_ssize_t), _cmp_index)
 
 
-def smo_active(
+cdef long long _coordinate_steps(Problem *p, ColumnCache cache, double tol, long long max_iter, double *viol) except -1:
+    """Mode 0: single-coordinate Newton steps, greedy by gain, over every variable (no equality
+    constraint). ``viol``: the largest projected-gradient entry."""
+    cdef long long it = 0
+    cdef Py_ssize_t t, i
+    cdef double g, val, h, delta, lo, hi, gain, best, step
+    cdef double *Ki
+    viol[0] = INFINITY
+    while it < max_iter:
+        if (it & 1023) == 0:
+            PyErr_CheckSignals()
+        cache.tick += 1
+        best = 0.0
+        viol[0] = 0.0
+        i = -1
+        step = 0.0
+        for t in range(p.l):
+            g = -p.y[t] * p.v[t]  # ∇_t
+            if g < 0.0 and p.alpha[t] < p.upper[t]:
+                val = -g
+            elif g > 0.0 and p.alpha[t] > 0.0:
+                val = g
+            else:
+                continue
+            if val > viol[0]:
+                viol[0] = val
+            h = p.QD[t]
+            if h <= 0.0:
+                if h < p.min_curv:
+                    p.min_curv = h
+                h = TAU
+            delta = -g / h
+            lo = -p.alpha[t]
+            hi = p.upper[t] - p.alpha[t]
+            if delta < lo:
+                delta = lo
+            if delta > hi:
+                delta = hi
+            gain = -(g * delta + 0.5 * h * delta * delta)
+            if gain > best:
+                best = gain
+                i = t
+                step = delta
+        if viol[0] <= tol or i < 0:
+            break
+        Ki = cache.col(_kidx(p, i))
+        p.alpha[i] += step
+        if p.alpha[i] < 0.0:
+            p.alpha[i] = 0.0
+        delta = p.y[i] * step
+        for t in range(p.l):
+            p.v[t] -= delta * Ki[_kidx(p, t)]
+        p.v[i] -= p.D[i] * delta
+        it += 1
+    return it
+
+
+def smo(
     ColumnCache cache,
+    Py_ssize_t n_kernel,
     double[::1] y,
     double[::1] alpha,
-    double[::1] e,
+    double[::1] v,
     double[::1] upper,
     double[::1] D,
-    double[::1] diag,
-    double[:, ::1] V,
-    double[::1] s,
-    double rho,
-    bint pair,
+    double[::1] QD,
+    int mode,
     double tol,
     long long max_iter,
     Py_ssize_t[::1] active,
     Py_ssize_t n_active,
     bint shrinking,
 ):
-    """Run SMO on  min ½uᵀKu + ½Σ D_i α_i² − Σ α_i + zᵀVᵀu + ½ρ‖Vᵀu‖²,  u = y∘α,
-    0 ≤ α_i ≤ upper_i, and (``pair``) Σ y_i α_i = 0, updating ``alpha``, ``e``, ``s``, ``active``
-    in place.
+    """SMO on  min ½αᵀQα + pᵀα,  0 ≤ α ≤ upper,  with the equality constraints of ``mode`` (0: none,
+    1: yᵀα fixed, 2: yᵀα and eᵀα fixed), Q_st = y_s y_t K(s mod n, t mod n) + D_t[s = t] (module
+    comment), updating ``alpha``, ``v``, ``active`` in place.
 
-    ``e`` holds the effective outputs Ku + y∘D∘α + V(z + ρ s) on entry (z folded in by the
-    caller) and is kept up to date on the active points ``active[:n_active]``; ``s`` holds Vᵀu.
-    ``pair``: libsvm's second-order pair selection (the offset constraint exact), with shrinking
-    (``shrinking``) every min(n, 1000) steps; the caller reconstructs ``e`` on the shrunk points
-    and calls again. Otherwise single coordinates, greedy by gain, over every point. Stops when
-    the maximal KKT violation (margin units) on the active points is ≤ ``tol``. The selection
-    and update loops run without the GIL; kernel columns come from ``cache``.
+    ``v`` holds −y∘(Qα + p) on entry and is kept current on the active variables
+    ``active[:n_active]`` (modes 1-2; mode 0 keeps every variable current). ``QD`` is the
+    diagonal of Q. Pair steps (modes 1-2) shrink every min(l, 1000) steps when ``shrinking``; the
+    caller reconstructs ``v`` on the set-aside variables and calls again. Stops when the maximal
+    KKT violation on the active variables is ≤ ``tol`` (mode 1: max over I_up of v minus min over
+    I_low; mode 2: the larger of the two classes' such gaps; mode 0: the largest projected
+    gradient) or after ``max_iter`` steps. The passes run without the GIL.
 
     Returns ``(iterations, violation, n_active, min_curvature)``; ``min_curvature`` < 0 is the
-    most negative second-order curvature K_ii + K_jj − 2K_ij + D_i + D_j met (K + diag(D) is then
-    not positive semidefinite and the problem not convex).
+    most negative second-order curvature met (Q is then not positive semidefinite).
     """
     cdef Problem p
-    cdef Py_ssize_t n = y.shape[0], m = V.shape[1]
-    cdef Py_ssize_t t, i, j, k
+    cdef Py_ssize_t l = y.shape[0]
+    cdef Py_ssize_t t, j, i
+    cdef Py_ssize_t ii[2]
+    cdef double gmax[2]
+    cdef double gmin[2]
+    cdef const double *Kis[2]
     cdef long long it = 0, counter
     cdef bint fresh
-    cdef double gmax, gmin, v, a, delta, bij = 0.0, aij = 1.0, g, h, step, gain, viol, lo, hi, best
+    cdef double bij = 0.0, aij = 1.0, viol
     cdef double *Ki
     cdef double *Kj
-    cdef double[::1] z = np.empty(max(m, 1))
-    cdef double vdummy = 0.0
-    p.n = n
-    p.m = m
+    p.l = l
+    p.n = n_kernel
+    p.mode = mode
     p.y = &y[0]
     p.alpha = &alpha[0]
-    p.e = &e[0]
+    p.v = &v[0]
     p.upper = &upper[0]
     p.D = &D[0]
-    p.diag = &diag[0]
-    qd_array = np.asarray(diag) + np.asarray(D)
-    cdef double[::1] qd = qd_array
-    st_array = np.empty(n, dtype=np.uint8)
+    p.QD = &QD[0]
+    st_array = np.empty(l, dtype=np.uint8)
     cdef unsigned char[::1] stv = st_array
-    for t in range(n):
+    for t in range(l):
         stv[t] = _status(y[t], alpha[t], upper[t])
-    if pair:
-        for t in range(n_active, n):  # shrunk by an earlier call
-            stv[active[t]] |= S_OUT
-    p.QD = &qd[0]
     p.st = &stv[0]
-    p.V = &V[0, 0] if m > 0 else &vdummy
-    p.s = &s[0] if m > 0 else &vdummy
-    p.rho = rho
     p.active = &active[0]
-    p.n_active = n_active if pair else n
     p.min_curv = 0.0
-    counter = min(n, 1000)
+    if mode == 0:
+        p.n_active = l
+        it = _coordinate_steps(&p, cache, tol, max_iter, &viol)
+        return it, viol, l, p.min_curv
+    for t in range(n_active, l):  # set aside by an earlier call
+        stv[active[t]] |= S_OUT
+    p.n_active = n_active
+    counter = min(l, 1000)
     viol = INFINITY
-    fresh = False  # i and gmax already selected by the last _update_pair
+    fresh = False  # i and gmax already found by the last _update_pair
+    i = -1
     while it < max_iter:
         if (it & 1023) == 0:
             PyErr_CheckSignals()
         cache.tick += 1
-        if pair:
-            counter -= 1
-            if shrinking and counter == 0:
-                counter = min(n, 1000)
-                with nogil:
-                    i = _select_i(&p, &gmax)
-                    gmin = INFINITY
-                    for t in range(p.n_active):
-                        k = p.active[t]
-                        if p.st[k] & S_LOW:
-                            v = _neg_grad(p.st[k], p.e[k])
-                            if v < gmin:
-                                gmin = v
-                    _shrink(&p, gmax, gmin)
-                    # ascending indices again (shrinking swaps with the last active point): the
-                    # passes then read e, the status bytes and the columns in memory order
-                    qsort(p.active, p.n_active, sizeof(Py_ssize_t), _cmp_index)
-                fresh = False
-            if not fresh:
-                with nogil:
-                    i = _select_i(&p, &gmax)
-            if i < 0:
-                viol = 0.0
-                break
-            Ki = cache.col(i)
+        counter -= 1
+        if shrinking and counter == 0:
+            counter = min(l, 1000)
             with nogil:
-                j = _select_j(&p, i, gmax, Ki, &gmin, &bij, &aij)
-            viol = gmax - gmin
-            if viol <= tol or j < 0:
-                break
-            Kj = cache.col(j)
-            Ki = cache.col(i)  # still cached: stamped this tick
-            with nogil:
-                i = _update_pair(&p, i, j, Ki, Kj, bij, aij, &z[0], &gmax)
-            fresh = True
+                _shrink(&p)
+            fresh = False
+        if fresh:
+            ii[0] = i
         else:
-            best = 0.0
+            with nogil:
+                _select_i(&p, gmax, ii)
+        if ii[0] < 0 and ii[1] < 0:
             viol = 0.0
-            i = -1
-            step = 0.0
-            for t in range(n):
-                g = y[t] * e[t] - 1.0
-                if g < 0.0 and alpha[t] < upper[t]:
-                    v = -g
-                elif g > 0.0 and alpha[t] > 0.0:
-                    v = g
-                else:
-                    continue
-                if v > viol:
-                    viol = v
-                h = diag[t] + D[t]
-                if m > 0:
-                    a = 0.0
-                    for k in range(m):
-                        a += V[t, k] * V[t, k]
-                    h += rho * a
-                if h <= 0.0:
-                    if h < p.min_curv:
-                        p.min_curv = h
-                    h = TAU
-                delta = -g / h
-                lo = -alpha[t]
-                hi = upper[t] - alpha[t]
-                if delta < lo:
-                    delta = lo
-                if delta > hi:
-                    delta = hi
-                gain = -(g * delta + 0.5 * h * delta * delta)
-                if gain > best:
-                    best = gain
-                    i = t
-                    step = delta
-            if viol <= tol or i < 0:
-                break
-            Ki = cache.col(i)
-            alpha[i] += step
-            if alpha[i] < 0.0:
-                alpha[i] = 0.0
-            delta = y[i] * step
-            for t in range(n):
-                e[t] += delta * Ki[t]
-            e[i] += D[i] * step * y[i]
-            if m > 0:
-                for k in range(m):
-                    s[k] += delta * V[i, k]
-                for t in range(n):
-                    h = 0.0
-                    for k in range(m):
-                        h += V[t, k] * V[i, k]
-                    e[t] += rho * delta * h
+            break
+        Kis[0] = cache.col(_kidx(&p, ii[0])) if ii[0] >= 0 else NULL
+        Kis[1] = cache.col(_kidx(&p, ii[1])) if ii[1] >= 0 else NULL
+        with nogil:
+            if mode == 1 and sdpk_use_avx2:
+                j = _select_j_blocks(&p, ii[0], gmax[0], Kis[0], gmin, &bij, &aij)
+            else:
+                j = _select_j(&p, ii, gmax, Kis, gmin, &bij, &aij)
+        viol = gmax[0] - gmin[0]
+        if mode == 2 and gmax[1] - gmin[1] > viol:
+            viol = gmax[1] - gmin[1]
+        if viol <= tol or j < 0:
+            break
+        i = ii[_group(&p, p.st[j])]
+        Kj = cache.col(_kidx(&p, j))
+        Ki = cache.col(_kidx(&p, i))  # still cached: stamped this tick
+        with nogil:
+            i = _update_pair(&p, i, j, Ki, Kj, bij, aij, gmax)
+        fresh = i != -2
+        if fresh and i < 0:  # nothing left in I_up: optimal
+            it += 1
+            viol = 0.0
+            break
         it += 1
     return it, viol, p.n_active, p.min_curv

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdpkern.errors import DataError, NotPSDError
-from sdpkern.native.cholesky_update import chol_append, chol_delete, chol_downdate, chol_update
+from sdpkern.native.cpd.newton import chol_append, chol_delete, chol_downdate, chol_update
 
 
 def _spd(n: int, seed: int, cond: float = 1.0) -> np.ndarray:

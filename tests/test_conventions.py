@@ -49,7 +49,9 @@ def _rbf(est: Any, A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def _thin_plate(est: Any, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """r² log r (000 eq. 11, d = 2) by hand, with the model's polynomial part (000 Theorem 4.6)."""
+    """r² log r (000 eq. 11, d = 2) of the distance in units of ``scale_``, by hand, with the model's
+    polynomial part (000 Theorem 4.6)."""
+    A, B = A / est.scale_, B / est.scale_
     r = np.sqrt(np.maximum(0.0, (A * A).sum(1)[:, None] + (B * B).sum(1)[None] - 2 * A @ B.T))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(r > 0, r**2 * np.log(r), 0.0)

@@ -27,8 +27,9 @@ from sdpkern.builders.cpd_svm import squared_hinge_beta_zero
 from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor, squared_hinge_objective
-from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import (
+from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native.cpd import newton as cpd_newton
+from sdpkern.native.cpd.newton import (
     _beta_zero_newton,
     _choose_pivots,
     _echelon_basis,
@@ -78,8 +79,8 @@ def test_duplicated_points_jitter_and_match_algorithm1():
     lam = 0.1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast = cpd_beta_zero_svm(Phi, Q, y, lam)
-        ref = cpd_primal_svm(Phi, Q, y, lam, beta_zero=True)
+        fast = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1 / (2 * lam))
+        ref = cpd_primal_svm(PrecomputedGram(Phi), Q, y, 1 / (2 * lam), beta_zero=True)
     assert abs(fast.objective - ref.objective) <= 1e-6 * ref.objective
 
 
@@ -106,7 +107,7 @@ def test_objective_from_f_matches_the_formula_from_phi(lam):
     X, y = _data(260, 3, seed=11)  # above 200 points: the warm-started route
     kernel = ThinPlate(2, formula_dimension=2)
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
-    res = cpd_beta_zero_svm(Phi, Q, y, lam)
+    res = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1 / (2 * lam))
     direct = squared_hinge_objective(Phi, res.alpha, Phi @ res.alpha, y, lam)
     assert abs(res.objective - direct) <= 1e-12 * direct
     assert np.abs(res.f - Phi @ res.alpha).max() <= 1e-12 * max(1.0, np.abs(res.f).max())
@@ -173,11 +174,11 @@ def test_fresh_factor_newton_matches_the_kept_factor_solver(n, C, route, monkeyp
     assert settled and ref.converged and steps >= 1 and nf >= steps
     assert np.abs(c - ref.coef).max() <= 1e-9 * np.abs(ref.coef).max()
     lam = 1.0 / (2.0 * C)
-    res = cpd_beta_zero_svm(Phi, Q, y, lam)
+    res = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1 / (2 * lam))
     assert res.converged
     assert abs(res.objective - 2.0 * lam * ref.objective) <= 1e-10 * res.objective
     if n <= 200:  # and 000 Algorithm 1's eq. (18) branch, as printed (1e-8; at 420 points in test_cpd_beta_zero_kernel)
-        alg1 = cpd_primal_svm(Phi, Q, y, lam, beta_zero=True)
+        alg1 = cpd_primal_svm(PrecomputedGram(Phi), Q, y, 1 / (2 * lam), beta_zero=True)
         assert abs(res.objective - alg1.objective) <= 1e-8 * alg1.objective
 
 
@@ -185,7 +186,7 @@ def test_fresh_factor_newton_matches_cvxpy():
     X, y = _data(90, 2, seed=21)
     kernel = ThinPlate(2)
     lam = 0.05
-    res = cpd_beta_zero_svm(kernel(X), polynomial_factor(X, kernel).Q, y, lam)
+    res = cpd_beta_zero_svm(PrecomputedGram(kernel(X)), polynomial_factor(X, kernel).Q, y, 1 / (2 * lam))
     sol = squared_hinge_beta_zero(X, y, kernel, C=1 / (2 * lam)).solve()
     assert res.converged and abs(res.objective - sol.objective) <= 1e-6 * abs(sol.objective)
 
@@ -208,13 +209,13 @@ def test_fresh_factor_newton_typed_errors():
     kernel = ThinPlate(2)
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
     with pytest.raises(LabelError, match="two classes"):
-        cpd_beta_zero_svm(Phi, Q, np.ones(120), 0.1)
+        cpd_beta_zero_svm(PrecomputedGram(Phi), Q, np.ones(120), 5.0)
     with pytest.raises(LabelError, match="-1/\\+1"):
-        cpd_beta_zero_svm(Phi, Q, np.where(y > 0, 2.0, -1.0), 0.1)
+        cpd_beta_zero_svm(PrecomputedGram(Phi), Q, np.where(y > 0, 2.0, -1.0), 5.0)
     with pytest.raises(ParameterError, match="max_iter"):
-        cpd_beta_zero_svm(Phi, Q, y, 0.1, max_iter=0)
-    with pytest.raises(ParameterError, match="lam"):
-        cpd_beta_zero_svm(Phi, Q, y, -1.0)
+        cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 5.0, max_iter=0)
+    with pytest.raises(ParameterError, match="C must be > 0"):
+        cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, -1.0)
     # through the estimator (its validation runs before the route): NaN, one class
     Xn = X.copy()
     Xn[3, 1] = np.nan

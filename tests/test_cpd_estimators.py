@@ -127,17 +127,20 @@ def test_lam_is_deprecated_for_C():
 
 
 def test_fitted_attributes_follow_the_conventions():
-    """f = Σ c_i φ(x_i, x) + basis(x)·β, with β's constant as intercept_; c = α on support_."""
+    """f = Σ c_i φ(‖x_i − x‖/s) + basis(x/s)·β, with β's constant as intercept_; c = α on support_,
+    s = scale_ (√(d Var X) with scale="auto")."""
     X, y = make_moons(50, noise=0.2, random_state=4)
     clf = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
     assert clf.status_ == "optimal" and clf.certificate_["measure"] == "stationarity"
-    assert clf.certificate_["value"] < 1e-8
+    assert clf.certificate_["value"] < 1e-8 and clf.solver_ in ("dual", "reduced")
     assert clf.intercept_ == clf.beta_[0] and clf.backend_ is None
+    assert clf.scale_ == pytest.approx(np.sqrt(2 * X.var()))
     Xt = np.random.default_rng(5).normal(size=(7, 2))
-    r = np.linalg.norm(Xt[:, None, :] - X[clf.support_][None], axis=2)  # r² log r by hand (000 eq. 11)
+    s = clf.scale_
+    r = np.linalg.norm(Xt[:, None, :] - X[clf.support_][None], axis=2) / s  # r² log r by hand (000 eq. 11)
     with np.errstate(divide="ignore", invalid="ignore"):
         phi = np.where(r > 0, r**2 * np.log(r), 0.0)
-    poly = clf.factor_.basis(Xt)
+    poly = clf.factor_.basis(Xt)  # (factor_ takes the raw inputs)
     np.testing.assert_allclose(clf.decision_function(Xt), phi @ clf.dual_coef_ + poly @ clf.beta_, atol=1e-8)
     assert poly[:, 0] == pytest.approx(1.0)  # the constant monomial comes first
 
@@ -167,8 +170,8 @@ def test_duplicate_points_and_few_points():
 @pytest.mark.parametrize("separable", [True, False])
 def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
     # above 2 max(100, 5 dim P) points a subset is tried first; the answer must be the full LP's
-    from sdpkern.estimators.cpd import _separable_lp, polynomially_separable
     from sdpkern.kernels.cpd import polynomial_factor
+    from sdpkern.native.cpd.workspace import _separable_lp, polynomially_separable
 
     rng = np.random.default_rng(3)
     n = 1300
@@ -189,7 +192,7 @@ def test_polynomially_separable_subset_route_agrees_with_full_lp(separable):
 def test_polynomially_separable_least_distance_separator_certifies(monkeypatch):
     # twonorm, 320 points: the least-squares fit misclassifies a few points, the least-distance
     # separator (one NNLS) separates them all, so no LP runs; same answer as the LP
-    import sdpkern.estimators.cpd as cpd
+    import sdpkern.native.cpd.workspace as cpd
     from sdpkern.datasets import load_keel
     from sdpkern.kernels.cpd import polynomial_factor
 
@@ -199,7 +202,6 @@ def test_polynomially_separable_least_distance_separator_certifies(monkeypatch):
     y = ds.y[idx]
     P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
     sizes: list[int] = []
-    cpd._SEPARATORS.clear()  # answers are remembered per (P, y)
     lp = cpd._separating_lp
     monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: sizes.append(P.shape[0]) or lp(P, y))
     assert cpd.polynomially_separable(P, y) is True
@@ -225,7 +227,7 @@ def test_beta_free_fit_on_least_squares_separable_data_is_the_exact_zero_minimum
 def test_beta_zero_auto_inseparable_proven_by_the_fit_without_lp(monkeypatch, solver):
     # clearly inseparable data: the fit's slacks are Farkas' certificate (Pᵀ(y∘ξ) = 0, ξ ≥ 0,
     # ξ ≠ 0), so no LP runs; the model is the LP route's
-    import sdpkern.estimators.cpd as cpd
+    import sdpkern.native.cpd.workspace as cpd
 
     Xm, ym = make_moons(120, noise=0.2, random_state=1)
     ref = ThinPlateSVC(C=5.0, beta_zero=False, solver=solver).fit(Xm, ym)
@@ -239,22 +241,33 @@ def test_beta_zero_auto_inseparable_proven_by_the_fit_without_lp(monkeypatch, so
     assert cpd.polynomially_separable(clf.factor_.P, np.where(ym == 1, 1.0, -1.0)) is False
 
 
-def test_farkas_certificate_refuses_an_inaccurate_or_zero_slack():
-    from sdpkern.estimators.cpd import _farkas_inseparable
+@pytest.mark.parametrize("seed", range(6))
+def test_least_distance_proves_either_answer_as_the_lp_does(seed):
+    # the NNLS of the least-distance problem returns a separator (separable) or Farkas'
+    # certificate u ≥ 0, Gᵀu = 0, Σu = 1 (inseparable); each agrees with the LP
+    import sdpkern.native.cpd.workspace as cpd
     from sdpkern.kernels.cpd import polynomial_factor
 
-    Xm, ym = make_moons(80, noise=0.2, random_state=1)
-    y = np.where(ym == 1, 1.0, -1.0)
-    Q = polynomial_factor(Xm, ThinPlate(2)).Q
-    assert not _farkas_inseparable(Q, y, 2.0 * y)  # every margin ≥ 1: no slack, no certificate
-    # f = 0 (not an optimum): slack 1 everywhere, and Qᵀ(y∘ξ) = Qᵀy is far from 0
-    assert np.linalg.norm(Q.T @ y) > 1e-3 and not _farkas_inseparable(Q, y, np.zeros(80))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    if seed % 2:
+        y[rng.choice(150, 10, replace=False)] *= -1.0  # labels flipped: inseparable
+    P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
+    sep, inseparable = cpd._least_distance(P, y)
+    separable = cpd._separating_lp(P, y) is not None
+    assert separable is (seed % 2 == 0)
+    if separable:
+        assert sep is not None and not inseparable and np.all(y * (P @ sep) >= 1.0 - 1e-9)
+    else:
+        assert sep is None and inseparable
 
 
-def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monkeypatch):
+def test_separable_data_where_least_squares_fails_take_the_least_distance_separator(monkeypatch):
     # wdbc, 400 points: linearly separable, but the least-squares fit misclassifies 3.8 % of
-    # them (under 10 %): the LP decides first and the β = 0 variant is fitted, no β-free fit
-    import sdpkern.estimators.cpd as cpd
+    # them: the least-distance separator proves separability (no LP) and the β = 0 variant is
+    # fitted, no β-free fit
+    import sdpkern.native.cpd.workspace as cpd
     from sdpkern.datasets import load_keel
     from sdpkern.kernels.cpd import polynomial_factor
 
@@ -263,12 +276,13 @@ def test_separable_data_where_least_squares_fails_take_the_lp_and_beta_zero(monk
     X = StandardScaler().fit_transform(ds.X[idx])
     y = np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
     Q = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).Q
-    assert cpd._least_squares_separator(Q, y) is None and not cpd._likely_inseparable(Q, y)
-    solved: list[bool] = []
-    solve = cpd._CPDBase._solve
-    monkeypatch.setattr(cpd._CPDBase, "_solve", lambda self, *a: solved.append(a[3]) or solve(self, *a))
-    clf = ThinPlateSVC(C=1.0).fit(X, y)
-    assert clf.beta_zero_ is True and solved == [True]
+    assert cpd._least_squares_separator(Q, y) is None
+    free: list[int] = []
+    free_fit, lp = cpd._free_fit, cpd._separating_lp
+    monkeypatch.setattr(cpd, "_free_fit", lambda *a: free.append(1) or free_fit(*a))
+    monkeypatch.setattr(cpd, "_separating_lp", lambda *a: free.append(2) or lp(*a))
+    clf = ThinPlateSVC(C=1.0, scale=1.0).fit(X, y)
+    assert clf.beta_zero_ is True and clf.solver_ == "beta_zero" and free == []
 
 
 def _twonorm(n):
@@ -280,12 +294,12 @@ def _twonorm(n):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_lp_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch, weighted):
-    # twonorm, 1000 points: the least-squares fit misclassifies 1.4 % (under 10 %), so the LP
-    # decides β = 0 first; it answers "inseparable", and the β-free fit then skips
+def test_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch, weighted):
+    # twonorm, 1000 points: the least-squares fit misclassifies 1.4 %; the separability test
+    # decides β = 0 first and answers "inseparable", and the β-free fit then skips
     # _zero_loss_separator (its NNLS could only fail). The model is the one of beta_zero=False,
     # which runs that search (and finds nothing), to 1e-12 of the objective.
-    import sdpkern.estimators.cpd as cpd
+    import sdpkern.native.cpd.workspace as cpd
 
     X, y = _twonorm(1000)
     w = None
@@ -294,7 +308,6 @@ def test_lp_proven_inseparable_skips_the_zero_loss_search_same_model(monkeypatch
     ref = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y, sample_weight=w)
     m = slice(None) if w is None else w > 0
     factor = ref.factor_
-    assert not cpd._likely_inseparable(factor.Q[m], y[m])  # premise: the LP route, not fit-first
     assert cpd.polynomially_separable(factor.P[m], y[m]) is False
     assert cpd._zero_loss_separator(factor, y, w) is None  # the decision the skip relies on
     searched: list[int] = []
@@ -313,7 +326,7 @@ def test_zero_loss_search_never_separates_what_the_lp_calls_inseparable(seed):
     # the line relabelled (still separable by a turned line), or with a negative point added at
     # the midpoint of the two positive points nearest the line (inseparable by a hair: it lies in
     # their convex hull) or deep in the positive class
-    import sdpkern.estimators.cpd as cpd
+    import sdpkern.native.cpd.workspace as cpd
     from sdpkern.kernels.cpd import polynomial_factor
 
     rng = np.random.default_rng(seed)
@@ -332,7 +345,6 @@ def test_zero_loss_search_never_separates_what_the_lp_calls_inseparable(seed):
     elif case == 3:
         y[np.argmax(score)] = -1.0
     factor = polynomial_factor(X, ThinPlate(2))
-    cpd._SEPARATORS.clear()
     separable = cpd.polynomially_separable(factor.P, y)
     found = cpd._zero_loss_separator(factor, y, None)
     assert separable is (case < 2)
@@ -359,24 +371,27 @@ def test_beta_free_fit_on_lp_separable_data_is_the_lp_separator():
 
 
 def test_separator_memory_is_keyed_by_the_data(monkeypatch):
-    import sdpkern.estimators.cpd as cpd
-    from sdpkern.kernels.cpd import polynomial_factor
+    # a workspace remembers the separability answer per (y, w): a grid search asks once per fold
+    import sdpkern.native.cpd.workspace as cpd
 
     Xm, ym = make_moons(300, noise=0.1, random_state=2)
-    P = polynomial_factor(Xm, ThinPlate(2)).P
+    ws = cpd.CPDWorkspace(ThinPlate(2), Xm)
+    P = ws.factor.P
     y = np.where(ym == 1, 1.0, -1.0)
     ys = np.where(Xm[:, 0] > 0.5, 1.0, -1.0)  # separable by x_0 = 0.5
-    cpd._SEPARATORS.clear()
     calls: list[int] = []
-    lp = cpd._separating_lp
-    monkeypatch.setattr(cpd, "_separating_lp", lambda P, y: calls.append(1) or lp(P, y))
-    assert cpd.polynomial_separator(P, y) is None
+    find = cpd._find_separator
+    monkeypatch.setattr(cpd, "_find_separator", lambda *a: calls.append(1) or find(*a))
+    assert ws.separator(y) is None
     n_lp = len(calls)
-    assert n_lp >= 1 and cpd.polynomial_separator(P, y) is None and len(calls) == n_lp  # remembered
-    beta = cpd.polynomial_separator(P, ys)  # other labels: computed afresh
+    assert n_lp == 1 and ws.separator(y) is None and len(calls) == n_lp  # remembered
+    beta = ws.separator(ys)  # other labels: computed afresh
     assert beta is not None and np.all(ys * (P @ beta) >= 1.0 - 1e-9)
     beta[:] = 0.0  # the caller's copy: the memory is not changed
-    assert np.all(ys * (P @ cpd.polynomial_separator(P, ys)) >= 1.0 - 1e-9)
+    assert np.all(ys * (P @ ws.separator(ys)) >= 1.0 - 1e-9)
+    # a new workspace on the same points knows nothing: nothing is carried between fits
+    fresh = cpd.CPDWorkspace(ThinPlate(2), Xm)
+    assert fresh.separator(y) is None and len(calls) > n_lp
 
 
 # ----------------------------------------------------------------------------- sample weights
@@ -448,8 +463,8 @@ def test_min_norm_separator_matches_the_qp(weighted):
     # the least-distance separator (NNLS) against the QP min Σ w (Qb)² s.t. y∘(Qb) ≥ 1 by Clarabel
     import cvxpy as cp
 
-    from sdpkern.estimators.cpd import _min_norm_separator
     from sdpkern.kernels.cpd import polynomial_factor
+    from sdpkern.native.cpd.workspace import _min_norm_separator
 
     rng = np.random.default_rng(7)
     X = rng.normal(size=(150, 4))
@@ -489,68 +504,3 @@ def test_reduced_newton_settles_on_the_german_fold_with_mixed_column_roundings()
     assert abs(red.objective_ - dual.objective_) <= 1e-6 * dual.objective_
 
 
-@pytest.mark.parametrize("d", [2, 9])  # dim 𝒫 = 3: the dual SMO route (K + ρVVᵀ folded); 10: reduced Newton
-def test_fits_on_the_same_points_reuse_the_operators_and_match_cold_fits(d, monkeypatch):
-    # a grid search over C fits each fold once per C: the second fit on the same points takes the
-    # first one's kernel operators (and column cache) and gives the same model, to round-off, as a
-    # fit from scratch; other points, or another kernel, get their own
-    import sdpkern.estimators.cpd as cpd
-
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(150, d))
-    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=150) > 0, 1, -1)
-    monkeypatch.setattr(cpd, "_OPERATORS_KEPT", 2)  # (the default keeps more: tests/test_cpd_small_n.py)
-    cpd._OPERATORS.clear()
-    ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
-    assert len(cpd._OPERATORS) == 1
-    (ops,) = cpd._OPERATORS.values()
-    rk = ops.reduced(ops.factor.Q)
-    warm = ThinPlateSVC(C=20.0, beta_zero=False).fit(X, y)
-    assert len(cpd._OPERATORS) == 1 and next(iter(cpd._OPERATORS.values())) is ops
-    cpd._OPERATORS.clear()
-    cold = ThinPlateSVC(C=20.0, beta_zero=False).fit(X, y)
-    assert warm.status_ == cold.status_ == "optimal"
-    # the same columns, but in other cache slots: products over the store sum in another order
-    np.testing.assert_allclose(warm.alpha_, cold.alpha_, rtol=1e-12, atol=1e-12 * np.abs(cold.alpha_).max())
-    np.testing.assert_allclose(warm.beta_, cold.beta_, rtol=1e-12, atol=1e-12)
-    assert abs(warm.objective_ - cold.objective_) <= 1e-12 * cold.objective_
-    (fresh,) = cpd._OPERATORS.values()
-    assert fresh is not ops and fresh.reduced(fresh.factor.Q) is not rk
-    ThinPlateSVC(C=20.0, beta_zero=False).fit(X + 1e-9, y)  # other points: their own operators
-    assert len(cpd._OPERATORS) == 2 and fresh in cpd._OPERATORS.values()
-    CPDSVC(kernel=PowerDistance(1.0), C=20.0, beta_zero=False).fit(X, y)  # another kernel: likewise
-    assert len(cpd._OPERATORS) == 2 and fresh not in cpd._OPERATORS.values()  # (the oldest dropped)
-
-
-def test_a_failed_fit_does_not_hand_on_its_operators(monkeypatch):
-    import sdpkern.estimators.cpd as cpd
-
-    X, y = make_moons(80, noise=0.2, random_state=1)
-    cpd._OPERATORS.clear()
-
-    def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(cpd, "cpd_dual_svm", boom)
-    with pytest.raises(KeyboardInterrupt):
-        ThinPlateSVC(C=1.0, beta_zero=False).fit(X, y)
-    assert not cpd._OPERATORS
-
-
-def test_fits_in_threads_on_the_same_points_never_share_a_cache():
-    # a fit checks its operators out: fits running at once on the same points each get their own
-    # column cache (the compiled cache is not thread-safe), and the models are the sequential ones
-    from concurrent.futures import ThreadPoolExecutor
-
-    import sdpkern.estimators.cpd as cpd
-
-    X, y = make_moons(150, noise=0.25, random_state=4)
-    Cs = [0.5, 2.0, 8.0, 32.0, 0.5, 2.0]
-    cpd._OPERATORS.clear()
-    seq = [ThinPlateSVC(C=C, beta_zero=False).fit(X, y) for C in Cs]
-    with ThreadPoolExecutor(3) as pool:
-        par = list(pool.map(lambda C: ThinPlateSVC(C=C, beta_zero=False).fit(X, y), Cs))
-    for a, b in zip(seq, par):
-        assert a.status_ == b.status_ == "optimal"
-        np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-10, atol=1e-10 * np.abs(a.alpha_).max())
-    assert len(cpd._OPERATORS) == 1

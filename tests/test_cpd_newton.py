@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from algorithm1 import CPDPrimalSVM
 from scipy.interpolate import RBFInterpolator
 from scipy.stats import special_ortho_group
 
@@ -20,7 +21,8 @@ from sdpkern.errors import DataError, ParameterError
 from sdpkern.estimators.cpd import polynomially_separable
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import PowerDistance, ThinPlate
-from sdpkern.native.cpd_newton import CPDPrimalSVM, cpd_primal_svm, polynomial_factor
+from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native.cpd.newton import cpd_primal_svm, polynomial_factor
 
 
 def _data(n: int, d: int, seed: int, noise: float = 0.3):
@@ -39,7 +41,7 @@ def _compare_with_cvxpy(n, d, m, beta_zero, lam, seed, kernel=None):
     X, y = _data(n, d, seed, noise=1.0)
     # premise: not separable by the polynomial space (else eq. 14 has no unique minimiser, 000 §6.2)
     assert not polynomially_separable(polynomial_factor(X, kernel).P, y)
-    nat = CPDPrimalSVM(kernel, lam, beta_zero=beta_zero).fit(X, y)
+    nat = CPDPrimalSVM(kernel, 1 / (2 * lam), beta_zero=beta_zero).fit(X, y)
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
     sol = build(X, y, kernel, C=1 / (2 * lam)).solve()
     rel = abs(nat.objective_ - sol.objective) / abs(sol.objective)
@@ -77,7 +79,7 @@ def test_native_matches_cvxpy_n300_d5_second_order(beta_zero, lam):
 
 def test_pd_kernel_empty_polynomial_space_matches_cvxpy():
     X, y = _data(70, 3, 4)
-    nat = CPDPrimalSVM(Gaussian(0.5), 0.1).fit(X, y)
+    nat = CPDPrimalSVM(Gaussian(0.5), 5.0).fit(X, y)
     sol = squared_hinge(X, y, Gaussian(0.5), C=5.0).solve()
     assert nat.factor_.rank == 0 and nat.beta_.size == 0
     assert abs(nat.objective_ - sol.objective) / sol.objective < 1e-6
@@ -85,7 +87,7 @@ def test_pd_kernel_empty_polynomial_space_matches_cvxpy():
 
 def test_power_distance_matches_cvxpy():
     X, y = _data(60, 4, 5)
-    nat = CPDPrimalSVM(PowerDistance(1.0), 0.05).fit(X, y)
+    nat = CPDPrimalSVM(PowerDistance(1.0), 10.0).fit(X, y)
     sol = squared_hinge(X, y, PowerDistance(1.0), C=10.0).solve()
     assert abs(nat.objective_ - sol.objective) / sol.objective < 1e-6
 
@@ -101,7 +103,7 @@ def _all_violator_instance(d=2, n=60, lam=5.0, seed=0):
 @pytest.mark.parametrize("m", [2, 3])
 def test_all_violators_is_the_saddle_system(m):
     X, y, lam = _all_violator_instance()
-    model = CPDPrimalSVM(ThinPlate(m), lam).fit(X, y)
+    model = CPDPrimalSVM(ThinPlate(m), 1 / (2 * lam)).fit(X, y)
     assert model.result_.violators.size == X.shape[0]  # the premise: every point a violator
     Phi = ThinPlate(m)(X)
     P = model.factor_.P
@@ -119,7 +121,7 @@ def test_all_violators_is_the_saddle_system(m):
 def test_all_violators_equals_scipy_rbf_interpolator():
     """scipy solves (Φ + smoothing·I) a + P b = y, Pᵀa = 0 with φ = r² log r: smoothing = λ."""
     X, y, lam = _all_violator_instance()
-    model = CPDPrimalSVM(ThinPlate(2), lam).fit(X, y)
+    model = CPDPrimalSVM(ThinPlate(2), 1 / (2 * lam)).fit(X, y)
     assert model.result_.violators.size == X.shape[0]
     rbf = RBFInterpolator(X, y, kernel="thin_plate_spline", degree=1, smoothing=lam)
     Xt = np.random.default_rng(3).uniform(-1.5, 1.5, size=(200, 2))
@@ -135,8 +137,8 @@ def test_rotation_translation_invariance(d, m, beta_zero):
     Xt = np.random.default_rng(5).normal(size=(30, d))
     A = special_ortho_group.rvs(d, random_state=1)
     a = np.array([3.0, -2.0, 0.5][:d])
-    m0 = CPDPrimalSVM(ThinPlate(m), 0.05, beta_zero=beta_zero).fit(X, y)
-    m1 = CPDPrimalSVM(ThinPlate(m), 0.05, beta_zero=beta_zero).fit(X @ A.T + a, y)
+    m0 = CPDPrimalSVM(ThinPlate(m), 10.0, beta_zero=beta_zero).fit(X, y)
+    m1 = CPDPrimalSVM(ThinPlate(m), 10.0, beta_zero=beta_zero).fit(X @ A.T + a, y)
     f0, f1 = m0.decision_function(Xt), m1.decision_function(Xt @ A.T + a)
     assert np.abs(f0 - f1).max() <= 1e-8
 
@@ -155,11 +157,11 @@ def test_scaling_is_a_change_of_lambda(d, m, s):
         X, y = t[:, None], np.sign(np.sin(3 * t) + 0.1)
     Xt = np.random.default_rng(8).normal(size=(25, d))
     lam = 0.05
-    ms = CPDPrimalSVM(ThinPlate(m), lam).fit(s * X, y)
-    m0 = CPDPrimalSVM(ThinPlate(m), lam * s ** (d - 2 * m)).fit(X, y)
+    ms = CPDPrimalSVM(ThinPlate(m), 1 / (2 * lam)).fit(s * X, y)
+    m0 = CPDPrimalSVM(ThinPlate(m), 1 / (2 * (lam * s ** (d - 2 * m)))).fit(X, y)
     assert np.abs(ms.decision_function(s * Xt) - m0.decision_function(Xt)).max() <= 1e-8
     # the opposite sign of the exponent gives a different model (the check has teeth)
-    wrong = CPDPrimalSVM(ThinPlate(m), lam * s ** (2 * m - d)).fit(X, y)
+    wrong = CPDPrimalSVM(ThinPlate(m), 1 / (2 * (lam * s ** (2 * m - d)))).fit(X, y)
     assert np.abs(ms.decision_function(s * Xt) - wrong.decision_function(Xt)).max() > 1e-4
 
 
@@ -167,8 +169,8 @@ def test_scaling_is_a_change_of_lambda(d, m, s):
 @pytest.mark.parametrize("beta_zero", [False, True])
 def test_rank_one_path_equals_refactorising(beta_zero):
     X, y = _data(150, 2, 41)
-    a = CPDPrimalSVM(ThinPlate(2), 0.01, beta_zero=beta_zero, update="rank_one", refactor_fraction=0.5).fit(X, y)
-    b = CPDPrimalSVM(ThinPlate(2), 0.01, beta_zero=beta_zero, update="refactor").fit(X, y)
+    a = CPDPrimalSVM(ThinPlate(2), 50.0, beta_zero=beta_zero, update="rank_one", refactor_fraction=0.5).fit(X, y)
+    b = CPDPrimalSVM(ThinPlate(2), 50.0, beta_zero=beta_zero, update="refactor").fit(X, y)
     assert a.result_.n_updates > 0 and b.result_.n_updates == 0
     assert abs(a.objective_ - b.objective_) <= 1e-9 * b.objective_
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-7)
@@ -178,8 +180,8 @@ def test_recursive_warm_start_reaches_the_same_optimum():
     X, y = _data(260, 2, 51)
     fac = polynomial_factor(X, ThinPlate(2))
     Phi = ThinPlate(2)(X)
-    rec = cpd_primal_svm(Phi, fac.Q, y, 0.02, recursive_threshold=60)
-    flat = cpd_primal_svm(Phi, fac.Q, y, 0.02, recursive_threshold=10_000)
+    rec = cpd_primal_svm(PrecomputedGram(Phi), fac.Q, y, 25.0, recursive_threshold=60)
+    flat = cpd_primal_svm(PrecomputedGram(Phi), fac.Q, y, 25.0, recursive_threshold=10_000)
     assert rec.converged and flat.converged
     assert abs(rec.objective - flat.objective) <= 1e-9 * flat.objective
     np.testing.assert_allclose(rec.f, flat.f, atol=1e-7)
@@ -187,7 +189,7 @@ def test_recursive_warm_start_reaches_the_same_optimum():
 
 def test_beta_bar_and_min_norm_beta():
     X, y = _data(60, 2, 61)
-    model = CPDPrimalSVM(ThinPlate(2), 0.1).fit(X, y)
+    model = CPDPrimalSVM(ThinPlate(2), 5.0).fit(X, y)
     fac = model.factor_
     np.testing.assert_allclose(fac.P @ model.beta_, fac.Q @ model.beta_bar_, atol=1e-10)
 
@@ -196,11 +198,15 @@ def test_native_bad_arguments():
     X, y = _data(20, 2, 0)
     fac = polynomial_factor(X, ThinPlate(2))
     Phi = ThinPlate(2)(X)
-    with pytest.raises(ParameterError, match="lam"):
-        cpd_primal_svm(Phi, fac.Q, y, 0.0)
+    with pytest.raises(ParameterError, match="C must be > 0"):
+        cpd_primal_svm(PrecomputedGram(Phi), fac.Q, y, 0.0)
     with pytest.raises(ParameterError, match="update"):
-        cpd_primal_svm(Phi, fac.Q, y, 1.0, update="sometimes")
-    with pytest.raises(DataError, match="Phi"):
-        cpd_primal_svm(Phi[:5], fac.Q, y, 1.0)
+        cpd_primal_svm(PrecomputedGram(Phi), fac.Q, y, 0.5, update="sometimes")
+    with pytest.raises(DataError, match="K must be a square matrix"):
+        cpd_primal_svm(PrecomputedGram(Phi[:5]), fac.Q, y, 0.5)
+    with pytest.raises(DataError, match=r"K must be \(20, 20\)"):
+        cpd_primal_svm(PrecomputedGram(Phi[:5, :5]), fac.Q, y, 0.5)
+    with pytest.raises(ParameterError, match="GramOperator"):
+        cpd_primal_svm(Phi, fac.Q, y, 0.5)  # type: ignore[arg-type]
     with pytest.raises(DataError, match="y"):
-        CPDPrimalSVM(ThinPlate(2), 1.0).fit(X, y * 2)
+        CPDPrimalSVM(ThinPlate(2), 0.5).fit(X, y * 2)

@@ -20,9 +20,9 @@ from sdpkern.errors import DataError, ParameterError
 from sdpkern.estimators.cpd import CPDSVC, polynomially_separable
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import PowerDistance, ThinPlate, polynomial_factor, squared_hinge_objective
-from sdpkern.kernels.gram import reduced_gram
-from sdpkern.native.cpd_newton import cpd_primal_svm
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
+from sdpkern.kernels.gram import KernelGram, PrecomputedGram, reduced_gram
+from sdpkern.native.cpd.newton import cpd_primal_svm
+from sdpkern.native.cpd.workspace import cpd_primal_svm_reduced
 from sdpkern.native.primal_svm import primal_svm_kernel, primal_svm_lowrank
 
 
@@ -75,8 +75,8 @@ def test_same_optimum_as_algorithm_1(d, kernel, lam):
     X, y = _data(150, d, 7 + d)
     fac = polynomial_factor(X, kernel)
     assert not polynomially_separable(fac.P, y)  # premise: eq. (14) has a unique minimiser
-    ref = cpd_primal_svm(kernel(X), fac.Q, y, lam)
-    res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam)
+    ref = cpd_primal_svm(PrecomputedGram(kernel(X)), fac.Q, y, 1 / (2 * lam))
+    res = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam))
     assert res.converged and ref.converged
     assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
     _check_feasible_and_consistent(kernel, X, y, lam, res, fac)
@@ -97,7 +97,7 @@ def test_same_optimum_as_cvxpy_n300(d, kernel, lam):
     """
     X, y = _data(300, d, 100 + 10 * d + kernel.order)
     fac = polynomial_factor(X, kernel)
-    res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam)
+    res = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam))
     sol = squared_hinge(X, y, kernel, C=1 / (2 * lam)).solve()  # λ = 1/(2C), docs/conventions.md
     assert abs(res.objective - sol.objective) <= 1e-6 * abs(sol.objective)
 
@@ -106,7 +106,7 @@ def test_same_optimum_as_cvxpy_small():
     X, y = _data(80, 2, 3)
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.05)
+    res = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 10.0)
     sol = squared_hinge(X, y, kernel, C=10.0).solve()
     assert abs(res.objective - sol.objective) <= 1e-6 * abs(sol.objective)
 
@@ -116,8 +116,8 @@ def test_pd_kernel_without_polynomial_part():
     X, y = _data(90, 3, 4)
     kern = Gaussian(0.5)
     Q = np.zeros((90, 0))
-    res = cpd_primal_svm_reduced(kern, X, Q, y, 0.1)
-    ref = cpd_primal_svm(kern(X), Q, y, 0.1)
+    res = cpd_primal_svm_reduced(KernelGram(kern, X), Q, y, 5.0)
+    ref = cpd_primal_svm(PrecomputedGram(kern(X)), Q, y, 5.0)
     assert res.beta_bar.shape == (0,)
     assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
 
@@ -133,8 +133,8 @@ def test_rank_deficient_polynomial_space_and_duplicates():
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
     assert fac.rank == 2
-    ref = cpd_primal_svm(kernel(X), fac.Q, y, 0.05)
-    res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.05)
+    ref = cpd_primal_svm(PrecomputedGram(kernel(X)), fac.Q, y, 10.0)
+    res = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 10.0)
     assert abs(res.objective - ref.objective) <= 1e-8 * ref.objective
     _check_feasible_and_consistent(kernel, X, y, 0.05, res, fac)
 
@@ -147,9 +147,9 @@ def test_lazy_kernel_columns_on_3000_banana_points():
     X, y = ds.X[idx], ds.y[idx].astype(float)
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    res = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.1)
+    res = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 5.0)
     assert res.times["columns"] < 0.8 * 3000
-    ref = cpd_primal_svm(kernel(X), fac.Q, y, 0.1)
+    ref = cpd_primal_svm(PrecomputedGram(kernel(X)), fac.Q, y, 5.0)
     assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
     assert np.array_equal(res.violators, ref.violators)
 
@@ -167,21 +167,21 @@ def test_estimator_solvers_agree():
 def test_bad_input():
     X, y = _data(40, 2, 1)
     fac = polynomial_factor(X, ThinPlate(2))
-    with pytest.raises(ParameterError, match="lam"):
-        cpd_primal_svm_reduced(ThinPlate(2), X, fac.Q, y, 0.0)
-    with pytest.raises(DataError, match="Q must have one row per point"):
-        cpd_primal_svm_reduced(ThinPlate(2), X, fac.Q[:30], y, 1.0)
+    with pytest.raises(ParameterError, match="C must be > 0"):
+        cpd_primal_svm_reduced(KernelGram(ThinPlate(2), X), fac.Q, y, 0.0)
+    with pytest.raises(DataError, match="Q must have shape"):
+        cpd_primal_svm_reduced(KernelGram(ThinPlate(2), X), fac.Q[:30], y, 0.5)
     with pytest.raises(DataError, match="unpenalized must be an array of shape"):
-        primal_svm_kernel(np.eye(40), y, 1.0, unpenalized=np.ones(40))
+        primal_svm_kernel(PrecomputedGram(np.eye(40)), y, 1.0, unpenalized=np.ones(40))
     with pytest.raises(DataError, match="NaN"):
-        primal_svm_kernel(np.eye(40), y, 1.0, unpenalized=np.full((40, 1), np.nan))
+        primal_svm_kernel(PrecomputedGram(np.eye(40)), y, 1.0, unpenalized=np.full((40, 1), np.nan))
 
 
 def test_unpenalized_ones_is_the_offset():
     X, y = _data(100, 2, 2)
     K = Gaussian(0.5)(X)
-    a = primal_svm_kernel(K, y, 2.0)
-    b = primal_svm_kernel(K, y, 2.0, unpenalized=np.ones((100, 1)))
+    a = primal_svm_kernel(PrecomputedGram(K), y, 2.0)
+    b = primal_svm_kernel(PrecomputedGram(K), y, 2.0, unpenalized=np.ones((100, 1)))
     assert a.objective == pytest.approx(b.objective, rel=1e-12)
     assert b.unpenalized_coef is not None and b.unpenalized_coef[0] == pytest.approx(a.intercept, abs=1e-10)
 
@@ -197,7 +197,7 @@ def test_full_rank_pivoted_cholesky_of_the_reduced_kernel_is_exact():
     np.testing.assert_allclose(rk.diagonal(), np.diag(rk.entries(np.arange(n), np.arange(n))), atol=1e-10)
     lam = 0.05
     low = primal_svm_lowrank(rk, y, 1.0 / (2 * lam), max_rank=n, eta=0.0, unpenalized=fac.Q)
-    ref = cpd_primal_svm(kernel(X), fac.Q, y, lam)
+    ref = cpd_primal_svm(PrecomputedGram(kernel(X)), fac.Q, y, 1 / (2 * lam))
     assert abs(2 * lam * low.objective - ref.objective) <= 1e-8 * ref.objective
 
 
@@ -210,13 +210,13 @@ def test_shared_columns_serve_later_solves():
     fac = polynomial_factor(X, kernel)
     rk = reduced_gram(kernel, X, fac.Q)
     for labels in (y, y2):
-        shared = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05, reduced=rk)
-        alone = cpd_primal_svm_reduced(kernel, X, fac.Q, labels, 0.05)
+        shared = cpd_primal_svm_reduced(rk, fac.Q, labels, 10.0)
+        alone = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, labels, 10.0)
         assert shared.objective == pytest.approx(alone.objective, rel=1e-12)
     assert rk.columns_computed <= 300 and rk.evictions == 0  # each column at most once
     perm = np.random.default_rng(0).permutation(300)
     cols = np.array([4, 150, 7])
     assert rk.cached(cols).all()
     np.testing.assert_allclose(rk.entries(perm, cols), rk._block(perm, cols), atol=1e-12)
-    with pytest.raises(DataError, match="another kernel"):
-        cpd_primal_svm_reduced(ThinPlate(3), X, fac.Q, y, 0.05, reduced=rk)
+    with pytest.raises(DataError, match="reduced kernel on 300 points and 3 polynomials"):
+        cpd_primal_svm_reduced(rk, fac.Q[:, :2], y, 10.0)

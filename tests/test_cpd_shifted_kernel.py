@@ -23,8 +23,9 @@ from sklearn.preprocessing import StandardScaler
 from sdpkern.datasets import load_keel
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
-from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import (
+from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native.cpd import newton as cpd_newton
+from sdpkern.native.cpd.newton import (
     _echelon_kernel,
     _EchelonKernel,
     _shifted_kernel,
@@ -121,9 +122,9 @@ def test_the_beta_zero_fit_is_the_same_by_either_route(monkeypatch):
     X, y = _keel("wdbc")
     kernel = ThinPlateSVC()._kernel()
     Phi, Q = kernel(X), polynomial_factor(X, kernel).Q
-    shifted = cpd_beta_zero_svm(Phi, Q, y, 0.5)
+    shifted = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1.0)
     monkeypatch.setattr(cpd_newton, "_shifted_kernel", lambda Phi, Q, overwrite_phi=False: None)
-    echelon = cpd_beta_zero_svm(Phi, Q, y, 0.5)
+    echelon = cpd_beta_zero_svm(PrecomputedGram(Phi), Q, y, 1.0)
     assert shifted.converged and echelon.converged
     assert abs(shifted.objective - echelon.objective) <= 1e-10 * echelon.objective
     assert np.abs(shifted.f - echelon.f).max() <= 1e-8 * np.abs(echelon.f).max()
@@ -152,11 +153,13 @@ def test_overwrite_phi_restores_phi_bit_for_bit(monkeypatch, case):
 
 
 def test_the_estimator_leaves_its_cached_phi_as_the_kernel_made_it():
-    from sdpkern.estimators import cpd as cpd_estimators
+    # the β = 0 route uses the workspace's Φ as work space and must restore it bit for bit: the
+    # next fit with the same memory reads it
+    from sdpkern.native.cpd import CPDMemory
 
     X, y = _keel("wdbc")
-    model = ThinPlateSVC(C=1.0).fit(X, y)
-    assert model.beta_zero_
-    kernel = ThinPlateSVC()._kernel()
-    cached = [ops.dense() for ops in cpd_estimators._OPERATORS.values() if ops.base.n == X.shape[0]]
-    assert cached and any(np.array_equal(Phi, kernel(X)) for Phi in cached)
+    memory = CPDMemory()
+    model = ThinPlateSVC(C=1.0, memory=memory).fit(X, y)
+    assert model.beta_zero_ and model.solver_ == "beta_zero"
+    (ws,) = memory._kept.values()
+    assert np.array_equal(ws.dense().K, ThinPlateSVC()._kernel()(X / model.scale_))

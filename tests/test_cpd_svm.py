@@ -5,6 +5,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from algorithm1 import CPDPrimalSVM
 
 from sdpkern.builders.cpd_svm import (
     CPDProblemData,
@@ -17,7 +18,6 @@ from sdpkern.builders.cpd_svm import (
 from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate
-from sdpkern.native.cpd_newton import CPDPrimalSVM
 from sdpkern.problem import ProblemData
 
 
@@ -164,13 +164,13 @@ def test_duplicate_points(beta_zero):
     y = np.r_[y, y[:5]]
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
     sol = build(X, y, ThinPlate(2), C=5.0).solve()
-    nat = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y)
+    nat = CPDPrimalSVM(ThinPlate(2), 5.0, beta_zero=beta_zero).fit(X, y)
     assert abs(nat.objective_ - sol.objective) <= 1e-6 * sol.objective
     assert np.all(np.isfinite(nat.decision_function(X)))
     # conflicting labels on a duplicated point are fine too (the loss just cannot reach 0)
     y2 = y.copy()
     y2[-1] = -y2[4]
-    nat2 = CPDPrimalSVM(ThinPlate(2), 0.1, beta_zero=beta_zero).fit(X, y2)
+    nat2 = CPDPrimalSVM(ThinPlate(2), 5.0, beta_zero=beta_zero).fit(X, y2)
     sol2 = build(X, y2, ThinPlate(2), C=5.0).solve()
     assert abs(nat2.objective_ - sol2.objective) <= 1e-6 * sol2.objective
 
@@ -181,7 +181,7 @@ def test_rank_deficient_polynomial_space_fewer_points_than_dim():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(5, 2))
     y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
-    nat = CPDPrimalSVM(ThinPlate(3), 0.1).fit(X, y)
+    nat = CPDPrimalSVM(ThinPlate(3), 5.0).fit(X, y)
     assert nat.factor_.rank == 5 and np.all(nat.alpha_ == 0)
     np.testing.assert_allclose(nat.decision_function(X), y, atol=1e-8)
     sol = squared_hinge(X, y, ThinPlate(3), C=5.0).solve()
@@ -197,7 +197,7 @@ def test_rank_deficient_polynomial_space_collinear_points(beta_zero):
     t = rng.normal(size=40)
     X = np.column_stack([t, 2 * t + 1])
     y = np.sign(np.sin(2 * t) + 0.2)
-    nat = CPDPrimalSVM(ThinPlate(2), 0.05, beta_zero=beta_zero).fit(X, y)
+    nat = CPDPrimalSVM(ThinPlate(2), 10.0, beta_zero=beta_zero).fit(X, y)
     assert nat.factor_.rank == 2
     build = squared_hinge_beta_zero if beta_zero else squared_hinge
     sol = build(X, y, ThinPlate(2), C=10.0).solve()
@@ -236,6 +236,6 @@ def test_beta_zero_primal_ignores_the_dropped_kernel_direction(backend):
     X, y = keel("ionosphere", 253, 29867101)
     kernel, C = ThinPlate(2, formula_dimension=2), 0.017549169662003185
     sol = squared_hinge_beta_zero(X, y, kernel, C=C).solve(backend, recovery=False)
-    nat = CPDPrimalSVM(kernel, 1.0 / (2.0 * C), beta_zero=True).fit(X, 2.0 * y - 1.0)  # labels 0/1 -> ±1
+    nat = CPDPrimalSVM(kernel, 1 / (2 * (1.0 / (2.0 * C))), beta_zero=True).fit(X, 2.0 * y - 1.0)  # labels 0/1 -> ±1
     assert sol.status == "optimal"
     assert sol.objective == pytest.approx(nat.objective_, rel=1e-6)

@@ -21,8 +21,9 @@ from sdpkern.errors import DataError, LabelError, ParameterError
 from sdpkern.kernels import Gaussian
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
 from sdpkern.kernels.gram import KernelGram, PrecomputedGram
-from sdpkern.native.cpd_reduced import cpd_primal_svm_reduced
-from sdpkern.native.dual_svm import cpd_dual_svm, dual_svm
+from sdpkern.native.cpd import cpd_dual_svm
+from sdpkern.native.cpd.workspace import cpd_primal_svm_reduced
+from sdpkern.native.dual_svm import dual_svm
 from sdpkern.native.primal_svm import primal_svm_kernel
 
 REL = 1e-6
@@ -54,8 +55,8 @@ def test_squared_hinge_matches_reduced_newton(d, order, lam):
     X, y = _data(300, d)
     kernel = _kernel(d, order)
     fac = polynomial_factor(X, kernel)
-    ref = cpd_primal_svm_reduced(kernel, X, fac.Q, y, lam)
-    res = cpd_dual_svm(kernel, X, fac.Q, y, lam, tol=1e-8)
+    ref = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam))
+    res = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam), tol=1e-8)
     assert res.status == "optimal"
     assert abs(res.objective - ref.objective) <= REL * ref.objective
     np.testing.assert_allclose(res.f, ref.f, atol=1e-4 * max(1.0, np.abs(ref.f).max()))
@@ -70,10 +71,10 @@ def test_both_losses_match_cvxpy(d, order):
     D = cpd_data(X, y, kernel)
     fac = D.factor
     sq = squared_hinge(X, y, kernel, C=1 / (2 * lam), data=D).solve(backend="clarabel")
-    res = cpd_dual_svm(kernel, X, fac.Q, y, lam, tol=1e-8)
+    res = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam), tol=1e-8)
     assert abs(res.objective - sq.objective) <= REL * sq.objective
     hp = hinge_primal(X, y, kernel, C=1 / (2 * lam), data=D).solve(backend="clarabel")
-    rh = cpd_dual_svm(kernel, X, fac.Q, y, lam, loss="hinge", tol=1e-8)
+    rh = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 1 / (2 * lam), loss="hinge", tol=1e-8)
     assert rh.status == "optimal"
     assert abs(rh.objective - hp.objective) <= REL * hp.objective
     _check_cpd_model(kernel, X, rh)
@@ -137,7 +138,7 @@ def test_vector_passes_reach_the_index_list_loops_optimum(loss, cpd):
             if cpd:
                 kernel = ThinPlate(order=2, formula_dimension=2)
                 Q = polynomial_factor(X, kernel).Q
-                res[avx2] = cpd_dual_svm(kernel, X, Q, y, 0.05, loss=loss, tol=1e-6).dual
+                res[avx2] = cpd_dual_svm(KernelGram(kernel, X), Q, y, 10.0, loss=loss, tol=1e-6).dual
             else:
                 res[avx2] = dual_svm(KernelGram(Gaussian(gamma=2.0), X), y, 10.0, loss=loss, tol=1e-6)
     finally:
@@ -182,7 +183,7 @@ def test_constraint_basis_and_fold_of_the_reduced_kernel():
 def test_squared_hinge_matches_primal_newton_with_offset():
     X, y = _data(250, 3, seed=3)
     K = Gaussian(gamma=0.3)(X)
-    ref = primal_svm_kernel(K, y, 2.0)
+    ref = primal_svm_kernel(PrecomputedGram(K), y, 2.0)
     res = dual_svm(PrecomputedGram(K), y, 2.0, loss="squared_hinge", tol=1e-8)
     assert abs(res.objective - ref.objective) <= REL * ref.objective
     assert abs(res.intercept - ref.intercept) <= 1e-5 * max(1.0, abs(ref.intercept))
@@ -206,8 +207,8 @@ def test_duplicate_points_same_optimum_as_newton():
     X, y = np.vstack([X, X[:20]]), np.r_[y, y[:20]]
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    ref = cpd_primal_svm_reduced(kernel, X, fac.Q, y, 0.05)
-    res = cpd_dual_svm(kernel, X, fac.Q, y, 0.05, tol=1e-8)
+    ref = cpd_primal_svm_reduced(KernelGram(kernel, X), fac.Q, y, 10.0)
+    res = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 10.0, tol=1e-8)
     assert abs(res.objective - ref.objective) <= REL * ref.objective
 
 
@@ -254,9 +255,9 @@ def test_polish_ends_exact(loss):
     X, y = _data(300, 2, seed=8)
     kernel = ThinPlate(2)
     fac = polynomial_factor(X, kernel)
-    loose = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-3)
-    exact = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-3, polish=True)
-    tight = cpd_dual_svm(kernel, X, fac.Q, y, 1.0, loss=loss, tol=1e-9)
+    loose = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 0.5, loss=loss, tol=1e-3)
+    exact = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 0.5, loss=loss, tol=1e-3, polish=True)
+    tight = cpd_dual_svm(KernelGram(kernel, X), fac.Q, y, 0.5, loss=loss, tol=1e-9)
     assert loose.dual.certificate["kkt_violation"] > 1e-6  # SMO alone stops at tol
     assert exact.dual.certificate["polished"] == 1.0
     assert exact.dual.certificate["kkt_violation"] <= 1e-9
@@ -276,11 +277,13 @@ def test_estimators_auto_route_matches_newton():
 
 
 def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monkeypatch):
-    """dim 𝒫 = 21 (d = 20) on 2000 points: "auto" runs the dual SMO (sdpkern.estimators.cpd's
-    _DUAL_MIN_N) and reaches the reduced Newton optimum to 1e-6 relative; a dual result that is
-    not certified optimal is replaced by the Newton route's."""
+    """dim 𝒫 = 21 (d = 20) on 2000 points: "auto" runs the dual SMO and reaches the reduced
+    Newton optimum to 1e-6 relative; a dual result that is not certified optimal is replaced by
+    the Newton route's."""
+    from sklearn.exceptions import ConvergenceWarning
+
     from sdpkern.estimators import ThinPlateSVC
-    from sdpkern.estimators import cpd as cpd_est
+    from sdpkern.native.cpd import workspace as cpd_est
 
     X, y = _data(2000, 20, seed=10)
     calls = []
@@ -294,7 +297,7 @@ def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monke
     a = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
     b = ThinPlateSVC(C=5.0, beta_zero=False, solver="reduced").fit(X, y)
     assert len(calls) == 1 and calls[0].status == "optimal"
-    assert a.status_ == b.status_ == "optimal"
+    assert (a.solver_, b.solver_) == ("dual", "reduced") and a.status_ == b.status_ == "optimal"
     assert abs(a.objective_ - b.objective_) <= REL * b.objective_
 
     def uncertified(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -305,10 +308,11 @@ def test_auto_route_large_n_takes_the_dual_and_falls_back_when_uncertified(monke
 
     monkeypatch.setattr(cpd_est, "cpd_dual_svm", uncertified)
     c = ThinPlateSVC(C=5.0, beta_zero=False).fit(X, y)
-    assert c.status_ == "optimal"
+    assert c.status_ == "optimal" and c.solver_ == "reduced"
     assert abs(c.objective_ - b.objective_) <= REL * b.objective_
-    d = ThinPlateSVC(C=5.0, beta_zero=False, solver="dual").fit(X, y)  # keeps and reports what the dual gave
-    assert d.status_ == "iteration_limit"
+    with pytest.warns(ConvergenceWarning, match="dual route returned status 'iteration_limit'"):
+        d = ThinPlateSVC(C=5.0, beta_zero=False, solver="dual").fit(X, y)  # keeps and reports what the dual gave
+    assert d.status_ == "iteration_limit" and d.solver_ == "dual"
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

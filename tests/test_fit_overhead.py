@@ -125,8 +125,10 @@ def test_basis_bit_for_bit_as_column_by_column(q, d):
     P = PolynomialSpace(q, d).basis(X, center, scale)
     ref = _column_by_column(PolynomialSpace(q, d), (X - center) / scale)
     assert P.shape == ref.shape and P.flags.c_contiguous and np.array_equal(P, ref)
-    ex = PolynomialSpace(q, d).exponents
-    assert ex is PolynomialSpace(q, d).exponents and not ex.flags.writeable  # one table per (q, d)
+    space = PolynomialSpace(q, d)
+    ex = space.exponents
+    assert ex is space.exponents and not ex.flags.writeable  # one table per space (none kept between spaces)
+    np.testing.assert_array_equal(ex, PolynomialSpace(q, d).exponents)
 
 
 def _labelled(seed):
@@ -141,38 +143,39 @@ def _labelled(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_separability_from_the_factor_as_from_p(seed):
-    import sdpkern.estimators.cpd as cpd
+    import sdpkern.native.cpd.workspace as cpd
 
     for P, y in _labelled(seed):
         Q = np.linalg.qr(P)[0]
-        cpd._SEPARATORS.clear()
         ref = cpd.polynomial_separator(P, y)
-        cpd._SEPARATORS.clear()
-        got = cpd._remembered_separator(P, y, Q @ (Q.T @ y))
+        got = cpd._find_separator(P, y, Q @ (Q.T @ y))
         assert (got is None) == (ref is None)
         if got is not None:  # a separator, scaled to margin 1 (the same one: the NNLS's is unique)
             margin = y * (P @ got)
             assert margin.min() >= 1.0 - 1e-9 and margin.min() <= 1.0 + 1e-9
             np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
-        cpd.polynomial_separator(P, y)
-        assert len(cpd._SEPARATORS) == 1  # one entry per (P, y), whichever route made it
 
 
-def test_a_fit_leaves_the_answer_polynomial_separator_then_reads(monkeypatch):
-    import sdpkern.estimators.cpd as cpd
+def test_a_fit_asks_its_workspace_once_per_labels(monkeypatch):
+    # the separability answer is remembered by the fit's workspace (per (y, w)), and a memory
+    # shared by fits on the same points (a grid search) hands it on; without one nothing is kept
+    import sdpkern.native.cpd.workspace as cpd
 
     X, ym = make_moons(200, noise=0.05, random_state=4)
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0.4, 1, 0)  # 𝒫-separable, not by least squares
-    cpd._SEPARATORS.clear()
-    cpd._OPERATORS.clear()
-    model = ThinPlateSVC(C=1.0).fit(X, y)
-    assert model.beta_zero_ and len(cpd._SEPARATORS) == 1
-    assert cpd._least_squares_separator(model.factor_.Q, np.where(y == 1, 1.0, -1.0)) is None  # premise
     calls: list[int] = []
     find = cpd._find_separator
     monkeypatch.setattr(cpd, "_find_separator", lambda *a: calls.append(1) or find(*a))
-    beta = cpd.polynomial_separator(model.factor_.P, np.where(y == 1, 1.0, -1.0))
-    assert calls == [] and beta is not None  # remembered from the fit
+    model = ThinPlateSVC(C=1.0).fit(X, y)
+    assert model.beta_zero_ and calls == [1]
+    assert cpd._least_squares_separator(model.factor_.Q, np.where(y == 1, 1.0, -1.0)) is None  # premise
+    ThinPlateSVC(C=1.0).fit(X, y)
+    assert calls == [1, 1]  # a new fit: a new workspace
+    memory = cpd.CPDMemory()
+    for C in (1.0, 2.0, 4.0):
+        ThinPlateSVC(C=C, memory=memory).fit(X, y)
+    assert calls == [1, 1, 1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert np.all(np.where(y == 1, 1.0, -1.0) * (model.factor_.P @ beta) >= 1.0 - 1e-9)
+        beta = ThinPlateSVC(C=1.0, memory=memory).fit(X, y).beta_
+    assert calls == [1, 1, 1] and beta is not None

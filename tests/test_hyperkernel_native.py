@@ -321,7 +321,7 @@ def _ladder_instance(name: str, m: int, seed: int, max_terms: int = 40):
 
 @pytest.mark.parametrize("lambda_Q", [1.0, 400.0])
 def test_working_set_decomposition_is_the_one_smo_optimum(lambda_Q):
-    # svm_working_set (the path above WORKING_SET points) on working sets of 250 of 900 points
+    # the core's decomposition (the path above WORKING_SET points) on working sets of 250 of 900 points
     # against one SMO on all points: the same certified optimum, one term (λ_Q = 1) and several
     Xa, ya, B = _ladder_instance("banana", 900, 3)
     one = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lambda_Q, smo_tol=1e-8)

@@ -27,6 +27,7 @@ from sdpkern.estimators import (
     PrimalSVC,
 )
 from sdpkern.kernels import Gaussian
+from sdpkern.kernels.gram import PrecomputedGram
 from sdpkern.native.primal_svm import primal_svm_kernel
 from sdpkern.native.pseudo_euclidean import UnsuitableKernelWarning
 
@@ -84,7 +85,7 @@ def test_primal_svc_solves_the_native_problem_and_any_labels() -> None:
     X, y = _binary()
     labels = np.where(y > 0, "malignant", "benign")
     clf = PrimalSVC(C=2.0, gamma=0.05).fit(X, labels)
-    ref = primal_svm_kernel(Gaussian(gamma=0.05)(X), np.where(labels == "malignant", 1.0, -1.0), 2.0)
+    ref = primal_svm_kernel(PrecomputedGram(Gaussian(gamma=0.05)(X)), np.where(labels == "malignant", 1.0, -1.0), 2.0)
     assert clf.objective_ == pytest.approx(ref.objective, rel=1e-12)
     assert list(clf.classes_) == ["benign", "malignant"]
     assert clf.score(X, labels) > 0.95

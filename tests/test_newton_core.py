@@ -26,8 +26,9 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import DataError, NotPSDError, ParameterError
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
-from sdpkern.native import cpd_newton
-from sdpkern.native.cpd_newton import BetaZeroKernel, _beta_zero_newton, _newton_arrays, beta_zero_kernel
+from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native.cpd import newton as cpd_newton
+from sdpkern.native.cpd.newton import BetaZeroKernel, _beta_zero_newton, _newton_arrays, beta_zero_kernel
 from sdpkern.native.primal_svm import exact_line_search, primal_svm_kernel
 
 TOL = 1e-9  # coefficients, relative to the largest
@@ -102,7 +103,7 @@ def test_no_polynomial_part_is_the_plain_svm_without_offset():
     for C in (0.1, 10.0):
         c, _, settled = _newtoncore.newton_on_points(K, np.zeros((90, 0)), np.zeros((90, 0)), y, C, np.arange(90),
                                                      np.zeros(90), 100, 90)  # fmt: skip
-        ref = primal_svm_kernel(K, y, C, unpenalized=np.zeros((90, 0)))
+        ref = primal_svm_kernel(PrecomputedGram(K), y, C, unpenalized=np.zeros((90, 0)))
         assert settled is True and ref.converged
         assert _close(c, ref.coef) <= TOL
 

@@ -13,7 +13,7 @@ from sdpkern.datasets import load_keel
 from sdpkern.errors import DataError, LabelError, NotPSDError, ParameterError
 from sdpkern.estimators import PrimalSVC
 from sdpkern.kernels import Gaussian, SquaredEuclidean
-from sdpkern.kernels.gram import KernelGram, PrecomputedGram
+from sdpkern.kernels.gram import CallableGram, KernelGram, PrecomputedGram
 from sdpkern.native.primal_svm import (
     exact_line_search,
     primal_svm_kernel,
@@ -60,7 +60,7 @@ def test_kernel_newton_reaches_cvxpy_objective(C: float) -> None:
     """Acceptance: PrimalSVC's objective equals CVXPY's on the same problem to 1e-6 relative."""
     X, y = _data()
     K = Gaussian(gamma=0.1)(X)
-    res = primal_svm_kernel(K, y, C)
+    res = primal_svm_kernel(PrecomputedGram(K), y, C)
     assert res.converged and res.iterations <= 10
     ref = _cvxpy_kernel(K, y, C)
     assert abs(res.objective - ref) <= 1e-6 * ref
@@ -81,7 +81,7 @@ def test_linear_newton_reaches_cvxpy_objective(C: float) -> None:
     ref = _cvxpy_linear(X, y, C)
     assert abs(res.objective - ref) <= 1e-6 * ref
     # the linear kernel through the kernel path gives the same w
-    kres = primal_svm_kernel(X @ X.T, y, C)
+    kres = primal_svm_kernel(PrecomputedGram(X @ X.T), y, C)
     np.testing.assert_allclose(X.T @ kres.coef, res.coef, atol=1e-6)
     assert kres.objective == pytest.approx(res.objective, rel=1e-9)
 
@@ -112,7 +112,7 @@ def test_weighted_linear_newton_is_the_hand_weighted_problem() -> None:
     K = Gaussian(gamma=0.1)(X)
     lr = primal_svm_lowrank(PrecomputedGram(K), y, C, max_rank=120, eta=0.0, sample_weight=counts)
     Kr = K[np.ix_(keep, keep)]
-    exact = primal_svm_kernel(Kr, y[keep], C)
+    exact = primal_svm_kernel(PrecomputedGram(Kr), y[keep], C)
     np.testing.assert_allclose(
         K[:, lr.pivots] @ lr.coef + lr.intercept, K[:, keep] @ exact.coef + exact.intercept, atol=1e-5
     )
@@ -128,7 +128,7 @@ def test_weighted_kernel_newton_is_the_hand_weighted_problem() -> None:
     rng = np.random.default_rng(1)
     sw = rng.uniform(0.0, 3.0, y.shape[0]) * (rng.random(y.shape[0]) > 0.2)
     C = 0.8
-    res = primal_svm_kernel(K, y, C, sample_weight=sw)
+    res = primal_svm_kernel(PrecomputedGram(K), y, C, sample_weight=sw)
     assert res.converged and np.all(res.coef[sw == 0] == 0)
     evals, evecs = np.linalg.eigh(K)
     G = evecs * np.sqrt(np.clip(evals, 0.0, None))  # K = G Gᵀ: ½βᵀKβ = ½‖Gᵀβ‖²
@@ -140,9 +140,9 @@ def test_weighted_kernel_newton_is_the_hand_weighted_problem() -> None:
     np.testing.assert_allclose(K @ res.coef + res.intercept, K @ beta.value + b.value, atol=1e-4)
     counts = rng.integers(0, 4, y.shape[0])
     keep = np.repeat(np.arange(y.shape[0]), counts)
-    repeated = primal_svm_kernel(K[np.ix_(keep, keep)], y[keep], C)
+    repeated = primal_svm_kernel(PrecomputedGram(K[np.ix_(keep, keep)]), y[keep], C)
     for size in (1000, 30):  # cold, and through the recursive half-data warm start
-        weighted = primal_svm_kernel(K, y, C, sample_weight=counts, warm_start_size=size)
+        weighted = primal_svm_kernel(PrecomputedGram(K), y, C, sample_weight=counts, warm_start_size=size)
         assert weighted.objective == pytest.approx(repeated.objective, rel=1e-8)
         np.testing.assert_allclose(
             K @ weighted.coef + weighted.intercept, K[:, keep] @ repeated.coef + repeated.intercept, atol=1e-8
@@ -154,8 +154,8 @@ def test_weighted_kernel_newton_is_the_hand_weighted_problem() -> None:
 def test_warm_start_gives_the_same_optimum() -> None:
     X, y = _data(n=600, seed=2)
     K = Gaussian(gamma=0.1)(X)
-    cold = primal_svm_kernel(K, y, 2.0, warm_start_size=10_000)
-    warm = primal_svm_kernel(K, y, 2.0, warm_start_size=100)
+    cold = primal_svm_kernel(PrecomputedGram(K), y, 2.0, warm_start_size=10_000)
+    warm = primal_svm_kernel(PrecomputedGram(K), y, 2.0, warm_start_size=100)
     assert warm.objective == pytest.approx(cold.objective, rel=1e-10)
     np.testing.assert_allclose(warm.coef, cold.coef, atol=1e-8)
 
@@ -164,7 +164,7 @@ def test_lowrank_with_full_rank_is_exact() -> None:
     X, y = _data(n=120, seed=3)
     kern = Gaussian(gamma=0.1)
     K = kern(X)
-    exact = primal_svm_kernel(K, y, 1.0)
+    exact = primal_svm_kernel(PrecomputedGram(K), y, 1.0)
     lr = primal_svm_lowrank(PrecomputedGram(K), y, 1.0, max_rank=120, eta=0.0)
     assert lr.pivots.shape[0] > 100
     np.testing.assert_allclose(K[:, lr.pivots] @ lr.coef + lr.intercept, K @ exact.coef + exact.intercept, atol=1e-5)
@@ -191,7 +191,7 @@ def test_indefinite_kernel_is_refused_with_repairs_named() -> None:
     K = -SquaredEuclidean()(X)  # c.p.d. but not p.d.: large negative eigenvalues
     K = K - 50 * np.eye(60)
     with pytest.raises(NotPSDError, match=r"smallest eigenvalue .*repair_spectrum") as err:
-        primal_svm_kernel(K, y, 1.0)
+        primal_svm_kernel(PrecomputedGram(K), y, 1.0)
     assert err.value.min_eigenvalue is not None and err.value.min_eigenvalue < 0
 
 
@@ -200,7 +200,7 @@ def test_one_class_is_refused() -> None:
     with pytest.raises(LabelError, match="two classes"):
         primal_svm_linear(X, np.ones(30), 1.0)
     with pytest.raises(LabelError, match="two classes"):
-        primal_svm_kernel(X @ X.T, -np.ones(30), 1.0)
+        primal_svm_kernel(PrecomputedGram(X @ X.T), -np.ones(30), 1.0)
 
 
 def test_parameter_and_shape_errors() -> None:
@@ -219,7 +219,7 @@ def test_max_iter_warns() -> None:
     X, y = _data(n=100)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        primal_svm_kernel(Gaussian(gamma=0.1)(X), y, 100.0, max_iter=1)
+        primal_svm_kernel(PrecomputedGram(Gaussian(gamma=0.1)(X)), y, 100.0, max_iter=1)
     assert any("did not settle" in str(w.message) for w in rec)
 
 
@@ -230,7 +230,7 @@ def test_warm_started_solver_reaches_cvxpy_objective() -> None:
     """The recursive warm start (C scaled per level) and the kept factor still give the optimum."""
     X, y = _data(n=400, seed=4)
     K = Gaussian(gamma=0.1)(X)
-    res = primal_svm_kernel(K, y, 3.0, warm_start_size=100)
+    res = primal_svm_kernel(PrecomputedGram(K), y, 3.0, warm_start_size=100)
     assert res.converged
     ref = _cvxpy_kernel(K, y, 3.0)
     assert abs(res.objective - ref) <= 1e-6 * ref
@@ -311,8 +311,8 @@ def test_column_oracle_is_lazy_and_matches_the_dense_solve() -> None:
         asked.append(cols.copy())
         return kern(X[rows], X[cols])
 
-    lazy = primal_svm_kernel(entries, y, 1.0)
-    dense = primal_svm_kernel(K, y, 1.0)
+    lazy = primal_svm_kernel(CallableGram(entries, n=1500, kind="entries"), y, 1.0)
+    dense = primal_svm_kernel(PrecomputedGram(K), y, 1.0)
     assert lazy.objective == pytest.approx(dense.objective, rel=1e-12)
     np.testing.assert_allclose(lazy.coef, dense.coef, atol=1e-9)
     cols = np.concatenate(asked)
@@ -328,7 +328,7 @@ def test_lowrank_stops_on_the_residual_diagonal() -> None:
     lr = primal_svm_lowrank(KernelGram(kern, X), y, 1.0, eta=1e-3)
     assert 0 < lr.pivots.shape[0] < 300
     assert lr.residual_trace <= 1e-3 * 1200
-    exact = primal_svm_kernel(lambda r, c: kern(X[r], X[c]), y, 1.0)
+    exact = primal_svm_kernel(CallableGram(lambda r, c: kern(X[r], X[c]), n=1200, kind="entries"), y, 1.0)
     f_lr = kern(X, X[lr.pivots]) @ lr.coef + lr.intercept
     f_ex = kern(X, X[exact.support]) @ exact.coef[exact.support] + exact.intercept
     assert np.mean(np.sign(f_lr) == np.sign(f_ex)) > 0.99

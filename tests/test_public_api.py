@@ -117,6 +117,8 @@ def _public_modules() -> list[str]:
         parts = info.name.split(".")
         if any(p.startswith("_") for p in parts) or parts[-1] in sdpkern._MOVED and len(parts) == 2:
             continue
+        if parts[:2] == ["sdpkern", "native"] and len(parts) == 3 and parts[2] in sdpkern.native._MOVED:
+            continue  # (deprecated aliases: test_moved_native_modules_warn_and_alias)
         names.append(info.name)
     return names
 
@@ -149,6 +151,17 @@ def test_moved_application_modules_warn_and_alias(old: str, monkeypatch: pytest.
     assert sys.modules[f"sdpkern.{old}"] is new
     assert getattr(sdpkern, old) is new
     monkeypatch.delitem(sys.modules, f"sdpkern.{old}")
+
+
+@pytest.mark.parametrize("old", sorted(sdpkern.native._MOVED))
+def test_moved_native_modules_warn_and_alias(old: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    new = importlib.import_module(f"sdpkern.native.{sdpkern.native._MOVED[old]}")
+    monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}", raising=False)
+    moved = rf"sdpkern\.native\.{old} has moved to sdpkern\.native\.cpd.*removed in 0\.2\.0"
+    with pytest.warns(FutureWarning, match=moved):
+        mod = importlib.import_module(f"sdpkern.native.{old}")
+    assert mod is new
+    monkeypatch.delitem(sys.modules, f"sdpkern.native.{old}")
 
 
 def test_new_paths_do_not_warn() -> None:

@@ -36,6 +36,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "compare_hyperkernel_uci.py": ["--splits", "2", "--sets", "wdbc"],
     "bench_native.py": ["--quick", "--primal-only"],
     "bench_thin_plate.py": ["--quick"],
+    "bench_svm_core.py": ["--quick"],
     "plot_gallery.py": ["--quick", "--out", "{out}"],
     "status_sweep.py": ["--quick"],
     "compare_backends.py": ["--instances", "hk_csvm_sdp_m10", "cpd_hinge_dual"],

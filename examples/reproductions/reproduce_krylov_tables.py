@@ -37,6 +37,7 @@ from threadpoolctl import threadpool_limits
 from sdpkern.datasets import load_keel, load_regression
 from sdpkern.estimators import KrylovFisherDiscriminant, KrylovRegressor
 from sdpkern.kernels import Gaussian, SquaredEuclidean, squared_distances
+from sdpkern.kernels.gram import PrecomputedGram
 from sdpkern.native.filters import filter_factors, landweber_filter, ridge_filter, tikhonov_filter, tsf_filter
 from sdpkern.native.krylov import SOLVERS
 
@@ -263,7 +264,7 @@ def acceptance_figures() -> None:
         pl = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)
                                     + C * cp.sum_squares(cp.pos(1 - cp.multiply(y, X @ w + b0)))))
         pl.solve(solver="CLARABEL")
-        rk, rl = primal_svm_kernel(K, y, C), primal_svm_linear(X, y, C)
+        rk, rl = primal_svm_kernel(PrecomputedGram(K), y, C), primal_svm_linear(X, y, C)
         print(f"  C = {C:5.1f}: kernel {abs(rk.objective - pk.value) / pk.value:.1e} ({rk.iterations} Newton steps), "
               f"linear {abs(rl.objective - pl.value) / pl.value:.1e}")
     print("Pseudo-Euclidean embedding (001 Prop. 1) and eq. (12):")

@@ -47,7 +47,8 @@ from threadpoolctl import threadpool_limits
 from sdpkern.datasets import load_keel
 from sdpkern.kernels import squared_distances
 from sdpkern.kernels.cpd import ThinPlate
-from sdpkern.native.cpd_newton import cpd_primal_svm, polynomial_factor
+from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native.cpd.newton import cpd_primal_svm, polynomial_factor
 
 #: 000 Table 1: (Gaussian mean, SE), (thin-plate mean, SE), dim, n as printed.
 PAPER = {
@@ -89,7 +90,7 @@ def thin_plate_fit_predict(Phi_tr: np.ndarray, X_tr: np.ndarray, y_tr: np.ndarra
     fac = polynomial_factor(X_tr, KERNEL)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = cpd_primal_svm(Phi_tr, fac.Q, y_tr, lam, max_iter=50)
+        res = cpd_primal_svm(PrecomputedGram(Phi_tr), fac.Q, y_tr, 1 / (2 * lam), max_iter=50)
     beta = fac.beta_from_bar(res.beta_bar)
     nz = np.flatnonzero(res.alpha)
     return Phi_te[:, nz] @ res.alpha[nz] + fac.basis(X_te) @ beta
@@ -169,8 +170,6 @@ def figure1(path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sdpkern.native.cpd_newton import CPDPrimalSVM
-
     rng = np.random.default_rng(4)
     n = 24
     t = rng.uniform(0, 2 * np.pi, n)
@@ -185,8 +184,7 @@ def figure1(path: str) -> None:
     grid = np.column_stack([GX.ravel(), GY.ravel()])
     fig, axes = plt.subplots(1, len(lams), figsize=(3.2 * len(lams), 3.4))
     for ax, lam in zip(axes, lams):
-        m = CPDPrimalSVM(ThinPlate(2), lam).fit(X, y)
-        F = m.decision_function(grid).reshape(GX.shape)
+        F = thin_plate_fit_predict(KERNEL(X), X, y, lam, KERNEL(grid, X), grid).reshape(GX.shape)
         ax.contourf(GX, GY, np.clip(F, -3, 3), levels=30, cmap="coolwarm")
         ax.contour(GX, GY, F, levels=[-1, 1], colors="k", linewidths=1)
         ax.contour(GX, GY, F, levels=[0], colors="w", linewidths=2)

@@ -225,10 +225,8 @@ def _primal(
 
     Solved in the coordinates v = Fᵀγ (γ = F(FᵀF)⁻¹v, :func:`_whitened_coordinates`): the same
     program, with regulariser ‖v‖² and margins ΦP⊥F(FᵀF)⁻¹v + Qβ̄. In γ the margins' matrix ΦP⊥
-    carries the kernel's spectrum once more than its factor F: on the status sweep's pima m = 169,
-    C = 0.243 hinge primal its singular values spanned 0.28-2.1e3 (F's 0.52-12.5), and SCS ended
-    200 000 (and 2 000 000) iterations at primal residual 4e-6 while Clarabel certified it; in v
-    the matrix spans 0.53-200 and SCS certifies it in 175 iterations.
+    carries the kernel's spectrum once more than its factor F, squaring the condition number a
+    first-order solver (SCS) works against; in v it carries it once (docs/cpd.md, "Measurements").
     """
     k = D.Q.shape[1]
     v = cp.Variable(D.F.shape[1], name="v")
@@ -285,10 +283,8 @@ def _separating_radius(D: CPDData, sample_weight: Array | None) -> float | None:
 
     Why: if some β̄₀ has y∘Qβ̄₀ ≥ 1, then γ = 0, β̄ = β̄₀ has loss 0 and regulariser 0, so the
     optimum is 0 (for every λ) and its set {γ: Fᵀγ = 0} × {β̄: y∘Qβ̄ ≥ 1} is unbounded. An
-    interior-point method then follows the central path off to infinity: measured on the status
-    sweep's squared hinge, wdbc m = 102 (31 affine terms in 30 dimensions, C = 3.7e5), Clarabel's
-    gap fell only 4× per iteration while ‖β̄‖ grew to 7e4, and it stopped at AlmostSolved with
-    the primal residual at 2.8e-4 (issue 17). Bounding ‖β̄‖ ≤ R = 2‖β̄₀‖ keeps 2β̄₀ (margins
+    interior-point method then follows the central path off to infinity (its gap falls slowly
+    while ‖β̄‖ grows, and it stops short of certifying). Bounding ‖β̄‖ ≤ R = 2‖β̄₀‖ keeps 2β̄₀ (margins
     ≥ 2(1 − the LP's tolerance) > 1, loss 0) feasible, so the optimum stays 0 and its set
     becomes bounded. β̄₀ comes from an LP (HiGHS) minimising max abs(β̄) subject to y∘Qβ̄ ≥ 1.
     """
@@ -320,7 +316,7 @@ def squared_hinge(
     where α = P⊥γ (so Pᵀα = 0 holds by construction and αᵀΦα = ‖Fᵀγ‖², F a factor of the PSD
     matrix P⊥ᵀΦP⊥: Φ itself is not PSD) and Qβ̄ = Pβ (000 §6.1's QR change of variable; the
     recovered β = R⁺β̄ is the minimum-norm one). The optimum equals that of
-    :func:`sdpkern.native.cpd_newton.cpd_primal_svm`.
+    :func:`sdpkern.native.cpd.cpd_primal_svm`.
 
     Parameters
     ----------

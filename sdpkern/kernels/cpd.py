@@ -19,7 +19,7 @@ solvers accept them too.
 Model pieces
 ------------
 Shared by the CVXPY builders (:mod:`sdpkern.builders.cpd_svm`) and the native solvers
-(:mod:`sdpkern.native.cpd_newton`, :mod:`sdpkern.native.cpd_reduced`), which depend only on
+(:mod:`sdpkern.native.cpd`), which depend only on
 this module: :class:`PolynomialFactor` / :func:`polynomial_factor` (P and its rank-revealing QR,
 000 §6.1), :func:`cpd_decision` (f(x) = Σ α_j φ(x, x_j) + Σ β_k p_k(x)) and
 :func:`squared_hinge_objective` (000 eq. 14).
@@ -28,8 +28,7 @@ this module: :class:`PolynomialFactor` / :func:`polynomial_factor` (P and its ra
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -60,16 +59,13 @@ Array = NDArray[np.float64]
 MAX_POLYNOMIAL_DIM = 5000
 
 
-@lru_cache(maxsize=64)
 def _graded_monomials(
     degree: int, d: int
 ) -> tuple[NDArray[np.int64], tuple[tuple[int, int, NDArray[np.intp], NDArray[np.intp]], ...]]:
     """The exponents of π_degree(R^d)'s monomials, graded by total degree, and per degree t ≥ 1
     ``(lo, hi, parent, coordinate)``: monomials ``lo:hi`` are monomial ``parent`` (of degree
-    t − 1) times x_``coordinate`` (their first variable). Computed once per (degree, d) and kept
-    (every fit makes a new :class:`PolynomialSpace`). Measured at n = 400, d = 30 (wdbc):
-    :func:`polynomial_factor` took 0.51 ms with the basis built column by column through a dict
-    of exponent tuples, 0.26 ms with these tables (of which 0.14 ms is the pivoted QR)."""
+    t − 1) times x_``coordinate`` (their first variable). Computed once per
+    :class:`PolynomialSpace` (the basis then costs one array product per degree)."""
     rows: list[list[int]] = []
     for total in range(degree + 1):
         for combo in combinations_with_replacement(range(d), total):
@@ -119,6 +115,7 @@ class PolynomialSpace:
 
     degree: int
     d: int
+    _tables: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) or self.degree < -1:
@@ -131,6 +128,7 @@ class PolynomialSpace:
                 "use a kernel of lower order (e.g. ThinPlate(order=2, formula_dimension=2), the r^2 log r kernel "
                 "of 000 §6.1, which needs only linear polynomials in any dimension)"
             )
+        object.__setattr__(self, "_tables", _graded_monomials(max(self.degree, 0), self.d))
 
     @property
     def dim(self) -> int:
@@ -142,7 +140,7 @@ class PolynomialSpace:
     @property
     def exponents(self) -> NDArray[np.int64]:
         """Exponent tuples of the monomials, graded by total degree (shape ``(dim, d)``; read-only)."""
-        return _graded_monomials(self.degree, self.d)[0]
+        return self._tables[0] if self.degree >= 0 else np.zeros((0, self.d), dtype=np.int64)
 
     def basis(self, X: ArrayLike, center: ArrayLike | None = None, scale: float = 1.0) -> Array:
         """The basis matrix P with ``P[j, k] = p_k(x_j)`` (000 §6.1), shape ``(n, dim)``.
@@ -163,7 +161,7 @@ class PolynomialSpace:
             return np.zeros((n, 0))
         P = np.empty((n, self.dim))
         P[:, 0] = 1.0
-        for lo, hi, parent, coord in _graded_monomials(self.degree, self.d)[1]:
+        for lo, hi, parent, coord in self._tables[1]:
             np.multiply(P[:, parent], Xa[:, coord], out=P[:, lo:hi])
         return P
 
@@ -207,8 +205,8 @@ class CPDKernel(Kernel):
 def checked_matrix(X: ArrayLike, name: str = "X") -> Array:
     """:func:`~sdpkern._validation.as_matrix` without its cost for what the estimators pass on
     after validating it — a 2-D float64 ndarray of finite values, returned as is — and through
-    ``as_matrix`` (its typed errors) for anything else. (scikit-learn's ``check_array`` costs
-    0.1 ms a call; a grid-search fit and score on 320 points made 21 of them.)"""
+    ``as_matrix`` (its typed errors) for anything else: scikit-learn's ``check_array`` costs as
+    much as a small fit's arithmetic, and a grid-search fit and score call it a score of times."""
     if (
         type(X) is np.ndarray
         and X.dtype == np.float64
@@ -321,8 +319,7 @@ class ThinPlate(CPDKernel):
         """Φ(X, X) by one BLAS product and one compiled pass over its upper triangle
         (:func:`sdpkern._svmcore.radial_gram_inplace`): exactly symmetric, zero diagonal, and the
         same d² = ‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩ as :func:`squared_distances`. The NumPy route
-        (distances, symmetrising, a masked log and two more passes) made six passes over n²:
-        1.7 of a 10 ms wdbc fit at n = 400 (issue 15)."""
+        (distances, symmetrising, a masked log and two more passes) made six passes over n²."""
         Xc = np.ascontiguousarray(X, dtype=np.float64)
         sq = np.einsum("ij,ij->i", Xc, Xc)
         G = np.ascontiguousarray(Xc @ Xc.T)

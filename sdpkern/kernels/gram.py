@@ -12,7 +12,7 @@ Implementations
 ---------------
 :class:`KernelGram`       an sdpkern :class:`~sdpkern.kernels.base.Kernel` on training points X;
 :class:`PrecomputedGram`  a matrix given by the user (its rows are the cache: nothing computed);
-:class:`ReducedGram`      the reduced c.p.d. kernel K_Ξ of :mod:`sdpkern.native.cpd_reduced`;
+:class:`ReducedGram`      the reduced c.p.d. kernel K_Ξ of :mod:`sdpkern.native.cpd.workspace`;
 :class:`CallableGram`     a user callable, ``k(X, Y)`` or ``entries(rows, cols)``;
 :class:`SumGram`          Σ_l w_l K_l over other operators, each term caching its own columns
                           (a learned kernel K(β) = Σ β_l K_l re-weighted without recomputing).
@@ -226,8 +226,7 @@ class GramOperator:
 
     def _new_cache(self) -> Any:
         # the cache refers back to this operator weakly (no reference cycle): when the operator
-        # goes, its cache goes at once, and the compiled core hands the cache's memory on to the
-        # next one (sdpkern._svmcore._SPARE) instead of at the next garbage collection
+        # goes, its cache (and the memory of its columns) goes at once
         return _core().ColumnCache(_Owner(self), self.n, self.capacity, self.spec)
 
     # ------------------------------------------------------------------ public interface
@@ -326,15 +325,10 @@ class GramOperator:
         return out
 
     def _cached_matvec(self, cols: Index, w: Array) -> Array:
-        """Σ_b w_b K[:, cols_b] over cached columns: one BLAS product over the occupied slots."""
-        store = self.cache.store_array
-        slots = self.slot_of[cols]
-        if cols.size * 4 < store.shape[0]:
-            return np.asarray(self.cache.weighted_sum(cols, np.ascontiguousarray(w)))
-        hi = int(slots.max()) + 1  # slots are handed out from 0 up: the used ones are about a prefix
-        ws = np.zeros(hi)
-        ws[slots] = w
-        return np.asarray(ws @ store[:hi])
+        """Σ_b w_b K[:, cols_b] over cached columns, summed in the order of ``cols`` (sorted): the
+        same bits whatever the columns' places in the cache (a cache filled by earlier fits gives
+        the products of a fresh one)."""
+        return np.asarray(self.cache.weighted_sum(np.ascontiguousarray(cols, dtype=np.intp), np.ascontiguousarray(w)))
 
     def __matmul__(self, v: ArrayLike) -> Array:
         return self.matvec(v)
@@ -355,9 +349,44 @@ class GramOperator:
     def ensure(self, cols: ArrayLike) -> bool:
         """Cache the columns ``cols``; False (nothing cached) when they exceed the capacity."""
         c = _index(cols, self.n, "cols")
-        if c.size > 1:
+        if c.size > 1 and not bool(np.all(c[1:] > c[:-1])):  # (sorted and distinct already: the usual call)
             c = np.unique(c)
         return bool(self.cache.ensure(np.ascontiguousarray(c, dtype=np.intp)))
+
+    def subset(self, points: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> GramOperator:
+        """K on the points ``points`` (sorted, distinct) as an operator with a column cache of its
+        own: columns of their length, for a solver working on a subset (the working sets of
+        :func:`sdpkern.native.svm_core.solve_qp`). Through the compiled core when K has a spec."""
+        W = _index(points, self.n, "points")
+        if W.size == 0 or np.any(np.diff(W) <= 0):
+            raise DataError("points must be sorted, distinct and not empty")
+        return _SubsetGram(self, W, cache_bytes=max(int(cache_bytes), 8 * W.size))
+
+    def block_product(self, rows: ArrayLike, cols: ArrayLike, w: ArrayLike, *, n_jobs: int = 1) -> Array:
+        """``K[rows, cols] @ w`` without caching (each column is used once), in blocks of at most
+        2²⁴ entries shared by ``n_jobs`` threads (the compiled columns release the GIL)."""
+        r, c = _index(rows, self.n, "rows"), _index(cols, self.n, "cols")
+        wa = np.asarray(w, dtype=np.float64)
+        if wa.shape != c.shape:
+            raise DataError(f"w must have one entry per column ({c.shape[0]}), got shape {wa.shape}")
+        if c.size == 0 or r.size == 0:
+            return np.zeros(r.shape[0])
+        step = max(1, (1 << 24) // r.size)
+        starts = range(0, c.size, step)
+
+        def part(lo: int) -> Array:
+            return self._block_times(r, c[lo : lo + step], wa[lo : lo + step])
+
+        if n_jobs <= 1 or len(starts) == 1:
+            return np.asarray(sum(part(lo) for lo in starts), dtype=np.float64)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
+            return np.asarray(sum(pool.map(part, starts)), dtype=np.float64)
+
+    def _block_times(self, rows: Index, cols: Index, w: Array) -> Array:
+        """``K[rows, cols] @ w`` of one block, uncached."""
+        return np.asarray(self._checked_block(rows, cols) @ w, dtype=np.float64)
 
     def _checked_block(self, rows: Index | None, cols: Index) -> Array:
         out = np.asarray(self._block(rows, cols), dtype=np.float64)
@@ -435,6 +464,15 @@ class PrecomputedGram(GramOperator):
         super().__init__(n, cache_bytes=8 * n * n)
         self.K = Ka
 
+    @classmethod
+    def _trusted(cls, K: Array) -> PrecomputedGram:
+        """Over a C-ordered float64 matrix the caller made symmetric and finite (a kernel's own
+        Gram matrix), unchecked and not copied."""
+        op = cls.__new__(cls)
+        GramOperator.__init__(op, K.shape[0], cache_bytes=8 * K.shape[0] * K.shape[0])
+        op.K = K
+        return op
+
     @property
     def spec(self) -> GramSpec | None:
         """The matrix itself, read by the compiled core."""
@@ -458,7 +496,7 @@ class ReducedGram(GramOperator):
     """K_Ξ(x, y) = φ(x, y) − ℓ(x)ᵀφ(Ξ, y) − φ(x, Ξ)ℓ(y) + ℓ(x)ᵀφ(Ξ, Ξ)ℓ(y) on the training points.
 
     The reduced kernel of a c.p.d. kernel φ on k unisolvent points Ξ (:mod:`sdpkern.native.
-    cpd_reduced`; Wendland 2005, Thm. 10.20), positive semidefinite. Entries are φ's minus one
+    cpd.workspace`; Wendland 2005, Thm. 10.20), positive semidefinite. Entries are φ's minus one
     product of inner size 2k: ``K_Ξ[R, C] = Φ[R, C] − [ℓ, φ(·, Ξ)]_R [φ(·, Ξ) − ℓ φ(Ξ, Ξ), ℓ]_Cᵀ``.
     Made by :func:`reduced_gram`.
 
@@ -577,9 +615,8 @@ def reduced_gram(
 
 def _base_columns(base: KernelGram, cols: Index) -> Array:
     """``Φ[:, cols]`` by the compiled core when Φ has a spec (the loop every cached column comes
-    from, so K_Ξ's correction and Φ agree to the last bit; through ``kernel(X, X[cols])`` the
-    input checks and the GEMM distances cost 4 ms of a 26 ms thin-plate fit on 400 german
-    points), else through :meth:`KernelGram._block`; the kernel's own diagonal where a row is a column."""
+    from, so K_Ξ's correction and Φ agree to the last bit, with no input checks per call), else
+    through :meth:`KernelGram._block`; the kernel's own diagonal where a row is a column."""
     spec = base.spec
     if spec is None:
         return base._block(None, cols)
@@ -588,6 +625,38 @@ def _base_columns(base: KernelGram, cols: Index) -> Array:
         raise DataError(f"{type(base).__name__}: the kernel has NaN or infinite entries")
     out[cols, np.arange(cols.shape[0])] = base.diagonal()[cols]
     return out
+
+
+class _SubsetGram(GramOperator):
+    """K on a subset W of its points (:meth:`GramOperator.subset`): the parent's spec restricted to
+    W when it has one (the compiled core then computes the columns), else its blocks."""
+
+    def __init__(self, parent: GramOperator, W: Index, *, cache_bytes: int) -> None:
+        super().__init__(W.shape[0], cache_bytes=max(cache_bytes, 8 * W.shape[0]))
+        self.parent, self.W = parent, W
+        spec = parent.spec
+        self._spec = None if spec is None else _spec_subset(spec, W)
+        self._diag = np.ascontiguousarray(parent.diagonal()[W])
+
+    @property
+    def spec(self) -> GramSpec | None:
+        """The parent's spec on the subset."""
+        return self._spec
+
+    def _block(self, rows: Index | None, cols: Index) -> Array:
+        return self.parent._checked_block(self.W if rows is None else self.W[rows], self.W[cols])
+
+
+def _spec_subset(spec: GramSpec, W: Index) -> GramSpec:
+    def rows(a: Array | None) -> Array | None:
+        return None if a is None else np.ascontiguousarray(a[W])
+
+    matrix = None if spec.matrix is None else np.ascontiguousarray(spec.matrix[np.ix_(W, W)])
+    X = spec.X if spec.kind == "matrix" else np.ascontiguousarray(spec.X[W])
+    return GramSpec(
+        spec.kind, X, spec.gamma, spec.coef0, spec.degree, spec.scale, spec.half_power, spec.log, matrix,
+        rows(spec.left), rows(spec.right),
+    )
 
 
 class CallableGram(GramOperator):
@@ -693,6 +762,23 @@ class SumGram(GramOperator):
 
     def _diagonal(self) -> Array:
         return np.asarray(sum(t.weight * t.op.diagonal() for t in self.terms), dtype=np.float64)
+
+    def subset(self, points: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> GramOperator:
+        """The sum of the terms' subsets: one term of weight 1 gets the whole budget, else each
+        term half the budget over the terms and the sum's own cache the other half."""
+        live = [t for t in self.terms if t.weight != 0.0]
+        if len(live) == 1 and live[0].weight == 1.0:
+            return live[0].op.subset(points, cache_bytes=cache_bytes)
+        share = max(1, cache_bytes // (2 * max(1, len(self.terms))))
+        ops = [t.op.subset(points, cache_bytes=share) for t in self.terms]
+        return SumGram(ops, self.weights, cache_bytes=max(1, cache_bytes // 2))
+
+    def _block_times(self, rows: Index, cols: Index, w: Array) -> Array:
+        out = np.zeros(rows.shape[0])
+        for t in self.terms:
+            if t.weight != 0.0:
+                out += t.weight * t.op._block_times(rows, cols, w)
+        return out
 
 
 def as_gram(K: Any, *, name: str = "K") -> GramOperator:

@@ -11,32 +11,34 @@ with ℓ the hinge max(0, 1 − t) or the squared hinge max(0, 1 − t)², whose
 
 (hinge: D = 0, upper = C w; squared hinge: D_i = 1/(2C w_i), no upper bound — the squared hinge
 is the hinge on K + diag(D)), and γ = u at the optimum. With the reduced kernel K_Ξ of
-:mod:`sdpkern.native.cpd_reduced` and U = Q (the polynomials) this is exactly the c.p.d. SVM of
+:mod:`sdpkern.native.cpd.workspace` and U = Q (the polynomials) this is exactly the c.p.d. SVM of
 000 §6: eq. (14) for the squared hinge (its dual, 000 eq. 15-16 with the Pᵀ(y∘α) = 0 constraints),
 the hinge variant of :func:`sdpkern.builders.cpd_svm.hinge_dual`, with C = 1/(2λ).
 
 Algorithm
 ---------
-The loop is libsvm's SMO (Fan, Chen & Lin 2005, "Working set selection using second order
-information", WSS2) compiled in :func:`sdpkern._svmcore.smo_active`, reading kernel columns from the
-:class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so no
-n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
+The loop is sdpkern's one SMO core (:mod:`sdpkern.native.svm_core`, libsvm's solver: Fan, Chen &
+Lin 2005, "Working set selection using second order information", WSS2), reading kernel columns
+from the :class:`~sdpkern.kernels.gram.GramOperator`'s capped LRU column cache (libsvm's idea), so
+no n × n matrix is formed. The one equality constraint of the intercept, Σ y_i α_i = 0, is kept
 exact by the two-coordinate step. The other k − 1 polynomial constraints (V, an orthonormal
 basis of range U ⊖ 1) are handled by an augmented Lagrangian
 
     ½ uᵀKu + ½ Σ D α² − Σ α + zᵀVᵀu + ½ ρ ‖Vᵀu‖²,
 
-minimised by SMO for fixed (z, ρ), after which z ← z + ρ Vᵀu (the method of multipliers), ρ
-growing tenfold whenever ‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
+minimised by the core for fixed (z, ρ) — the QP with kernel K + ρVVᵀ and linear term
+−1 + y∘(Vz) — after which z ← z + ρ Vᵀu (the method of multipliers), ρ growing tenfold whenever
+‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
 to the polynomial coefficients c. Why this rather than a generalised SMO over k + 1 coordinates
 per step: with k = 3 (thin-plate, d = 2) a feasible step must move k + 1 coordinates at once and
 the working-set selection loses WSS2's closed form; the augmented term only adds a rank-(k − 1)
-matrix ρVVᵀ to the kernel, which the compiled loop applies with O(nk) work per step, and each
-outer round is warm started (e, α carried over), so the extra rounds cost few SMO steps. ρ
-starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps).
-Measured (examples/benchmarks/bench_thin_plate.py, banana and twonorm): with ``polish="auto"`` one round
-when the closing Newton step follows (it needs SMO's active set, not the constraints), 5-7
-rounds to ``tol`` otherwise.
+matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cached entry), and each
+outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
+steps. ρ
+starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps, a
+softer one outer rounds). With ``polish="auto"`` and the squared hinge, the primal Newton method
+finishes from SMO's point when that costs less (:func:`_run_squared`): its bordered system holds
+the constraints exactly, so SMO then needs the active set only, not the constraints.
 
 Stopping and certificate
 ------------------------
@@ -49,9 +51,9 @@ both, with the duality gap between the primal value at (γ = u, c, b) and the du
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -60,63 +62,88 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import qr
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
-from .._validation import as_sample_weight, as_vector, check_positive
-from ..errors import DataError, LabelError, NotPSDError, ParameterError
-from ..kernels.base import Kernel
+from .._validation import as_vector, check_positive
+from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
-from .cpd_reduced import checked_reduced_gram
-from .primal_svm import _SupportFactor
+from .primal_svm import _SupportFactor, primal_svm_kernel
+from .svm_core import SMOState, _labels, _violation, _weights
 
-__all__ = ["DualSVMResult", "dual_svm", "cpd_dual_svm", "CPDDualResult"]
+__all__ = ["DualSVMResult", "dual_svm"]
 
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]
 
-#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge.
+#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge
+#: (loose: Newton needs SMO's support, not its accuracy) ...
 _EARLY_TOL = 0.3
 
-#: ... and the looser one tried first beyond 2000 points.
+#: ... and the looser one tried first (Newton may finish from there already).
 _EARLIEST_TOL = 1.0
+
+#: ... and with the hinge (whose free set, not every support vector, is what Newton factorises).
+_HINGE_EARLY_TOL = 0.1
 
 #: The augmented Lagrangian's initial penalty ρ, in units of the kernel's mean diagonal times n / m.
 _RHO_SCALE = 0.1
 
-#: Cholesky flops of the closing Newton step worth one SMO step per point (``polish="auto"``).
+#: Cholesky flops of the closing Newton step worth one SMO step: per point (the step's passes over
+#: the points are bound by memory), and per step (the kernel column it may compute, the calls
+#: around it). docs/cpd.md ("The dual solver") has the measurements behind them.
 _NEWTON_FLOPS_PER_STEP = 100.0
+_STEP_FLOPS = 1e5
 
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
 
-_CONTROLLER: Any = None
-_LIMITED = threading.local()
+class _OneBlasThread:
+    """BLAS limited to one thread while any native fit runs (threadpoolctl, scikit-learn's
+    dependency): the solvers' BLAS calls are matrix-vector products and factorisations of a few
+    hundred rows, where threads on a shared machine cost more in wake-ups than they save
+    (docs/cpd.md, "One BLAS thread"). BLAS's thread count belongs to the process, not to a
+    thread: fits running at once in a thread pool all keep one thread until the last of them
+    ends (a count of the fits inside), so that a fit's arithmetic, and so its bits, never depend
+    on what other threads do. The libraries are inspected once, when the first fit enters."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._controller: Any = None
+        self._limit: Any = None
 
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """A context limiting BLAS to one thread (threadpoolctl, scikit-learn's dependency; the
-    controller is made once: inspecting the loaded libraries costs milliseconds). Nested in
-    another (an estimator's fit around :func:`dual_svm`) it does nothing: setting and restoring
-    the thread counts of three libraries twice cost 0.5 ms of a 7 ms fit on 320 pima points.
+    @staticmethod
+    def _take_control() -> None:
+        """Make this thread the one whose limits OpenBLAS's controller applies (threadpoolctl lets
+        only one thread set a process-wide pool's size and ignores the others silently)."""
+        clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+        if clear is not None:
+            clear(force=True)
 
-    (NumPy's huge-page advice is left on: the first touch of advised memory costs more — the
-    1300 columns of 3000 banana points took 80-110 ms to compute into fresh advised memory, 48-57
-    ms into plain pages, 12 ms into touched memory — but the SMO's reads of those columns then
-    miss the TLB far less, and the whole solve measured 10-25 % faster with it on.)"""
-    global _CONTROLLER
-    if getattr(_LIMITED, "depth", 0):
-        yield
-        return
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
-        _LIMITED.depth = 1
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._inside == 0:
+                if self._controller is None:
+                    self._controller = ThreadpoolController()
+                self._take_control()
+                self._limit = self._controller.limit(limits=1, user_api="blas")
+            self._inside += 1
         try:
             yield
         finally:
-            _LIMITED.depth = 0
+            with self._lock:
+                self._inside -= 1
+                if self._inside == 0:
+                    self._take_control()
+                    self._limit.restore_original_limits()
+                    self._take_control()
+                    self._limit = None
+
+
+#: The one arbiter of BLAS's (per-process) thread count for the native fits (:class:`_OneBlasThread`).
+_one_blas_thread = _OneBlasThread()
 
 
 @dataclass
@@ -188,7 +215,7 @@ def _constraints(unpenalized: ArrayLike | None, fit_intercept: bool, n: int) -> 
             raise DataError("unpenalized contains NaN or infinity")
     k = U.shape[1]
     # orthonormal columns (the c.p.d. solvers pass Q) have full rank: no QR, and projections for
-    # the least-squares fits below (a QR and two lstsq were 1 ms of a 7 ms fit on 320 pima points)
+    # the least-squares fits below
     ortho = bool(k) and float(np.max(np.abs(U.T @ U - np.eye(k)))) <= 1e-10
     if k and not ortho:
         R = qr(U, mode="r", pivoting=True)[0]
@@ -221,8 +248,8 @@ def _constraints(unpenalized: ArrayLike | None, fit_intercept: bool, n: int) -> 
 
 def _householder_complement(U: Array, a: Array) -> Array:
     """An orthonormal basis of range U ⊖ 1 for orthonormal U with 1/√n = Ua (‖a‖ = 1): U H
-    without its first column, H the Householder reflection taking a to ±e₁ (n k² flops where the
-    pivoted QR of U − 11ᵀU/n took 8 ms on twonorm's 7400 points, k = 21)."""
+    without its first column, H the Householder reflection taking a to ±e₁ (n k² flops, where a
+    pivoted QR of U − 11ᵀU/n costs several times that)."""
     k = a.shape[0]
     w = a.copy()
     w[0] += np.copysign(1.0, a[0])
@@ -234,23 +261,11 @@ def _householder_complement(U: Array, a: Array) -> Array:
 def _check_call(
     K: GramOperator, y: ArrayLike, C: float, loss: str, sample_weight: ArrayLike | None, tol: float
 ) -> tuple[Array, Array]:
-    if not isinstance(K, GramOperator):
-        raise ParameterError(f"K must be a GramOperator (sdpkern.kernels.gram), got {type(K).__name__}")
     if loss not in ("hinge", "squared_hinge"):
         raise ParameterError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
+    ya = _labels(K, y, tol, None)
     check_positive(C, "C")
-    check_positive(tol, "tol")
-    ya = as_vector(y, "y", length=K.n)
-    vals = np.unique(ya)
-    if not np.all(np.isin(vals, (-1.0, 1.0))):
-        raise LabelError(f"y must be coded -1/+1, got values {vals[:5].tolist()}")
-    if vals.shape[0] < 2:
-        raise LabelError(f"y must contain two classes, got only {vals.tolist()}")
-    w = as_sample_weight(sample_weight, K.n)
-    w = np.ones(K.n) if w is None else np.asarray(w, dtype=np.float64)
-    if not (np.any(w[ya > 0] > 0) and np.any(w[ya < 0] > 0)):
-        raise LabelError("sample_weight is zero on every point of one class: a classifier needs two classes")
-    return np.ascontiguousarray(ya), w
+    return ya, _weights(sample_weight, K.n, ya)
 
 
 def dual_svm(
@@ -301,17 +316,12 @@ def dual_svm(
         libsvm's shrinking heuristic (with the intercept only).
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
-        optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``:
-        SMO first runs only to a loose tolerance (0.1; 0.3 for the squared hinge) and the Newton
-        step is tried from there — up to 2000 points, and for the squared hinge on more when
-        the factorisation of F (the free set; #F³/3 flops) costs less than the SMO steps to
-        ``tol`` would (about 100 n flops per step taken so far, measured); SMO goes on to
-        ``tol`` if it does not settle. After that, the Newton step is tried again when F has at
-        most 300 points or costs no more than 2 n flops per SMO step — small problems end
-        exact, large ones at libsvm's accuracy; when the Newton step does not settle and
-        n ≤ 200, SMO continues to tol·10⁻⁶ instead. With the squared hinge the Newton step
-        keeps one Cholesky factor of K_FF + D_F across its rounds (points leaving F pinned by
-        multipliers, entering ones appended: :class:`~sdpkern.native.primal_svm._SupportFactor`).
+        optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``,
+        squared hinge: SMO to a loose tolerance, then SMO on to ``tol`` or the primal Newton
+        method from SMO's point, whichever costs less (:func:`_run_squared`: a rule that holds on
+        any data, not a measured threshold). ``"auto"``, hinge: the Newton step is tried after a
+        loose round and after the rounds to ``tol`` while it costs no more than the SMO steps so
+        far; when it does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -337,18 +347,19 @@ def dual_svm(
     alpha = np.zeros(n) if alpha0 is None else np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
     cols0 = K.columns_computed
     al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
-    # BLAS only sees matrix-vector products over cached columns and factorisations of a few
-    # hundred rows here: threads cost more in wake-ups than they save (measured: the bare solve
-    # on 3000 banana points 1.5-2x slower with the default threads on 2 shared cores)
     with _one_blas_thread():
-        polished, refined = _run(al, cons, polish, float(tol))
+        if polish == "auto" and loss == "squared_hinge":
+            polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
+        else:
+            polished, refined = _run(al, cons, polish, float(tol))
     state = al.state
-    viol = _kkt_violation(ya, alpha, state.e, upper, cons.pair)
-    feas = float(np.max(np.abs(state.s))) if state.s.size else 0.0
-    c_V = al.z + al.rho * state.s
-    res = _result(
-        K, ya, alpha, state.e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0
-    )
+    alpha = state.alpha
+    viol = state.violation()
+    s = al.s
+    feas = float(np.max(np.abs(s))) if s.size else 0.0
+    c_V = al.z + al.rho * s
+    e = ya - state.v  # the effective outputs Ku + y∘D∘α + V c_V
+    res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0)
     if state.K is not K:  # the folded operator computed the columns
         res.certificate["columns"] += float(state.K.columns_computed + state.dropped_columns)
     res.certificate["polished"] = float(polished)
@@ -370,32 +381,107 @@ def _start(
     K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, shrinking: bool,
     max_iter: int, callback: Callable[..., Any] | None,
 ) -> _AugmentedLagrangian:
-    """The SMO state at ``alpha`` (outputs e, Vᵀu, K + ρVVᵀ folded when K has a compiled spec)
-    wrapped in the method of multipliers, with z = 0 and ρ on the kernel's scale."""
+    """The core's state at ``alpha`` on K + ρVVᵀ (folded into the kernel's columns) with z = 0,
+    wrapped in the method of multipliers, ρ on the kernel's scale."""
     n, V = K.n, cons.V
     m = V.shape[1]
-    diag = K.diagonal()
     # ρ on the scale of the kernel's diagonal: the penalty's curvature ρ‖V_i‖² ≈ ρ m/n per point,
-    # a tenth of it. A stiffer penalty makes SMO's problem worse conditioned: with ρ ten times
-    # this, SMO to the tolerance before the Newton step took 1.5x (banana, n = 3000, λ = 1e-2:
-    # 4165 vs 2752 steps) and 1.7x (twonorm, n = 7400, k = 21: 3287 vs 1944) the steps; a third
-    # of it gained little more and needed more outer rounds (measured, see _RHO_SCALE)
-    rho = _RHO_SCALE * float(np.mean(np.abs(diag))) * n / max(m, 1) if m else 0.0
-    z = np.zeros(m)
-    u = ya * alpha
-    s = np.ascontiguousarray(V.T @ u)
-    e = (K.matvec(u) if np.any(u) else np.zeros(n)) + ya * Dd * alpha + V @ (z + rho * s)
-    Kloop = _fold(K, V, rho)
-    state = _SMOState(
-        K if Kloop is None else Kloop, ya, alpha, e, upper, Dd, diag if Kloop is None else Kloop.diagonal(), V, s,
-        cons.pair, shrinking, folded=Kloop is not None,
+    # a tenth of it: a stiffer penalty makes SMO's problem worse conditioned (more steps to the
+    # same tolerance), a softer one needs more outer rounds (docs/cpd.md, "The dual solver")
+    rho = _RHO_SCALE * float(np.mean(np.abs(K.diagonal()))) * n / max(m, 1) if m else 0.0
+    state = SMOState(
+        _fold(K, V, rho) if m else K, ya, -np.ones(n), upper, Dd, alpha, "one" if cons.pair else "none", shrinking
     )
-    return _AugmentedLagrangian(state, z, rho, max_iter, callback)
+    return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
+
+
+def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: float, w: Array) -> bool:
+    """The squared hinge with ``polish="auto"``: SMO to a loose tolerance (one augmented Lagrangian
+    round a stage), then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever
+    costs less, by a ski-rental rule; returns whether Newton finished.
+
+    Every support vector of the squared hinge is free, so the Newton method (004; Chapelle 2007,
+    here :func:`~sdpkern.native.primal_svm.primal_svm_kernel` started at SMO's point, its Cholesky
+    factor kept across steps) ends exact after a factorisation of order |S|, S the support, at
+    |S|³/3 flops. What SMO still needs to reach ``tol`` is not known in advance: its augmented
+    Lagrangian takes more rounds the more polynomial constraints there are. So Newton finishes at
+    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost
+    less); otherwise SMO goes on for at most as many steps as the Newton finish would cost, and
+    Newton finishes if SMO has not. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP`` flops of
+    Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by memory, the
+    factorisation by arithmetic). The total is at most twice that of the better of the two,
+    whatever the data (the rule of ski rental). The counts are of steps and points,
+    not of time, so the choice — and the model — is the same on every run."""
+    st = al.state
+    n = st.K.n
+    stages = tuple(t for t in (_EARLIEST_TOL, _EARLY_TOL) if t > tol)
+
+    def newton_in_steps() -> int:
+        """The Newton finish's cost in SMO steps."""
+        support = int(np.count_nonzero(st.alpha))
+        return int(support**3 / 3.0 / (_NEWTON_FLOPS_PER_STEP * n + _STEP_FLOPS)) + 1
+
+    for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
+        al.solve(early_tol, max_rounds=1)
+        # the Newton finish costs less than the SMO steps taken so far: the steps to tol, the
+        # augmented Lagrangian's rounds still ahead, would not cost less than those
+        if newton_in_steps() <= al.n_iter and _newton_finish(al, cons, C, w):
+            return True
+    while al.n_iter < al.max_iter:
+        budget = newton_in_steps()
+        viol, feas = al.solve(tol, step_limit=al.n_iter + budget)
+        if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
+            return False
+        if _newton_finish(al, cons, C, w):
+            return True
+        # (Newton did not settle in its steps: SMO goes on, with another budget)
+    return False
+
+
+def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array) -> bool:
+    """The primal Newton method on the squared hinge from SMO's point (α, and the unpenalised part
+    b + V c_V of its multipliers), on SMO's operator K + ρVVᵀ: its optimum is the problem's, as
+    Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator set settled."""
+    st = al.state
+    ya, alpha = st.y, st.alpha
+    n = st.K.n
+    V = cons.V
+    e = ya - st.v
+    c_V = al.z + al.rho * al.s
+    b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
+    W = _unpenalized_block(cons, n)
+    poly = b + V @ c_V if V.shape[1] else np.full(n, b)
+    c0 = np.asarray(np.linalg.lstsq(W, poly, rcond=None)[0], dtype=np.float64) if W.shape[1] else np.zeros(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = primal_svm_kernel(
+            st.K, ya, C, unpenalized=W, sample_weight=w, init=(ya * alpha, c0), warm_start_size=n + 1,
+        )  # fmt: skip
+    if not res.converged or res.outputs is None or res.unpenalized_coef is None:
+        return False
+    a_new = np.maximum(ya * res.coef, 0.0)
+    poly_new = W @ res.unpenalized_coef if W.shape[1] else np.zeros(n)
+    c_new = V.T @ poly_new if V.shape[1] else np.zeros(0)  # (V orthonormal, ⊥ 1 when pair)
+    b_new = float(np.mean(poly_new - V @ c_new)) if cons.pair else 0.0
+    st.alpha[:] = a_new
+    st.v[:] = ya - (res.outputs - b_new + ya * st.D * a_new)
+    al.z, al.rho = c_new, 0.0  # the multipliers are exact: c_V = z
+    al.s = V.T @ (ya * a_new) if V.shape[1] else al.s
+    return True
+
+
+def _unpenalized_block(cons: _Constraints, n: int) -> Array:
+    """The unpenalised columns of the primal: U, with the constant first when the intercept is
+    not already in its range."""
+    U = cons.U
+    if cons.pair and not (U.shape[1] and cons.V.shape[1] + 1 == U.shape[1]):
+        return np.hstack([np.ones((n, 1)), U]) if U.shape[1] else np.ones((n, 1))
+    return U
 
 
 def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: float) -> tuple[bool, bool]:
-    """SMO rounds to ``tol`` and the closing Newton step as ``polish`` asks (:func:`dual_svm`);
-    returns (polished, refined)."""
+    """SMO rounds to ``tol`` and the closing Newton step as ``polish`` asks (:func:`dual_svm`;
+    the squared hinge with ``polish="auto"`` is :func:`_run_squared`); returns (polished, refined)."""
     st = al.state
     n, alpha, upper = st.K.n, st.alpha, st.upper
 
@@ -404,56 +490,29 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     def try_polish() -> bool:
         # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
         # bordered system enforces Vᵀu = 0
-        out = _polish(st.K, st.ya, alpha, upper, st.Dd, cons, tol)
+        out = _polish(st.K, st.y, alpha, upper, st.D, cons, tol)
         if out is None:
             return False
-        alpha[:], st.e[:], al.z, _ = out
+        alpha[:], e, al.z, _ = out
+        st.v[:] = st.y - e
         al.rho = 0.0  # the multipliers are exact: c_V = z
-        st.s[:] = st.V.T @ (st.ya * alpha)
+        al.s = cons.V.T @ (st.y * alpha)
         polished[0] = True
         return True
 
     def cheap() -> bool:
+        # the factorisation of the free set F costs about what the SMO steps so far did
         n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        return n_free <= 300 or n_free**3 / 3.0 <= 2.0 * n * max(al.n_iter, 1)
+        return n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
 
-    # "auto": SMO only to a loose tolerance first, the Newton step usually finishes from there —
-    # on up to 2000 points, and on any n for the squared hinge, whose Newton step keeps one
-    # factor (:func:`_newton_step_kept`) and costs about what the SMO steps to ``tol`` would
-    squared = not np.any(np.isfinite(upper) & (upper > 0))
-    # early: each stage one round only — the Newton step needs SMO's active set, not Vᵀu ≈ 0 (its
-    # bordered system holds the constraints exactly); the rounds for feasibility cost SMO steps
-    # and, when ρ grows, a refolded K's columns afresh (twonorm, n = 7400, k = 21: 1185 steps and
-    # 412 columns of a fit's 4472 and 1254). Beyond 2000 points the squared hinge's Newton step is
-    # tried from SMO at 1.0 first, when the rule below takes it there (measured: twonorm 1025
-    # instead of 1944 steps, banana 3000 at λ = 1e-2 1792 instead of 2752, the Newton work alike)
-    loose = (_EARLIEST_TOL, _EARLY_TOL) if squared and n > 2000 else (_EARLY_TOL if squared else 0.1,)
-    stages = tuple(t for t in loose if t > tol)
-    early = polish == "auto" and (n <= 2000 or squared) and bool(stages)
-    if not early:
-        al.solve(tol)
-    for early_tol in stages if early else ():
-        al.solve(early_tol, max_rounds=1)
-        if al.n_iter >= al.max_iter:
-            break
-        n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        # the SMO steps to tol cost about 100 n flops of Cholesky per step taken so far (measured,
-        # n = 3000 banana: the Newton step there wins at λ = 1e-2, ties at 0.1, loses at 1)
-        if (n <= 2000 or n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)) and try_polish():
+    if polish == "auto" and tol < _HINGE_EARLY_TOL:
+        # one loose round first: the Newton step needs SMO's active set, not the constraints
+        al.solve(_HINGE_EARLY_TOL, max_rounds=1)
+        if al.n_iter < al.max_iter and cheap() and try_polish():
             return True, False
-        if n <= 2000:
-            # from the one round's point the step can fail, the constraints still far from holding
-            # (wdbc, n = 569, k = 31: 34 support vectors, the step pinned all but 24): the rounds to
-            # feasibility at the loose tolerance first, as before that round was the only one
-            al.solve(early_tol)
-            if al.n_iter < al.max_iter and try_polish():
-                return True, False
-    if early:
-        # on to tol, the Newton step tried again after each round while it is cheap: the rounds
-        # to tol can need a penalty ρ so stiff that SMO crawls (wdbc, n = 569, k = 31: 10⁷ steps)
-        al.solve(tol, between=lambda: cheap() and al.n_iter < al.max_iter and try_polish())
-        if polished[0]:
-            return True, False
+    al.solve(tol, between=(lambda: cheap() and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None)
+    if polished[0]:
+        return True, False
     if (polish is True or (polish == "auto" and cheap())) and al.n_iter < al.max_iter and try_polish():
         return True, False
     if polish == "auto" and n <= 200:
@@ -464,77 +523,63 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
 
 
 class _AugmentedLagrangian:
-    """The method of multipliers around SMO (module docstring): z ← z + ρVᵀu after each SMO
-    solve, ρ ×10 when ‖Vᵀu‖ did not fall by a factor 4; e always carries V(z + ρs)."""
+    """The method of multipliers around the core (module docstring): z ← z + ρVᵀu after each SMO
+    solve (the core's linear term −1 + y∘(Vz) follows), ρ ×10 when ‖Vᵀu‖ did not fall by a factor
+    4 (K + ρVVᵀ then folded afresh)."""
 
     def __init__(
-        self, state: _SMOState, z: Array, rho: float, max_iter: int, callback: Callable[..., Any] | None
-    ) -> None:
-        self.state, self.z, self.rho, self.max_iter, self.callback = state, z, rho, max_iter, callback
-        self.n_iter, self.rounds = 0, 0
+        self, state: SMOState, K: GramOperator, V: Array, rho: float, max_iter: int,
+        callback: Callable[..., Any] | None,
+    ) -> None:  # fmt: skip
+        self.state, self.K, self.V, self.rho, self.max_iter, self.callback = state, K, V, rho, max_iter, callback
+        self.z = np.zeros(V.shape[1])
+        self.s = np.ascontiguousarray(V.T @ (state.y * state.alpha))  # Vᵀu
+        self.rounds = 0
+
+    @property
+    def n_iter(self) -> int:
+        """SMO steps so far."""
+        return int(self.state.n_iter)
 
     def solve(
-        self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None
+        self, tol: float, max_rounds: int | None = None, between: Callable[[], bool] | None = None,
+        step_limit: int | None = None,
     ) -> tuple[float, float]:
         """Rounds until SMO's KKT violation ≤ tol and the constraints hold (``_feasible``), or
         ``max_rounds`` rounds (the multipliers then updated as for the next round), or until
-        ``between()``, called after each round's multiplier update, returns True."""
-        st = self.state
-        V, s, e, m = st.V, st.s, st.e, st.V.shape[1]
+        ``between()``, called after each round's multiplier update, returns True, or until
+        ``n_iter`` reaches ``step_limit``."""
+        st, V = self.state, self.V
+        m = V.shape[1]
+        limit = self.max_iter if step_limit is None else min(self.max_iter, step_limit)
         prev, viol, feas = np.inf, np.inf, np.inf
         for rnd in range(1, 1 << 30):
-            it, viol = st.run(self.rho, self.z, tol, self.max_iter - self.n_iter)
-            self.n_iter += it
+            viol = st.run(tol, max(0, limit - self.n_iter))
             self.rounds += 1
-            feas = float(np.max(np.abs(s))) if m else 0.0
+            self.s = np.ascontiguousarray(V.T @ (st.y * st.alpha)) if m else self.s
+            feas = float(np.max(np.abs(self.s))) if m else 0.0
             if self.callback is not None:
                 self.callback(self.rounds, float(viol), feas)
-            done = _feasible(feas, st.ya * st.alpha, self.z + self.rho * s, tol)
-            if done or self.n_iter >= self.max_iter or self.rounds >= 200:
+            done = viol <= tol and _feasible(feas, st.y * st.alpha, self.z + self.rho * self.s, tol)
+            if done or self.n_iter >= limit or self.rounds >= 200:
                 return float(viol), feas
-            dz = self.rho * s
+            dz = self.rho * self.s
             self.z = self.z + dz
+            st.shift(st.y * (V @ dz))  # p = −1 + y∘(Vz)
             if feas > 0.25 * prev:
-                e += V @ (9.0 * self.rho * s)
+                # K + 10ρVVᵀ: the outputs change by 9ρVs (its cache restarts; rare: a few times a solve)
+                st.set_operator(_fold(self.K, V, 10.0 * self.rho), change=V @ (9.0 * self.rho * self.s))
                 self.rho *= 10.0
-                if st.folded:  # K + ρVVᵀ afresh (its cache restarts; rare: a few times a solve)
-                    st.refold(self.rho)
-            e += V @ dz
             prev = feas
             if max_rounds is not None and rnd >= max_rounds or between is not None and between():
                 break
         return float(viol), feas
 
 
-def _not_psd(K: GramOperator, ya: Array, alpha: Array, Dd: Array, curv: float) -> NotPSDError:
-    """The error for a kernel whose SMO step met negative curvature, with the smallest eigenvalue
-    of K + diag(D) on the support vectors (at most 2000 of them) for scale."""
-    S = np.flatnonzero(alpha > 0)[:2000]
-    lam_min = curv
-    if S.size:
-        block = K.entries(S, S)
-        block[np.diag_indices_from(block)] += Dd[S]
-        lam_min = min(curv, float(np.linalg.eigvalsh(block)[0]))
-    return NotPSDError(
-        f"K is not positive semidefinite (smallest eigenvalue {lam_min:.3g} of K + diag(D) on the support vectors, "
-        f"a 2 x 2 minor of curvature {curv:.3g}), so the SVM dual is not convex; repair it with "
-        "sdpkern.kernels.repair_spectrum(..., method='clip'|'flip'|'shift'|'square') or use IndefiniteSVC",
-        min_eigenvalue=lam_min,
-    )
-
-
 def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) -> float:
-    """libsvm's maximal violating pair (``pair``) or the largest projected gradient, margin units."""
-    if pair:
-        g = ya - e
-        up = ((ya > 0) & (alpha < upper)) | ((ya < 0) & (alpha > 0))
-        low = ((ya > 0) & (alpha > 0)) | ((ya < 0) & (alpha < upper))
-        if not np.any(up) or not np.any(low):
-            return 0.0
-        return float(np.max(g[up]) - np.min(g[low]))
-    grad = ya * e - 1.0
-    bad = np.where(grad < 0, (alpha < upper) * -grad, (alpha > 0) * grad)
-    return float(np.max(bad, initial=0.0))
+    """The core's stopping quantity (libsvm's maximal violating pair, or the largest projected
+    gradient without the pair constraint) at the effective outputs e = y − v."""
+    return _violation(ya, alpha, ya - e, upper, 1 if pair else 0)
 
 
 def _polish(
@@ -668,58 +713,33 @@ def _feasible(feas: float, u: Array, c: Array, tol: float) -> bool:
 
 
 class _FoldedGram(GramOperator):
-    """K + ρVVᵀ evaluated by the compiled core from K's :class:`~sdpkern.kernels.gram.GramSpec`
-    with the correction extended by [V, −ρV] (``left``/``right``), so the augmented term costs
-    m flops per cached kernel entry instead of per point in every SMO step."""
+    """K + ρVVᵀ, the augmented Lagrangian's kernel. With a compiled spec (``spec`` given): K's
+    :class:`~sdpkern.kernels.gram.GramSpec` with the correction extended by [V, −ρV], evaluated by
+    the compiled core (m flops per cached entry); without one, K's blocks plus ρV_RV_Cᵀ."""
 
-    def __init__(self, K: GramOperator, spec: Any, diag: Array) -> None:
+    def __init__(self, K: GramOperator, spec: Any, V: Array, rho: float) -> None:
         super().__init__(K.n, cache_bytes=K.cache_bytes)
-        self._spec, self._diag, self.base = spec, diag, K
-
-    def refolded(self, V: Array, rho: float) -> _FoldedGram:
-        """The same base K with another ρ."""
-        out = _fold(self.base, V, rho)
-        assert isinstance(out, _FoldedGram)
-        return out
+        self._spec, self.base, self.V, self.rho = spec, K, V, rho
+        self._diag = K.diagonal() + rho * np.einsum("ij,ij->i", V, V)
 
     @property
     def spec(self) -> Any:
-        """The extended spec."""
+        """The extended spec (or None)."""
         return self._spec
 
     def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
-        full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
-        return full if rows is None else full[rows]
-
-
-#: Up to this many points, K keeps its last folded K + ρVVᵀ (and so that one's column cache):
-#: the fits of a grid search over C on one fold fold the same K with the same ρ and V.
-_FOLD_KEPT_N = 1000
-
-
-def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram | None:
-    """K + ρVVᵀ as a :class:`_FoldedGram` when K has a compiled spec (not a stored matrix); the
-    one made last for (K, V, ρ) when K has at most ``_FOLD_KEPT_N`` points."""
-    spec = K.spec
-    if V.shape[1] == 0 or spec is None or spec.kind == "matrix":
-        return None
-    if K.n > _FOLD_KEPT_N:
-        return _make_fold(K, V, rho)
-    # (SHA-256 runs on the CPU's SHA instructions where there are any: half BLAKE2b's time here)
-    key = (float(rho), V.shape, hashlib.sha256(np.ascontiguousarray(V).data).digest())
-    kept = K.__dict__.get("_last_fold")
-    if kept is not None and kept[0] == key:
-        return kept[1]  # type: ignore[no-any-return]
-    out = _make_fold(K, V, rho)
-    K.__dict__["_last_fold"] = (key, out)
-    return out
+        if self._spec is not None:
+            full = np.asarray(_core().eval_columns(self._spec, self.n, np.ascontiguousarray(cols, dtype=np.intp)))
+            return full if rows is None else full[rows]
+        Vr = self.V if rows is None else self.V[rows]
+        base = self.base.columns(cols) if rows is None else self.base.block(rows, cols)
+        return np.asarray(base + self.rho * (Vr @ self.V[cols].T), dtype=np.float64)
 
 
 def _fold_coordinates(K: GramOperator, left: Array, V: Array) -> Iterator[Array]:
     """Candidates G for left·G = V, the caller keeping the first that checks. For K_Ξ, left =
     [ℓ, φ(·, Ξ)] with ℓ the Lagrange basis of 𝒫 on Ξ (ℓ(ξ_j) = e_j) and V ⊂ 𝒫, so V = ℓ·V[Ξ]:
-    read off first, before the least-squares fit (an SVD of n × 2k: 11 ms on twonorm's 7400
-    points, k = 21)."""
+    read off first, before the least-squares fit (an SVD of n × 2k)."""
     if not left.shape[1]:
         return
     if isinstance(K, ReducedGram) and left.shape[1] == 2 * K.unisolvent.shape[0]:
@@ -727,93 +747,28 @@ def _fold_coordinates(K: GramOperator, left: Array, V: Array) -> Iterator[Array]
     yield np.asarray(np.linalg.lstsq(left, V, rcond=None)[0], dtype=np.float64)
 
 
-def _make_fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
-    """:func:`_fold` without the memory."""
+def _fold(K: GramOperator, V: Array, rho: float) -> _FoldedGram:
+    """K + ρVVᵀ as a :class:`_FoldedGram` (made afresh: a fit's operators are its own)."""
     from dataclasses import replace
 
     spec = K.spec
-    assert spec is not None
+    if spec is None:
+        return _FoldedGram(K, None, V, rho)
     n = K.n
     left = np.zeros((n, 0)) if spec.left is None else spec.left
     right = np.zeros((n, 0)) if spec.right is None else spec.right
     # the spec's correction is −left·rightᵀ. When V lies in range(left) (K_Ξ: V ⊂ range Q =
     # range ℓ(X)), V = left·G and ρVVᵀ = −left·(−ρVGᵀ)ᵀ joins the right factor: no extra width
-    # (m flops less per kernel entry: a third of the correction's cost for d = 20)
+    # (m flops less per kernel entry)
     for G in _fold_coordinates(K, left, V):
         if np.linalg.norm(left @ G - V) <= 1e-12 * np.sqrt(n) * max(1.0, float(np.abs(left).max()) * np.abs(G).max()):
-            new = replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T)))
-            return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
+            return _FoldedGram(K, replace(spec, right=np.ascontiguousarray(right - rho * (V @ G.T))), V, rho)
     new = replace(
         spec,
         left=np.ascontiguousarray(np.hstack([left, V])),
         right=np.ascontiguousarray(np.hstack([right, -rho * V])),
     )
-    return _FoldedGram(K, new, K.diagonal() + rho * np.einsum("ij,ij->i", V, V))
-
-
-class _SMOState:
-    """The arrays one SMO solve updates in place, and the shrink / reconstruct protocol around
-    :func:`sdpkern._svmcore.smo_active` (libsvm's: a first pass to 10·tol with shrinking, the outputs e
-    recomputed on every point, then passes to tol until the whole set satisfies it)."""
-
-    def __init__(
-        self, K: GramOperator, ya: Array, alpha: Array, e: Array, upper: Array, Dd: Array, diag: Array,
-        V: Array, s: Array, pair: bool, shrinking: bool, folded: bool = False,
-    ) -> None:
-        self.K, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag = K, ya, alpha, e, upper, Dd, diag
-        self.V, self.s, self.pair, self.shrinking = V, s, pair, shrinking and pair
-        self.active = np.arange(K.n, dtype=np.intp)
-        # folded: K is K + ρVVᵀ (:func:`_fold`), so the loop sees no V and s is kept here
-        self.folded = folded
-        self.dropped_columns = 0  # computed by folded operators since replaced (:meth:`refold`)
-        self._V_loop = np.zeros((K.n, 0)) if folded else V
-        self._s_loop = np.zeros(0) if folded else s
-
-    def refold(self, rho: float) -> None:
-        """Replace the folded K + ρ_oldVVᵀ by K + ρVVᵀ (:func:`_fold`)."""
-        assert isinstance(self.K, _FoldedGram)
-        self.dropped_columns += self.K.columns_computed  # (for the certificate's count)
-        self.K = self.K.refolded(self.V, rho)
-        self.diag = self.K.diagonal()
-
-    def _reconstruct(self, rho: float, z: Array) -> None:
-        """e = Ku + y∘D∘α + V(z + ρs) on every point (after shrinking left some stale)."""
-        u = self.ya * self.alpha
-        Ku = self.K.matvec(u) if np.any(u) else np.zeros(self.K.n)
-        tail = z if self.folded else z + rho * self.s  # a folded K already holds ρVVᵀu = ρVs
-        self.e[:] = Ku + self.ya * self.Dd * self.alpha + self.V @ tail
-        self.active[:] = np.arange(self.K.n)
-
-    def violation(self) -> float:
-        """libsvm's maximal violating pair m(α) − M(α) over every point (pair steps only)."""
-        return _kkt_violation(self.ya, self.alpha, self.e, self.upper, True)
-
-    def run(self, rho: float, z: Array, tol: float, budget: int) -> tuple[int, float]:
-        """SMO to ``tol`` on the current augmented Lagrangian; returns (steps, violation)."""
-        core = _core()
-        n = self.K.n
-        stage = 10.0 * tol if self.shrinking else tol
-        total, viol = 0, np.inf
-        while total < budget:
-            it, viol, na, curv = core.smo_active(
-                self.K.cache, self.ya, self.alpha, self.e, self.upper, self.Dd, self.diag, self._V_loop, self._s_loop,
-                0.0 if self.folded else rho, self.pair, stage, budget - total, self.active, n, self.shrinking,
-            )
-            total += int(it)
-            if self.folded and self.V.shape[1]:
-                self.s[:] = self.V.T @ (self.ya * self.alpha)
-            scale = float(np.max(np.abs(self.diag))) if self.diag.size else 1.0
-            if curv < -1e-10 * max(scale, 1e-300):
-                raise _not_psd(self.K, self.ya, self.alpha, self.Dd, float(curv))
-            if na < n:
-                self._reconstruct(rho, z)
-                viol = self.violation()
-            if viol <= stage and stage > tol:
-                stage = tol
-                continue
-            if viol <= tol or int(it) == 0 and na == n:
-                break
-        return total, float(viol)
+    return _FoldedGram(K, new, V, rho)
 
 
 def _intercept(ya: Array, alpha: Array, e: Array, upper: Array) -> float:
@@ -894,95 +849,3 @@ def _result(
         n_iter=n_iter,
         certificate=cert,
     )
-
-
-@dataclass
-class CPDDualResult:
-    """Output of :func:`cpd_dual_svm`: the c.p.d. model and the dual solve behind it.
-
-    Attributes
-    ----------
-    alpha : (n,) array
-        Expansion coefficients of φ (Pᵀα = 0 to round-off).
-    beta_bar : (k,) array
-        Polynomial coefficients in the orthonormal basis Q.
-    f : (n,) array
-        Decision values at the training points.
-    objective : float
-        The c.p.d. objective λ αᵀΦα + Σ ℓ(y f) (000 eq. 14 for the squared hinge).
-    dual : DualSVMResult
-        The solve on K_Ξ.
-    """
-
-    alpha: Array
-    beta_bar: Array
-    f: Array
-    objective: float
-    dual: DualSVMResult
-
-    @property
-    def status(self) -> str:
-        """The dual solve's status."""
-        return self.dual.status
-
-
-def cpd_dual_svm(
-    kernel: Kernel,
-    X: ArrayLike,
-    Q: ArrayLike,
-    y: ArrayLike,
-    lam: float,
-    *,
-    loss: Loss = "squared_hinge",
-    reduced: ReducedGram | None = None,
-    sample_weight: ArrayLike | None = None,
-    tol: float = 1e-3,
-    max_iter: int | None = None,
-    polish: bool | str = False,
-) -> CPDDualResult:
-    """000 eq. (14) (or its hinge variant) by :func:`dual_svm` on the reduced kernel K_Ξ.
-
-    The exact reduction of :mod:`sdpkern.native.cpd_reduced` (α = Tγ, the polynomial part
-    unpenalised) with C = 1/(2λ): eq. (14) = 2λ (½γᵀK_Ξγ + C Σ ℓ). Same minimiser as
-    :func:`~sdpkern.native.cpd_reduced.cpd_primal_svm_reduced` (squared hinge) and
-    :func:`sdpkern.builders.cpd_svm.hinge_dual` (hinge).
-
-    Parameters
-    ----------
-    kernel : Kernel
-        A c.p.d. kernel (or a p.d. one with ``Q`` of shape (n, 0)).
-    X : (n, d) array
-    Q : (n, k) array
-        Orthonormal basis of range P (``polynomial_factor(X, kernel).Q``).
-    y : (n,) array of ±1
-    lam : float
-        λ > 0.
-    loss : {"squared_hinge", "hinge"}
-    reduced : ReducedGram, optional
-        ``reduced_gram(kernel, X, Q)`` made beforehand (shared column cache, one-vs-rest).
-    sample_weight, tol, max_iter, polish
-        As in :func:`dual_svm`.
-
-    Returns
-    -------
-    CPDDualResult
-    """
-    lam = check_positive(lam, "lam")
-    Qa = np.asarray(Q, dtype=np.float64)
-    rk = checked_reduced_gram(kernel, X, Qa, reduced)
-    res = dual_svm(
-        rk,
-        y,
-        1.0 / (2.0 * lam),
-        loss=loss,
-        sample_weight=sample_weight,
-        unpenalized=Qa if Qa.shape[1] else None,
-        fit_intercept=False,  # eq. (14) has no offset beyond 𝒫 (which holds the constants)
-        tol=tol,
-        max_iter=max_iter,
-        polish=polish,
-    )
-    # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
-    c = res.coef_unpenalized
-    alpha, beta_bar = rk.to_cpd(res.dual_coef, c)
-    return CPDDualResult(alpha=alpha, beta_bar=beta_bar, f=res.outputs, objective=2.0 * lam * res.objective, dual=res)

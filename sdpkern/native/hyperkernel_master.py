@@ -18,7 +18,8 @@ natively:
 
 * the inner problem D(β) by the family's solve on K(β) given by columns
   (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`; every term keeps its own capped column
-  cache, so a new β costs additions), warm-started: the compiled SMO for the SVM families, a dense
+  cache, so a new β costs additions), warm-started: sdpkern's one SMO core for the SVM families
+  (:mod:`sdpkern.native.svm_core`, libsvm's second-order pair selection and shrinking), a dense
   Cholesky solve for the alignment;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
   D(β) ≥ q(α_k) − Σ_l β_l q_l(α_k) that every inner solve gives (exact: D is a maximum of these
@@ -47,7 +48,7 @@ With q̄ ≥ q the bound g stays a lower bound, and every violation that can rea
 
 Memory: kernel columns only (capped caches), never an m×m matrix per term. Above
 ``working_set`` points (30,000) each SVM solve is a decomposition over working sets
-(:func:`svm_working_set`): columns of the working set's length, the other points' outputs by
+(:func:`~sdpkern.native.svm_core.solve_qp`): columns of the working set's length, the other points' outputs by
 uncached blocks (measured: twonorm m = 100,000, two rounds, 313 s CPU, peak RSS 3.5 GB).
 """
 
@@ -55,7 +56,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -67,6 +67,7 @@ from ..errors import DataError, SolverError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
 from ..kernels.hyperkernel_terms import TermGram, learned_gram, quadratic_bounds, term_block, term_quadratics
 from ..kernels.lowrank import HyperkernelBasis
+from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
 __all__ = [
     "NativeMasterResult",
@@ -75,20 +76,11 @@ __all__ = [
     "MasterFamily",
     "solve_master",
     "hyperkernel_csvm_native",
-    "svm_dual_smo",
     "available_memory",
     "estimate_fit_bytes",
 ]
 
 Array = NDArray[np.float64]
-#: ``restrict(W)``: K(β) on the points W with a column cache of its own (a working set's operator)
-Restrict = Callable[[NDArray[np.intp]], GramOperator]
-
-#: Above this many points each SVM solve runs on working sets of about this size
-#: (:func:`svm_working_set`); below, one SMO on all points (every 10k/20k figure of the docs).
-WORKING_SET = 30_000
-#: Column cache of the working-set SMO: 3 GiB, the columns of 13,400 support vectors of 30,000 points.
-WORKING_SET_CACHE_BYTES = 3 << 30
 
 
 @dataclass
@@ -222,125 +214,6 @@ class MasterFamily:
         raise NotImplementedError
 
 
-def svm_dual_smo(
-    gram: GramOperator, y: Array, box: float | Array, alpha0: Array | None, tol: float, max_iter: int
-) -> tuple[Array, Array, int, float]:
-    """max 1ᵀα − ½ αᵀYKYα over 0 ≤ α ≤ box, yᵀα = 0 by the compiled SMO on ``gram``'s columns.
-
-    ``box`` is C, or the per-point boxes C·w_i of weighted points.
-
-    Warm-started from ``alpha0`` (its outputs Ku from the cached columns of its non-zeros).
-    Returns (α, Ku with u = y∘α, SMO iterations, final KKT violation in margin units).
-    """
-    from .. import _svmcore
-
-    m = y.shape[0]
-    alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
-    e = gram.matvec(y * alpha) if np.any(alpha) else np.zeros(m)
-    upper = np.array(np.broadcast_to(np.asarray(box, dtype=np.float64), (m,)))  # a copy: SMO may write
-    zeros = np.zeros(m)
-    diag = np.ascontiguousarray(gram.diagonal())
-    # every point active and no shrinking: ``e`` stays current on all of them (the caller's Ku)
-    active = np.arange(m, dtype=np.intp)
-    it, viol, _, _ = _svmcore.smo_active(
-        gram.cache, np.ascontiguousarray(y), alpha, e, upper, zeros, diag, np.zeros((m, 0)), np.zeros(0),
-        0.0, True, float(tol), int(max_iter), active, m, False,
-    )  # fmt: skip
-    return alpha, e, int(it), float(viol)
-
-
-def svm_working_set(
-    gram: SumGram, restrict: Restrict, y: Array, box: float | Array, alpha0: Array | None, opts: dict[str, Any]
-) -> tuple[Array, Array, int, float]:
-    """:func:`svm_dual_smo`'s problem at large m, by decomposition over working sets.
-
-    The SMO runs on a working set W of at most ``working_set`` points (plus the support
-    vectors), with kernel columns of length abs(W) instead of m: at m = 10⁵ the support vectors'
-    full columns (10⁴ of 800 kB) exceed any column cache, and an SMO on all points recomputes
-    them over and over. The other points keep α = 0; their outputs (Ku)_i are updated by the
-    change of u on W (blocks K(β)[rows, changed], never stored), and the KKT conditions are
-    checked on every point (libsvm's maximal violating pair, the same ``smo_tol`` as the SMO on
-    all points, so the stopping rule is unchanged). The next W is the support vectors and the
-    points of α = 0 with the smallest margin y_i f(x_i) − 1, all violators first. Each round
-    decreases the dual objective (Osuna, Freund & Girosi 1997; Joachims 1999), so the rounds
-    end; the first W is a seeded random sample.
-
-    Returns (α, Ku over all m points, SMO iterations, final KKT violation).
-    """
-    m, tol, ws = y.shape[0], opts["smo_tol"], opts["working_set"]
-    alpha = np.zeros(m) if alpha0 is None else np.clip(np.array(alpha0, dtype=np.float64), 0.0, box)
-    boxes = np.broadcast_to(np.asarray(box, dtype=np.float64), (m,))
-    e = _outputs_update(gram, np.arange(m), np.flatnonzero(alpha), (y * alpha)[alpha > 0], opts["n_jobs"])
-    if np.any(alpha):
-        W = _next_working_set(alpha, e, y, boxes, ws)
-    else:
-        W = np.sort(np.random.default_rng(0).choice(m, size=ws, replace=False))
-    iterations, viol = 0, np.inf
-    for _ in range(opts["working_set_rounds"]):
-        left = max(1, opts["smo_max_iter"] - iterations)
-        aW, eW, it, _ = svm_dual_smo(restrict(W), y[W], np.array(boxes[W]), alpha[W], tol, left)
-        iterations += it
-        du = y[W] * (aW - alpha[W])
-        alpha[W], e[W] = aW, eW
-        outside = np.setdiff1d(np.arange(m), W, assume_unique=True)
-        moved = np.flatnonzero(du)
-        e[outside] += _outputs_update(gram, outside, W[moved], du[moved], opts["n_jobs"])
-        viol = _kkt_violation(alpha, e, y, boxes)
-        if viol <= tol or iterations >= opts["smo_max_iter"]:
-            break
-        W = _next_working_set(alpha, e, y, boxes, ws)
-    return alpha, e, iterations, viol
-
-
-def _outputs_update(gram: SumGram, rows: NDArray[np.intp], cols: NDArray[np.intp], w: Array, n_jobs: int) -> Array:
-    """K(β)[rows, cols] w, in blocks of at most 2²⁴ entries (nothing cached: each column is
-    used once), the blocks shared by ``n_jobs`` threads (the compiled columns release the GIL)."""
-    if cols.size == 0 or rows.size == 0:
-        return np.zeros(rows.shape[0])
-    step = max(1, (1 << 24) // rows.size)
-    ops = [(t.op, t.weight) for t in gram.terms if t.weight != 0.0]
-
-    def part(lo: int) -> Array:
-        c, wc = cols[lo : lo + step], w[lo : lo + step]
-        return np.asarray(sum(b * (op._checked_block(rows, c) @ wc) for op, b in ops), dtype=np.float64)
-
-    starts = range(0, cols.size, step)
-    n_jobs = min(n_jobs, len(starts))
-    if n_jobs == 1:
-        return np.asarray(sum(part(lo) for lo in starts), dtype=np.float64)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(n_jobs) as pool:
-        return np.asarray(sum(pool.map(part, starts)), dtype=np.float64)
-
-
-def _kkt_violation(alpha: Array, e: Array, y: Array, boxes: Array) -> float:
-    """libsvm's maximal violating pair, max_{I_up} v − min_{I_low} v with v_i = y_i − (Ku)_i
-    (the SMO's stopping quantity, margin units)."""
-    v = y - e
-    up = ((y > 0) & (alpha < boxes)) | ((y < 0) & (alpha > 0))
-    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < boxes))
-    if not (np.any(up) and np.any(low)):
-        return 0.0
-    return float(v[up].max() - v[low].min())
-
-
-def _next_working_set(alpha: Array, e: Array, y: Array, boxes: Array, ws: int) -> NDArray[np.intp]:
-    """The support vectors and the points of α = 0 nearest the margin, ``ws`` in all (at
-    least ``ws``/4 of α = 0 when the support vectors are many), sorted.
-
-    The margin is y_i(Ku)_i − y_iγ − 1 with γ the offset of the free support vectors
-    (:func:`_offset`): negative on the points of α = 0 that violate their KKT condition, which
-    come first in the ordering (most violated first).
-    """
-    gamma = _offset(alpha, e, y, boxes if np.ndim(boxes) else float(boxes))
-    margin = y * (e - gamma) - 1.0
-    sv = np.flatnonzero(alpha > 0)
-    zero = np.flatnonzero(alpha <= 0)
-    take = zero[np.argsort(margin[zero], kind="stable")[: max(ws - sv.size, ws // 4)]]
-    return np.sort(np.concatenate([sv, take]))
-
-
 def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
     """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds).
 
@@ -380,12 +253,15 @@ class _CSVCFamily(MasterFamily):
     def solve(
         self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
     ) -> InnerSolution:
-        if self.m > opts["working_set"]:
-            assert isinstance(gram, SumGram)
-            alpha, e, it, _ = svm_working_set(gram, restrict, self.y, self.box, alpha0, opts)
-        else:
-            alpha, e, it, _ = svm_dual_smo(gram, self.y, self.box, alpha0, opts["smo_tol"], opts["smo_max_iter"])
-        return InnerSolution(alpha, self.y * alpha, e, float(alpha.sum()), _offset(alpha, e, self.y, self.box), it)
+        sol = solve_csvc(
+            gram, self.y, 1.0, sample_weight=np.broadcast_to(self.box, self.y.shape), alpha0=alpha0,
+            tol=opts["smo_tol"], max_iter=opts["smo_max_iter"], working_set=opts["working_set"],
+            restrict=restrict, n_jobs=opts["n_jobs"],
+        )  # fmt: skip
+        alpha, e = sol.alpha, sol.outputs
+        return InnerSolution(
+            alpha, self.y * alpha, e, float(alpha.sum()), _offset(alpha, e, self.y, self.box), sol.n_iter
+        )
 
     def constant(self, alpha: Array) -> float:
         return float(alpha.sum())
@@ -684,7 +560,8 @@ def solve_master(
         ``working_set`` points, for the outputs of the points outside the working set.
     working_set, working_set_cache_bytes : int
         Above ``working_set`` points each SVM solve is a decomposition over working sets of
-        about that many points (:func:`svm_working_set`), whose SMO gets a column cache of
+        about that many points (the core's decomposition,
+        :func:`~sdpkern.native.svm_core.solve_qp`), whose SMO gets a column cache of
         ``working_set_cache_bytes`` (columns of abs(W) entries: the default holds those of
         12,800 support vectors at abs(W) = 30,000).
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +34,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .. import _newtoncore
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
-from ..kernels.gram import CallableGram, GramOperator, PrecomputedGram
+from ..kernels.gram import GramOperator
 
 __all__ = [
     "PrimalSVMResult",
@@ -137,12 +136,13 @@ def _unpenalized_block(unpenalized: ArrayLike | None, n: int) -> NDArray[np.floa
 
 
 def _gram_of(K: Any, y: ArrayLike) -> GramOperator:
-    """The kernel argument of a solver as a :class:`~sdpkern.kernels.gram.GramOperator`."""
+    """The kernel argument of a solver, checked to be a :class:`~sdpkern.kernels.gram.GramOperator`."""
     if isinstance(K, GramOperator):
         return K
-    if callable(K):
-        return CallableGram(K, n=as_vector(y, "y").shape[0], kind="entries")
-    return PrecomputedGram(K)
+    raise ParameterError(
+        f"K must be a GramOperator (sdpkern.kernels.gram: KernelGram, PrecomputedGram for a matrix, CallableGram "
+        f"for a function), got {type(K).__name__}"
+    )
 
 
 def _check_max_iter(max_iter: int) -> None:
@@ -192,7 +192,7 @@ class _SupportFactor:
     ``(|D| + k)``-dimensional system from ``R⁻¹R⁻ᵀ[y, U, E_D]``. So a step costs ``O(m²(|A| +
     |D|))`` instead of the ``m³/3`` of refactorising (the columns solved before an append are carried
     over: :meth:`_extend_columns`); when that is cheaper, or ``D`` has grown,
-    ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cholesky_update.
+    ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cpd.newton.
     chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
     more than a refactorisation, so they are not used here.)
     """
@@ -253,9 +253,8 @@ class _SupportFactor:
         """The solved columns ``M⁻¹b`` for the factor with ``new`` appended, from the old ones by
         block elimination instead of two triangular solves of order m each: with forward halves
         z₁ = R₁₁⁻ᵀb₁ kept, z₂ = R₂₂⁻ᵀ(b₂ − R₁₂ᵀz₁), x₂ = R₂₂⁻¹z₂ and x₁ = x_old − R₁₁⁻¹R₁₂x₂
-        (``O(m²|A| + m|A|c)`` for c columns against ``O(m²c)``: on twonorm's 7400 points the polish
-        appends 47 points to a factor of 773 holding 120 solved columns, where it refactorised
-        before). ``b₂``: y and U on the new points, 0 for the pinning columns e_j (j in the old F)."""
+        (``O(m²|A| + m|A|c)`` for c columns against ``O(m²c)``: a few points appended to a factor
+        of hundreds). ``b₂``: y and U on the new points, 0 for the pinning columns e_j (j in the old F)."""
         assert self._Z is not None and self._Zf is not None
         B2 = np.zeros((new.shape[0], self._Z.shape[1]))
         B2[:, 0] = self.y[new]
@@ -386,7 +385,7 @@ def _solve_kernel(
         if t == 0.0:
             # no move: the next step would repeat this one. The Newton point, from a factor
             # kept over many steps (points pinned by multipliers), is then not accurate enough
-            # to descend (seen from warm starts at another C, german folds): refactorise on the
+            # to descend (seen from warm starts at another C): refactorise on the
             # set; a second stall right after that ends the iteration (unsettled)
             if stalled:
                 break
@@ -430,15 +429,8 @@ def _solve_recursive(
 
 
 def primal_svm_kernel(
-    K: GramOperator | ArrayLike | Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]],
-    y: ArrayLike,
-    C: float = 1.0,
-    *,
-    unpenalized: ArrayLike | None = None,
-    max_iter: int = 50,
-    warm_start_size: int = 1000,
-    random_state: int | None = 0,
-    sample_weight: ArrayLike | None = None,
+    K: GramOperator, y: ArrayLike, C: float = 1.0, *, unpenalized: ArrayLike | None = None, max_iter: int = 50,
+    warm_start_size: int = 1000, random_state: int | None = 0, sample_weight: ArrayLike | None = None,
     init: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> PrimalSVMResult:
     """Kernel primal Newton SVM with the squared hinge loss (004; Chapelle 2007 §4-5).
@@ -449,11 +441,11 @@ def primal_svm_kernel(
 
     Parameters
     ----------
-    K : GramOperator, array of shape (n, n), or callable
-        Positive semidefinite kernel: a :class:`~sdpkern.kernels.gram.GramOperator` (its column
-        cache is used and kept), a matrix, or an oracle ``K(rows, cols)`` returning
-        ``K[np.ix_(rows, cols)]``. Only columns of points that are support vectors at some stage
-        are used (and computed).
+    K : GramOperator
+        Positive semidefinite kernel (its column cache is used and kept; a matrix is a
+        :class:`~sdpkern.kernels.gram.PrecomputedGram`, an oracle ``K(rows, cols)`` a
+        :class:`~sdpkern.kernels.gram.CallableGram`). Only columns of points that are support
+        vectors at some stage are used (and computed).
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -490,8 +482,9 @@ def primal_svm_kernel(
     Examples
     --------
     >>> import numpy as np
+    >>> from sdpkern.kernels.gram import PrecomputedGram
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
-    >>> res = primal_svm_kernel(X @ X.T, y, C=10.0)
+    >>> res = primal_svm_kernel(PrecomputedGram(X @ X.T), y, C=10.0)
     >>> bool(np.all(np.sign(X @ X.T @ res.coef + res.intercept) == y))
     True
     """
