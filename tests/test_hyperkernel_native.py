@@ -207,10 +207,10 @@ def test_native_and_conic_estimators_agree():
 
 def test_native_errors():
     X, y = _data("banana")
-    with pytest.raises(ParameterError, match="HyperkernelSVC"):
-        HyperkernelL2SVC(solver="native").fit(X[:40], y[:40])
-    with pytest.raises(ParameterError, match="HyperkernelSVC"):
-        HyperkernelNuSVR(solver="native").fit(X[:40], X[:40, 0])
+    with pytest.raises(ParameterError, match="active_set=False"):
+        HyperkernelL2SVC(solver="native", active_set=False).fit(X[:40], y[:40])
+    with pytest.raises(ParameterError, match="form='socp'"):
+        HyperkernelNuSVR(solver="native", form="sdp").fit(X[:40], X[:40, 0])
     with pytest.raises(ParameterError, match="form='socp'"):
         HyperkernelSVC(solver="native", form="sdp").fit(X[:40], y[:40])
     with pytest.raises(ParameterError, match="not options of the native solver"):
