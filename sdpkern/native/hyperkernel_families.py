@@ -496,9 +496,11 @@ def hyperkernel_one_class_native(
 def regression_targets(y: ArrayLike, m: int) -> Array:
     """Finite, non-constant regression targets (one per training point) as a float vector."""
     ya = as_vector(y, "y", length=m)
+    if m < 2:
+        raise DataError(f"regression needs at least 2 samples to have a spread, got {m} sample")
     if not np.all(np.isfinite(ya)):
         raise DataError("y contains NaN or infinity: regression targets must be finite numbers")
-    c = float(np.std(ya, ddof=1)) if m > 1 else 0.0
+    c = float(np.std(ya, ddof=1))
     if not c > 1e-12 * max(1.0, float(np.abs(ya).max())):
         raise LabelError(
             "y is constant: regression has nothing to learn and the scale 1ᵀβ = stddev(y) would be 0; "
