@@ -367,21 +367,25 @@ class _HyperkernelBase(SdpkernEstimator):
     def _store_native(self, basis: HyperkernelBasis, r: NativeMasterResult, fit_time: float) -> None:
         """The fitted attributes of a native fit (the same names as ``_store``)."""
         self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
-        self.beta_, self.alpha_ = r.beta, r.alpha
+        self.beta_ = r.beta
+        self.alpha_: Array | None = r.alpha
         self._store_learned_kernel(basis, r.beta)
         decision = None if r.coef is None or self._dense_native else NativeDecision(basis, r.beta, r.coef, r.offset)
         self.model_ = Model(
             alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap, **r.extras}
         )
-        self.objective_, self.status_, self.backend_ = r.objective, r.status, None  # no CVXPY backend ran
+        self.objective_, self.status_ = r.objective, r.status
+        self.backend_: str | None = None  # no CVXPY backend ran
         self.solver_ = "native"
         self.certificate_ = {
             "measure": "relative duality gap",
             "value": r.gap,
             "max_omitted_cone_violation": r.max_violation,
         }
-        self.active_terms_, self.max_violation_ = r.terms, r.max_violation
-        self.n_terms_, self.fit_time_, self.solve_time_, self.n_iter_ = basis.size, fit_time, r.total_time, r.steps
+        self.active_terms_: NDArray[np.intp] | None = r.terms
+        self.max_violation_: float | None = r.max_violation
+        self.n_iter_: int | None = r.steps
+        self.n_terms_, self.fit_time_, self.solve_time_ = basis.size, fit_time, r.total_time
         if decision is not None:
             assert r.coef is not None
             self.support_ = np.flatnonzero(r.coef)
@@ -408,22 +412,22 @@ class _HyperkernelBase(SdpkernEstimator):
         ``basis`` and solve it in one go."""
         args = (X,) if y is None else (X, y)
         problem = build(*args, basis.hyperkernel, form=_form(self.form), basis=basis, **params)
-        self.max_violation_: float | None = None
+        self.max_violation_ = None
         return problem, self._solve(problem)
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
         """Keep the fitted model: the family's own values and the conventions' c, b, support."""
         self.basis_ = problem.data["basis"]
         self.hyperkernel_ = self.basis_.hyperkernel
+        assert solution.beta is not None  # every hyperkernel builder's solution has β
         self.beta_ = solution.beta
         self.alpha_ = solution.alpha
         # what predict needs: the decision, not the m×m learned kernel matrix
         self.model_ = replace(solution.model, kernel_matrix=None)
-        if solution.beta is not None:
-            self._store_learned_kernel(self.basis_, solution.beta)
+        self._store_learned_kernel(self.basis_, solution.beta)
         self.objective_ = solution.objective
         self.status_ = solution.status
-        self.backend_: str | None = solution.backend
+        self.backend_ = solution.backend
         self.certificate_ = {
             "measure": "solver status",
             "value": solution.solver_status,

@@ -121,6 +121,7 @@ class _NuSVCFamily(MasterFamily):
         a0 = None if alpha0 is None else m * alpha0
         sol = solve_nusvc(gram, self.y, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
         qp, steps = sol.qp, sol.n_iter
+        assert qp is not None  # every problem definition returns its QPSolution
         alpha = sol.alpha / m
         Ku = self.y * qp.grad / m  # ∇ = YK(β)Yα' (p = 0): K(β)(y∘α) = y∘∇/m
         return InnerSolution(alpha, self.y * alpha, Ku, 0.0, qp.rho / m, steps, {"rho": qp.r / m})
@@ -243,6 +244,7 @@ class _OneClassFamily(MasterFamily):
         a0 = None if alpha0 is None else s * alpha0
         sol = solve_one_class(gram, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
         qp, steps = sol.qp, sol.n_iter
+        assert qp is not None  # every problem definition returns its QPSolution
         alpha = sol.alpha / s
         root = float(np.sqrt(self.nu))
         return InnerSolution(alpha, root * alpha, root * qp.grad / s, 0.0, qp.rho / s, steps)
@@ -304,7 +306,7 @@ class _NuSVRFamily(MasterFamily):
         d = sol.dual_coef  # α* − α of the builder's units
         root = float(np.sqrt(Cm))
         alpha = self._swap(sol.alpha)
-        return InnerSolution(alpha, d / root, sol.outputs / root, float(self.y @ d) / Cm, sol.qp.rho, steps,
+        return InnerSolution(alpha, d / root, sol.outputs / root, float(self.y @ d) / Cm, sol.rho, steps,
                              {"epsilon": eps})  # fmt: skip
 
     def constant(self, alpha: Array) -> float:
