@@ -818,13 +818,14 @@ def estimate_fit_bytes(
     the terms and of K(β); above ``working_set`` points the working-set SMO's cache,
     ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the sampled basis
     (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
-    alignment's inner solve) two m×m matrices (K(β) + εI and its Cholesky factor) instead of the
-    caches. ``"conic"``: the m(m+1)/2 pair candidates of the m² basis with their Cholesky columns,
-    the (p, m, m) stack of base kernels and the SOCP's m×m factor.
+    alignment's inner solve) two m×m matrices (K(β) + εI and its Cholesky factor) and the dense
+    term matrices it keeps (at most half of ``cache_bytes``) instead of the caches. ``"conic"``:
+    the m(m+1)/2 pair candidates of the m² basis with their Cholesky columns, the (p, m, m) stack
+    of base kernels and the SOCP's m×m factor.
     """
     if solver == "native":
-        if dense:
-            cols = 2 * 8 * m * m
+        if dense:  # K(β) + εI, its factor, and the term matrices kept within half the cache budget
+            cols = 2 * 8 * m * m + min(cache_bytes // 2, 8 * m * m * (max_terms + 1))
         elif m > working_set:
             w = working_set + working_set // 4
             cols = min(working_set_cache_bytes, 8 * w * w) + 2 * 8 * (1 << 24)
