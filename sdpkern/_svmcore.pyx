@@ -185,35 +185,104 @@ cdef inline double _ipow(double x, int p) noexcept nogil:
 # The two loops of a column whose cost grows with d and with the correction's width t, in C
 # compiled twice: for the baseline instruction set and (x86-64 with GCC or Clang) for AVX2, chosen
 # once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c, and
-# both sum in the same order (k ascending), so the two give the same bits; AVX2 does 4 entries per
-# instruction where the baseline (SSE2) does 2 — both loops are bound by arithmetic (blocking for
-# L1 or for registers did not change that; docs/cpd.md, "Measurements").
+# every path sums in the same order (k ascending), so the builds, the streamed and the register-
+# blocked paths give the same bits. A lone column streams Xᵀ (or leftᵀ) once, bound by memory;
+# a batch of three or more reads each of their entries once for the whole group, kept in
+# registers (docs/cpd.md, "Measurements").
 cdef extern from *:
     """
     #include <stddef.h>
-    #define SDPK_BODY_SQDIST \
+    /* Register-blocked: G columns × RV four-wide row vectors kept in registers across the whole
+       k loop, each entry getting the same operations in the same order (k ascending, no
+       contraction) as a plain loop, so alone, in a batch and in either build it has the same bits. */
+    typedef double sdpk_v4 __attribute__((vector_size(32)));
+    #define SDPK_LD(v, p) __builtin_memcpy(&(v), (p), sizeof(sdpk_v4))
+    #define SDPK_ST(p, v) __builtin_memcpy((p), &(v), sizeof(sdpk_v4))
+    #define SDPK_SQDIST_G(G, RV, XJ, OUT) { \
+        ptrdiff_t i = 0; \
+        for (; i + 4 * (RV) <= n; i += 4 * (RV)) { \
+            sdpk_v4 acc[G][RV]; \
+            for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) acc[g][r] = (sdpk_v4){0.0, 0.0, 0.0, 0.0}; \
+            for (ptrdiff_t k = 0; k < d; k++) { \
+                sdpk_v4 x[RV]; \
+                for (int r = 0; r < (RV); r++) SDPK_LD(x[r], XT + k * n + i + 4 * r); \
+                for (int g = 0; g < (G); g++) { \
+                    const double p = XJ[g][k]; const sdpk_v4 pv = {p, p, p, p}; \
+                    for (int r = 0; r < (RV); r++) { const sdpk_v4 e = x[r] - pv; acc[g][r] = acc[g][r] + e * e; } \
+                } \
+            } \
+            for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) SDPK_ST(OUT[g] + i + 4 * r, acc[g][r]); \
+        } \
+        for (; i < n; i++) for (int g = 0; g < (G); g++) { \
+            double a = 0.0; \
+            for (ptrdiff_t k = 0; k < d; k++) { const double e = XT[k * n + i] - XJ[g][k]; a = a + e * e; } \
+            OUT[g][i] = a; \
+        } \
+    }
+    #define SDPK_CORRECT_G(G, RV, RJ, OUT) { \
+        ptrdiff_t i = 0; \
+        for (; i + 4 * (RV) <= n; i += 4 * (RV)) { \
+            sdpk_v4 acc[G][RV]; \
+            for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) SDPK_LD(acc[g][r], OUT[g] + i + 4 * r); \
+            for (ptrdiff_t k = 0; k < t; k++) { \
+                sdpk_v4 l[RV]; \
+                for (int r = 0; r < (RV); r++) SDPK_LD(l[r], LT + k * n + i + 4 * r); \
+                for (int g = 0; g < (G); g++) { \
+                    const double p = RJ[g][k]; const sdpk_v4 pv = {p, p, p, p}; \
+                    for (int r = 0; r < (RV); r++) acc[g][r] = acc[g][r] - l[r] * pv; \
+                } \
+            } \
+            for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) SDPK_ST(OUT[g] + i + 4 * r, acc[g][r]); \
+        } \
+        for (; i < n; i++) for (int g = 0; g < (G); g++) { \
+            double a = OUT[g][i]; \
+            for (ptrdiff_t k = 0; k < t; k++) a = a - LT[k * n + i] * RJ[g][k]; \
+            OUT[g][i] = a; \
+        } \
+    }
+    /* One or two columns: streamed over blocks of rows, k outer (each row of Xᵀ or leftᵀ read in
+       order: the register blocks above would read d or t rows at once for too little reuse). */
+    #define SDPK_SQDIST_STREAM(G, XJ, OUT) \
         for (ptrdiff_t lo = 0; lo < n; lo += 1024) { \
             const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
-            for (int b = 0; b < nb; b++) for (ptrdiff_t i = lo; i < hi; i++) out[b][i] = 0.0; \
+            for (int g = 0; g < (G); g++) for (ptrdiff_t i = lo; i < hi; i++) OUT[g][i] = 0.0; \
             for (ptrdiff_t k = 0; k < d; k++) { \
                 const double *xk = XT + k * n; \
-                for (int b = 0; b < nb; b++) { \
-                    const double p = xj[b][k]; double *o = out[b]; \
+                for (int g = 0; g < (G); g++) { \
+                    const double p = XJ[g][k]; double *o = OUT[g]; \
                     for (ptrdiff_t i = lo; i < hi; i++) { const double e = xk[i] - p; o[i] = o[i] + e * e; } \
                 } \
             } \
         }
-    #define SDPK_BODY_CORRECT \
+    #define SDPK_CORRECT_STREAM(G, RJ, OUT) \
         for (ptrdiff_t lo = 0; lo < n; lo += 1024) { \
             const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
             for (ptrdiff_t k = 0; k < t; k++) { \
                 const double *lk = LT + k * n; \
-                for (int b = 0; b < nb; b++) { \
-                    const double p = rj[b][k]; double *o = out[b]; \
+                for (int g = 0; g < (G); g++) { \
+                    const double p = RJ[g][k]; double *o = OUT[g]; \
                     for (ptrdiff_t i = lo; i < hi; i++) o[i] = o[i] - lk[i] * p; \
                 } \
             } \
         }
+    /* nb columns as groups: one or two streamed, three or four over 2 row vectors, five to eight
+       over 1 (six to eight independent sums: the addition's latency hidden) */
+    #define SDPK_GROUPS(KERNEL, STREAM, SRC) \
+        for (int b = 0; b < nb;) { \
+            const double *const *s_ = SRC + b; double *const *o_ = out + b; \
+            switch (nb - b >= 8 ? 8 : nb - b) { \
+                case 1: STREAM(1, s_, o_) b += 1; break; \
+                case 2: STREAM(2, s_, o_) b += 2; break; \
+                case 3: KERNEL(3, 2, s_, o_) b += 3; break; \
+                case 4: KERNEL(4, 2, s_, o_) b += 4; break; \
+                case 5: KERNEL(5, 1, s_, o_) b += 5; break; \
+                case 6: KERNEL(6, 1, s_, o_) b += 6; break; \
+                case 7: KERNEL(7, 1, s_, o_) b += 7; break; \
+                default: KERNEL(8, 1, s_, o_) b += 8; break; \
+            } \
+        }
+    #define SDPK_BODY_SQDIST SDPK_GROUPS(SDPK_SQDIST_G, SDPK_SQDIST_STREAM, xj)
+    #define SDPK_BODY_CORRECT SDPK_GROUPS(SDPK_CORRECT_G, SDPK_CORRECT_STREAM, rj)
     static void sdpk_sqdist_base(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
                                double *const *out, int nb)
     { SDPK_BODY_SQDIST }

@@ -102,10 +102,12 @@ def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
     # same bits (the solvers mix columns from all of these); and K_Ξ's against its NumPy blocks
     from sdpkern import _svmcore
 
-    X = _points(1100, 7, 6)  # n not a multiple of the 1024-row blocks, d and t not of 4
+    # n not a multiple of the 1024-row blocks nor of the register blocks' 4 and 8 rows, d and t
+    # not of 4
+    X = _points(1101, 7, 6)
     fac = polynomial_factor(X, ThinPlate(2, formula_dimension=2))
     G = reduced_gram(kernel, X, fac.Q) if isinstance(kernel, ThinPlate) else KernelGram(kernel, X)
-    cols = np.array([0, 5, 7, 1099, 300, 301, 302, 303, 304, 305, 306, 1024, 17], dtype=np.intp)
+    cols = np.array([0, 5, 7, 1100, 300, 301, 302, 303, 304, 305, 306, 1024, 17], dtype=np.intp)
     had = _svmcore.simd()
     try:
         results = []
@@ -115,6 +117,9 @@ def test_column_loops_same_bits_alone_batched_and_with_or_without_avx2(kernel):
             alone = np.column_stack([np.asarray(_svmcore.eval_columns(G.spec, G.n, cols[[b]]))[:, 0]
                                      for b in range(cols.size)])  # fmt: skip
             np.testing.assert_array_equal(batched, alone)
+            for size in (2, 3, 4, 6):  # every group size: streamed (1, 2), register-blocked (3-8)
+                part = np.asarray(_svmcore.eval_columns(G.spec, G.n, cols[:size]))
+                np.testing.assert_array_equal(part, alone[:, :size])
             results.append(batched)
     finally:
         _svmcore.simd(had)

@@ -15,9 +15,9 @@ Prints, in one run:
 
 Usage::
 
-    .venv/bin/python examples/benchmarks/bench_svm_core.py                 # section 1
-    .venv/bin/python examples/benchmarks/bench_svm_core.py --ab 03211c5    # and the A/B of section 2
-    .venv/bin/python examples/benchmarks/bench_svm_core.py --quick         # small sizes (docs gallery)
+    python examples/benchmarks/bench_svm_core.py                 # section 1
+    python examples/benchmarks/bench_svm_core.py --ab <rev>      # and the A/B of section 2
+    python examples/benchmarks/bench_svm_core.py --quick         # small sizes (docs gallery)
 """
 
 from __future__ import annotations

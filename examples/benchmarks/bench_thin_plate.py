@@ -18,9 +18,9 @@ Prints, in one run:
 
 Usage::
 
-    .venv/bin/python examples/benchmarks/bench_thin_plate.py            # everything
-    .venv/bin/python examples/benchmarks/bench_thin_plate.py --quick    # docs gallery: small sizes
-    .venv/bin/python examples/benchmarks/bench_thin_plate.py --only fit # one section (fit, selection, routes)
+    python examples/benchmarks/bench_thin_plate.py            # everything
+    python examples/benchmarks/bench_thin_plate.py --quick    # docs gallery: small sizes
+    python examples/benchmarks/bench_thin_plate.py --only fit # one section (fit, selection, routes)
 """
 
 from __future__ import annotations

@@ -36,9 +36,9 @@ matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cach
 outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
 steps. ρ
 starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps, a
-softer one outer rounds). With ``polish="auto"`` and the squared hinge, the primal Newton method
-finishes from SMO's point when that costs less (:func:`_run_squared`): its bordered system holds
-the constraints exactly, so SMO then needs the active set only, not the constraints.
+softer one outer rounds). With ``polish="auto"`` and the squared hinge, a Newton system on SMO's
+support finishes when that costs less (:func:`_run_squared`): its bordered system holds the
+constraints exactly, so SMO then needs the active set only, not the constraints.
 
 Stopping and certificate
 ------------------------
@@ -76,15 +76,14 @@ __all__ = ["DualSVMResult", "dual_svm"]
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]
 
-#: SMO's tolerance before the closing Newton step of ``polish="auto"`` with the squared hinge
-#: (loose: Newton needs SMO's support, not its accuracy) ...
-_EARLY_TOL = 0.3
-
-#: ... and the looser one tried first (Newton may finish from there already).
-_EARLIEST_TOL = 1.0
-
-#: ... and with the hinge (whose free set, not every support vector, is what Newton factorises).
+#: SMO's tolerance before the closing Newton step of ``polish="auto"`` (loose: Newton needs
+#: SMO's support, or with the hinge its free set, not its accuracy) ...
 _HINGE_EARLY_TOL = 0.1
+
+#: ... and, for the squared hinge when the caller's own ``tol`` is looser than that, the stages
+#: tried instead (Newton may finish from there already).
+_EARLY_TOL = 0.3
+_EARLIEST_TOL = 1.0
 
 #: The augmented Lagrangian's initial penalty ρ, in units of the kernel's mean diagonal times n / m.
 _RHO_SCALE = 0.1
@@ -94,6 +93,10 @@ _RHO_SCALE = 0.1
 #: around it). docs/cpd.md ("The dual solver") has the measurements behind them.
 _NEWTON_FLOPS_PER_STEP = 100.0
 _STEP_FLOPS = 1e5
+
+#: The share of the SMO work done that a closing Newton step may add once SMO has reached ``tol``
+#: (it then only sharpens a certified solution).
+_POLISH_SHARE = 0.1
 
 #: Relative threshold below which a column of the unpenalised block counts as dependent.
 RANK_TOL = 1e-10
@@ -317,11 +320,13 @@ def dual_svm(
     polish : bool or "auto", default=False
         End with one Newton step on SMO's active set (:func:`_polish`), kept only when it is
         optimal: the KKT conditions then hold to round-off instead of to ``tol``. ``"auto"``,
-        squared hinge: SMO to a loose tolerance, then SMO on to ``tol`` or the primal Newton
-        method from SMO's point, whichever costs less (:func:`_run_squared`: a rule that holds on
-        any data, not a measured threshold). ``"auto"``, hinge: the Newton step is tried after a
-        loose round and after the rounds to ``tol`` while it costs no more than the SMO steps so
-        far; when it does not settle and n ≤ 200, SMO continues to tol·10⁻⁶ instead.
+        squared hinge with unpenalised columns beyond the intercept: SMO to a loose tolerance,
+        then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever costs
+        less (:func:`_run_squared`: the augmented Lagrangian's rounds ahead are what Newton
+        saves). ``"auto"`` otherwise (hinge, or no augmented Lagrangian: SMO alone converges
+        as libsvm's): the Newton step is tried after a loose round and after the rounds to
+        ``tol`` while it costs no more than the SMO steps so far; when it does not settle and
+        n ≤ 200, SMO continues to tol·10⁻⁶ instead.
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
@@ -348,7 +353,7 @@ def dual_svm(
     cols0 = K.columns_computed
     al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
     with _one_blas_thread():
-        if polish == "auto" and loss == "squared_hinge":
+        if polish == "auto" and loss == "squared_hinge" and cons.V.shape[1]:
             polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
         else:
             polished, refined = _run(al, cons, polish, float(tol))
@@ -396,22 +401,23 @@ def _start(
 
 
 def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: float, w: Array) -> bool:
-    """The squared hinge with ``polish="auto"``: SMO to a loose tolerance (one augmented Lagrangian
-    round a stage), then SMO on to ``tol`` or the primal Newton method from SMO's point, whichever
-    costs less, by a ski-rental rule; returns whether Newton finished.
+    """The squared hinge with ``polish="auto"`` and polynomial constraints beyond the intercept;
+    returns whether a Newton method finished.
 
-    Every support vector of the squared hinge is free, so the Newton method (004; Chapelle 2007,
-    here :func:`~sdpkern.native.primal_svm.primal_svm_kernel` started at SMO's point, its Cholesky
-    factor kept across steps) ends exact after a factorisation of order |S|, S the support, at
-    |S|³/3 flops. What SMO still needs to reach ``tol`` is not known in advance: its augmented
-    Lagrangian takes more rounds the more polynomial constraints there are. So Newton finishes at
-    once when it costs less than the SMO steps taken so far (the rounds ahead would not cost
-    less); otherwise SMO goes on for at most as many steps as the Newton finish would cost, and
-    Newton finishes if SMO has not. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP`` flops of
-    Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by memory, the
-    factorisation by arithmetic). The total is at most twice that of the better of the two,
-    whatever the data (the rule of ski rental). The counts are of steps and points,
-    not of time, so the choice — and the model — is the same on every run."""
+    Every support vector of the squared hinge is free, so the optimum solves one bordered linear
+    system on its support S (004's Newton system; 000 eq. 17 on K_Ξ), which also holds the
+    polynomial constraints exactly: what SMO's augmented Lagrangian would need its later rounds
+    for. So SMO runs one round to a loose tolerance (0.1), and when one factorisation of order
+    |S| (|S|³/3 flops) costs less than the SMO steps taken so far, that system is solved on
+    SMO's support (:func:`_polish`, kept only when optimal to round-off), and if SMO's support
+    was not yet the optimum's, the primal Newton method (Chapelle 2007,
+    :func:`~sdpkern.native.primal_svm.primal_svm_kernel` from SMO's point) finishes. Otherwise
+    SMO goes on towards ``tol`` for at most as many steps as the Newton finish would cost, and
+    Newton finishes if SMO has not (ski rental); after a Newton finish that does not settle, SMO
+    doubles its steps before the next try. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP``
+    flops of Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by
+    memory, the factorisation by arithmetic). The counts are of steps and points, not of time,
+    so the choice — and the model — is the same on every run."""
     st = al.state
     n = st.K.n
     stages = tuple(t for t in (_EARLIEST_TOL, _EARLY_TOL) if t > tol)
@@ -421,6 +427,14 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         support = int(np.count_nonzero(st.alpha))
         return int(support**3 / 3.0 / (_NEWTON_FLOPS_PER_STEP * n + _STEP_FLOPS)) + 1
 
+    if tol < _HINGE_EARLY_TOL:
+        # one round to a loose tolerance, then one Newton system on SMO's support (every support
+        # vector of the squared hinge is free): exact when SMO's support is the optimum's, which
+        # it usually is by then, at the price of one factorisation; else the full Newton method
+        al.solve(_HINGE_EARLY_TOL, max_rounds=1)
+        if newton_in_steps() <= al.n_iter and (_polish_state(al, cons, tol) or _newton_finish(al, cons, C, w)):
+            return True
+        stages = ()
     for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
         al.solve(early_tol, max_rounds=1)
         # the Newton finish costs less than the SMO steps taken so far: the steps to tol, the
@@ -434,7 +448,11 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
             return False
         if _newton_finish(al, cons, C, w):
             return True
-        # (Newton did not settle in its steps: SMO goes on, with another budget)
+        # Newton did not settle: SMO goes on at least as many steps as it has taken so far before
+        # the next try (the failed tries then cost at most what SMO does, however many there are)
+        viol, feas = al.solve(tol, step_limit=2 * al.n_iter)
+        if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
+            return False
     return False
 
 
@@ -470,6 +488,22 @@ def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Ar
     return True
 
 
+def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float) -> bool:
+    """:func:`_polish` from the core's state, which it then holds when it succeeds (returned).
+
+    On K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
+    bordered system enforces Vᵀu = 0."""
+    st = al.state
+    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol)
+    if out is None:
+        return False
+    st.alpha[:], e, al.z, _ = out
+    st.v[:] = st.y - e
+    al.rho = 0.0  # the multipliers are exact: c_V = z
+    al.s = cons.V.T @ (st.y * st.alpha)
+    return True
+
+
 def _unpenalized_block(cons: _Constraints, n: int) -> Array:
     """The unpenalised columns of the primal: U, with the constant first when the intercept is
     not already in its range."""
@@ -488,32 +522,29 @@ def _run(al: _AugmentedLagrangian, cons: _Constraints, polish: bool | str, tol: 
     polished = [False]
 
     def try_polish() -> bool:
-        # on K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
-        # bordered system enforces Vᵀu = 0
-        out = _polish(st.K, st.y, alpha, upper, st.D, cons, tol)
-        if out is None:
-            return False
-        alpha[:], e, al.z, _ = out
-        st.v[:] = st.y - e
-        al.rho = 0.0  # the multipliers are exact: c_V = z
-        al.s = cons.V.T @ (st.y * alpha)
-        polished[0] = True
-        return True
+        polished[0] = _polish_state(al, cons, tol)
+        return polished[0]
 
-    def cheap() -> bool:
-        # the factorisation of the free set F costs about what the SMO steps so far did
+    def cheap(share: float = 1.0) -> bool:
+        # the factorisation of the free set F costs about ``share`` of what the SMO steps so far did
         n_free = int(np.sum((alpha > 0) & (alpha < upper)))
-        return n_free**3 / 3.0 <= _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
+        return n_free**3 / 3.0 <= share * _NEWTON_FLOPS_PER_STEP * n * max(al.n_iter, 1)
 
     if polish == "auto" and tol < _HINGE_EARLY_TOL:
         # one loose round first: the Newton step needs SMO's active set, not the constraints
         al.solve(_HINGE_EARLY_TOL, max_rounds=1)
         if al.n_iter < al.max_iter and cheap() and try_polish():
             return True, False
-    al.solve(tol, between=(lambda: cheap() and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None)
+    # between rounds the Newton step saves the rounds ahead; once SMO is at ``tol`` (the last
+    # round, and the only one without polynomial constraints) it saves nothing, and is taken
+    # only when it adds a small share to the work done
+    share = 1.0 if cons.V.shape[1] else _POLISH_SHARE
+    al.solve(
+        tol, between=(lambda: cheap(share) and al.n_iter < al.max_iter and try_polish()) if polish == "auto" else None
+    )
     if polished[0]:
         return True, False
-    if (polish is True or (polish == "auto" and cheap())) and al.n_iter < al.max_iter and try_polish():
+    if (polish is True or (polish == "auto" and cheap(_POLISH_SHARE))) and al.n_iter < al.max_iter and try_polish():
         return True, False
     if polish == "auto" and n <= 200:
         # degenerate active set (e.g. 𝒫 separates the classes: α → 0): SMO on to tol·1e-6
