@@ -163,7 +163,9 @@ def test_estimators_active_set_match_full_socp(cancer, cls, kind):
     target = {"classify": y[:40], "novelty": None, "regress": X[:40, 0] + np.sin(2 * X[:40, 1])}[kind]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast = cls().fit(X[:40], target)
+        # cone generation through CVXPY (solver="auto" would take the native master from 30 points on,
+        # certified to a relative gap of 1e-6: its predictions agree to about 1e-3, tested elsewhere)
+        fast = cls(solver="conic").fit(X[:40], target)
         slow = cls(active_set=False).fit(X[:40], target)
     assert abs(fast.objective_ - slow.objective_) <= 1e-6 * max(1.0, abs(slow.objective_))
     assert fast.active_terms_ is not None and fast.active_terms_.size <= fast.n_terms_

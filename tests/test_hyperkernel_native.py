@@ -207,10 +207,10 @@ def test_native_and_conic_estimators_agree():
 
 def test_native_errors():
     X, y = _data("banana")
-    with pytest.raises(ParameterError, match="HyperkernelSVC"):
-        HyperkernelL2SVC(solver="native").fit(X[:40], y[:40])
-    with pytest.raises(ParameterError, match="HyperkernelSVC"):
-        HyperkernelNuSVR(solver="native").fit(X[:40], X[:40, 0])
+    with pytest.raises(ParameterError, match="active_set=False"):
+        HyperkernelL2SVC(solver="native", active_set=False).fit(X[:40], y[:40])
+    with pytest.raises(ParameterError, match="form='socp'"):
+        HyperkernelNuSVR(solver="native", form="sdp").fit(X[:40], X[:40, 0])
     with pytest.raises(ParameterError, match="form='socp'"):
         HyperkernelSVC(solver="native", form="sdp").fit(X[:40], y[:40])
     with pytest.raises(ParameterError, match="not options of the native solver"):
@@ -321,7 +321,7 @@ def _ladder_instance(name: str, m: int, seed: int, max_terms: int = 40):
 
 @pytest.mark.parametrize("lambda_Q", [1.0, 400.0])
 def test_working_set_decomposition_is_the_one_smo_optimum(lambda_Q):
-    # svm_working_set (the path above WORKING_SET points) on working sets of 250 of 900 points
+    # the core's decomposition (the path above WORKING_SET points) on working sets of 250 of 900 points
     # against one SMO on all points: the same certified optimum, one term (λ_Q = 1) and several
     Xa, ya, B = _ladder_instance("banana", 900, 3)
     one = hyperkernel_csvm_native(B, ya, C=1.0, lambda_Q=lambda_Q, smo_tol=1e-8)

@@ -194,11 +194,11 @@ def _cases() -> dict[str, tuple[Any, str, Callable[[str], Any]]]:
             lambda f: _result_patch("sdpkern.estimators.hyperkernel.hyperkernel_csvm_native", f,
                                     nan=_nan_fields("alpha", "beta"), limit=None, limit_kw=native_hk),
         ),
-        "HyperkernelNuSVC": (E.HyperkernelNuSVC(), "binary", _conic),
-        "HyperkernelL2SVC": (E.HyperkernelL2SVC(), "binary", _conic),
-        "HyperkernelOneClassSVM": (E.HyperkernelOneClassSVM(), "unlabelled", _conic),
-        "HyperkernelNuSVR": (E.HyperkernelNuSVR(), "regression", _conic),
-        "HyperkernelAlignment": (E.HyperkernelAlignment(), "binary", _conic),
+        "HyperkernelNuSVC": (E.HyperkernelNuSVC(solver="conic"), "binary", _conic),
+        "HyperkernelL2SVC": (E.HyperkernelL2SVC(solver="conic"), "binary", _conic),
+        "HyperkernelOneClassSVM": (E.HyperkernelOneClassSVM(solver="conic"), "unlabelled", _conic),
+        "HyperkernelNuSVR": (E.HyperkernelNuSVR(solver="conic"), "regression", _conic),
+        "HyperkernelAlignment": (E.HyperkernelAlignment(solver="conic"), "binary", _conic),
     }  # fmt: skip
 
 

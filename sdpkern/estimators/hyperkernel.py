@@ -26,12 +26,21 @@ from .._validation import Interval, Options, validate_data
 from ..backends import get_backend
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
-from ..errors import DegenerateKernelWarning, InsufficientMemoryError, ParameterError
+from ..errors import DataError, DegenerateKernelWarning, InsufficientMemoryError, ParameterError
 from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
 from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
 from ..kernels.relevance import HSICScreen, hsic_screen
+from ..native.hyperkernel_families import (
+    hyperkernel_alignment_native,
+    hyperkernel_l2svm_native,
+    hyperkernel_nu_regression_native,
+    hyperkernel_nusvm_native,
+    hyperkernel_one_class_native,
+    nu_feasible_bound,
+    regression_targets,
+)
 from ..native.hyperkernel_master import (
     NativeDecision,
     NativeMasterResult,
@@ -117,9 +126,26 @@ class _HyperkernelBase(SdpkernEstimator):
     backend : str, default="clarabel"
         The conic solver CVXPY calls.
     solver_options : dict or None
-        Passed to the solver (``max_iter``, ``tol``, ``time_limit`` are mapped per backend).
+        Passed to the solver: the conic route maps ``max_iter``, ``tol``, ``time_limit`` per
+        backend; the native route takes ``tol`` (relative gap, 1e-6), ``max_rounds``,
+        ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
+        for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
+        points, 30,000, each SVM solve is a decomposition over working sets of about that size)
+        and ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB).
     random_state : int or None, default=0
         Seeds the random sample of the width rule.
+    solver : {"auto", "conic", "native"}, default="auto"
+        ``"conic"``: the SOCP (or SDP) through CVXPY (``backend``). ``"native"``: the same SOCP by
+        constraint generation with a native restricted master
+        (:func:`~sdpkern.native.hyperkernel_master.solve_master`: the family's inner problem on the
+        SMO core with kernel columns on demand, a level-bundle β step, a certificate by the
+        relative duality gap over the whole basis; a pair hyperkernel's basis sampled over the pair
+        features, :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`). ``"auto"``: native
+        from ``NATIVE_FROM`` = 30 training points on where it applies (``form="socp"``, and not
+        ``active_set=False``, which asks for the full SOCP through CVXPY; the alignment with
+        ``ridge`` > 0).
+    progress : bool or None, default=None
+        A tqdm bar with the current gap during a native fit; None shows it from 5000 points on.
     """
 
     lambda_Q: Any = "auto"
@@ -134,8 +160,12 @@ class _HyperkernelBase(SdpkernEstimator):
     backend: str = "clarabel"
     solver_options: dict[str, Any] | None = None
     random_state: int | None = 0
+    solver: str = "auto"
+    progress: bool | None = None
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "solver": [Options({"auto", "conic", "native"})],
+        "progress": ["boolean", None],
         "lambda_Q": [Options({"auto"}), _NON_NEGATIVE],
         "lambda_h": [Interval(Real, 0, 1, closed="neither")],
         "screening_level": [Interval(Real, 0, 1, closed="neither"), None],
@@ -206,12 +236,19 @@ class _HyperkernelBase(SdpkernEstimator):
         return hk.basis(X, sample_weight=weights)
 
     def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
-        """The dictionary's basis (screened on y), or the pivoted incomplete Cholesky basis of a
-        pair hyperkernel on X (002 §3.2.1)."""
+        """The dictionary's basis (screened on y), or for a pair hyperkernel the conic route's
+        pivoted incomplete Cholesky basis on X or the native route's sampled one (002 §3.2.1);
+        the memory estimate checked first."""
+        solver = self._resolve_solver(X.shape[0])
+        self._check_memory(X, solver)
         hk = self._resolve_hyperkernel(X)
         if isinstance(hk, ARDDictionary):
             return self._dictionary_basis(hk, X, y, classification)
-        return hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
+        if solver == "conic":
+            return hk_builders.make_basis(X, hk, None, self.eta, self.max_terms)
+        return sampled_basis(
+            hk, X, eta=self.eta, max_terms=self.max_terms, max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state
+        )
 
     def _lambda_Q(self, basis: HyperkernelBasis, weights: Array | None) -> float:
         """λ_Q as a number: the parameter, or its ``"auto"`` rule for this basis."""
@@ -242,6 +279,144 @@ class _HyperkernelBase(SdpkernEstimator):
         self.width_weights_ = W.sum(axis=0)
         self.feature_relevance_ = W.sum(axis=1) @ R
 
+    # ------------------------------------------------------------------ routes
+    def _native_unavailable(self) -> str | None:
+        """Why ``solver="native"`` cannot run with these parameters (None: it can)."""
+        if self.form != "socp":
+            return "solver='native' solves the SOCP form; use form='socp' (or solver='conic')"
+        return None
+
+    def _resolve_solver(self, m: int) -> str:
+        """"conic" or "native" for m training points (see ``solver``)."""
+        get_backend(self.backend)  # a misspelt or missing backend is an error whichever path runs
+        reason = self._native_unavailable()
+        if self.solver == "native":
+            if reason is not None:
+                raise ParameterError(reason)
+            return "native"
+        route = "native" if self.solver == "auto" and reason is None and m >= NATIVE_FROM else "conic"
+        self._check_route_options(route, m)
+        return route
+
+    def _check_route_options(self, route: str, m: int) -> None:
+        """ParameterError for ``solver_options`` only the other route takes, naming the route that
+        runs and why (``solver="auto"`` chooses by m; an option must never be dropped unsaid)."""
+        opts = set(self.solver_options or {})
+        other = opts & (_NATIVE_OPTIONS - {"tol", "time_limit"}) if route == "conic" else opts - _NATIVE_OPTIONS
+        if not other:
+            return
+        native_fits = self._native_unavailable() is None
+        if route == "conic":
+            why = (f"solver='auto' runs the conic route below NATIVE_FROM = {NATIVE_FROM} training points (m = {m})"
+                   if self.solver == "auto" and native_fits else f"{type(self).__name__} runs the conic route here")
+            hint = "pass solver='native' or leave them out" if native_fits else "leave them out"
+            raise ParameterError(
+                f"solver_options {sorted(other)} are options of the native solver, but {why}; {hint} (the conic "
+                f"route takes tol, max_iter, time_limit and {self.backend}'s own settings)"
+            )
+        if self.solver == "auto":
+            raise ParameterError(
+                f"solver_options {sorted(other)} are not options of the native solver, which solver='auto' runs from "
+                f"NATIVE_FROM = {NATIVE_FROM} training points on (m = {m}); pass solver='conic' to give them to "
+                f"{self.backend}, or use the native solver's {sorted(_NATIVE_OPTIONS)}"
+            )
+
+    def _check_memory(self, X: Array, solver: str) -> None:
+        """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""
+        m, d = X.shape
+        opts = self.solver_options or {}
+        cache = int(opts.get("cache_bytes", DEFAULT_CACHE_BYTES))
+        ws = {k: int(opts[k]) for k in ("working_set", "working_set_cache_bytes") if k in opts}
+        est = estimate_fit_bytes(
+            m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache,
+            dense=self._dense_native, **ws,
+        )  # fmt: skip
+        avail = available_memory()
+        if avail is not None and est > avail:
+            hint = "lower solver_options['cache_bytes']" if solver == "native" else "use solver='native'"
+            if solver == "native" and self._dense_native:
+                hint = "use fewer training points (the native alignment holds two m × m matrices)"
+            raise InsufficientMemoryError(
+                f"{type(self).__name__} with solver={solver!r} on m = {m} training points needs about "
+                f"{est / 1e9:.2f} GB, more than the {avail / 1e9:.2f} GB available; {hint}",
+                n_samples=m, estimate_bytes=est, available_bytes=avail,
+            )  # fmt: skip
+
+    #: whether the native route holds dense m × m matrices (the alignment's inner solve)
+    _dense_native: ClassVar[bool] = False
+    #: whether the native master's ``outputs`` minus its offset are the training decision values
+    #: (the C-SVM's K(β)(y∘α)); the other families' inner vectors are scaled differently
+    _native_outputs_are_decisions: ClassVar[bool] = False
+
+    def _native_options(self) -> dict[str, Any]:
+        """``solver_options`` for the native master, checked: ParameterError for one it does not take."""
+        opts = dict(self.solver_options or {})
+        unknown = set(opts) - _NATIVE_OPTIONS
+        if unknown:
+            raise ParameterError(
+                f"solver_options {sorted(unknown)} are not options of the native solver; "
+                f"it takes {sorted(_NATIVE_OPTIONS)}"
+            )
+        return opts
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        """The family's native master on ``basis`` with the estimator's parameters and ``options``."""
+        raise NotImplementedError
+
+    def _fit_native(
+        self, basis: HyperkernelBasis, y: Array | None, weights: Array | None, t0: float
+    ) -> NativeMasterResult:
+        """Fit by the native master (``solver_ == "native"``), the model kept as :meth:`_store_native`.
+
+        An answer the master does not certify (a time or step limit) is kept for inspection with a
+        ``ConvergenceWarning``; its serving methods raise ``UncertifiedModelError``."""
+        opts = self._native_options()
+        if isinstance(basis.hyperkernel, ARDDictionary):
+            # a dictionary has a few terms (relevance vectors × widths): starting from all of them
+            # saves the rounds of adding them (half the inner solves on the benchmark sets)
+            opts = {"initial_terms": basis.size} | opts
+        m = basis.X.shape[0]
+        show = m >= 5000 if self.progress is None else bool(self.progress)
+        r = self._solve_native(basis, y, weights, opts | {"progress": show})
+        if r.status != "optimal":
+            warnings.warn(
+                f"{type(self).__name__}'s native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "
+                "the model is the best point so far, kept for inspection but not served "
+                "(raise solver_options['max_steps'] or 'time_limit')",
+                ConvergenceWarning, stacklevel=4,
+            )  # fmt: skip
+        self._store_native(basis, r, time.perf_counter() - t0)
+        return r
+
+    def _store_native(self, basis: HyperkernelBasis, r: NativeMasterResult, fit_time: float) -> None:
+        """The fitted attributes of a native fit (the same names as ``_store``)."""
+        self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
+        self.beta_ = r.beta
+        self.alpha_: Array | None = r.alpha
+        self._store_learned_kernel(basis, r.beta)
+        decision = None if r.coef is None or self._dense_native else NativeDecision(basis, r.beta, r.coef, r.offset)
+        self.model_ = Model(
+            alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap, **r.extras}
+        )
+        self.objective_, self.status_ = r.objective, r.status
+        self.backend_: str | None = None  # no CVXPY backend ran
+        self.solver_ = "native"
+        self.certificate_ = {
+            "measure": "relative duality gap",
+            "value": r.gap,
+            "max_omitted_cone_violation": r.max_violation,
+        }
+        self.active_terms_: NDArray[np.intp] | None = r.terms
+        self.max_violation_: float | None = r.max_violation
+        self.n_iter_: int | None = r.steps
+        self.n_terms_, self.fit_time_, self.solve_time_ = basis.size, fit_time, r.total_time
+        if decision is not None:
+            assert r.coef is not None
+            self.support_ = np.flatnonzero(r.coef)
+            self.dual_coef_ = np.asarray(r.coef[self.support_], dtype=np.float64)
+            self.intercept_ = -float(r.offset)
+
     def _solve(self, problem: KernelProblem) -> Solution:
         # the whole problem in one call: cone generation, when wanted, runs in _build_and_solve
         return self._run(
@@ -262,22 +437,22 @@ class _HyperkernelBase(SdpkernEstimator):
         ``basis`` and solve it in one go."""
         args = (X,) if y is None else (X, y)
         problem = build(*args, basis.hyperkernel, form=_form(self.form), basis=basis, **params)
-        self.max_violation_: float | None = None
+        self.max_violation_ = None
         return problem, self._solve(problem)
 
     def _store(self, problem: KernelProblem, solution: Solution, fit_time: float) -> None:
         """Keep the fitted model: the family's own values and the conventions' c, b, support."""
         self.basis_ = problem.data["basis"]
         self.hyperkernel_ = self.basis_.hyperkernel
+        assert solution.beta is not None  # every hyperkernel builder's solution has β
         self.beta_ = solution.beta
         self.alpha_ = solution.alpha
         # what predict needs: the decision, not the m×m learned kernel matrix
         self.model_ = replace(solution.model, kernel_matrix=None)
-        if solution.beta is not None:
-            self._store_learned_kernel(self.basis_, solution.beta)
+        self._store_learned_kernel(self.basis_, solution.beta)
         self.objective_ = solution.objective
         self.status_ = solution.status
-        self.backend_: str | None = solution.backend
+        self.backend_ = solution.backend
         self.certificate_ = {
             "measure": "solver status",
             "value": solution.solver_status,
@@ -319,110 +494,24 @@ class _GeneratedHyperkernel(_HyperkernelBase):
         With ``form="socp"``, generate the SOCP's cones
         (:func:`~sdpkern.builders.hyperkernel.cone_generation`): start from a few basis terms
         and add the violated ones until none is, which certifies the full SOCP's optimum. Same
-        optimum, far faster when few terms carry weight; ``False`` solves the full SOCP in one go.
-    solver : {"auto", "conic", "native"}, default="auto"
-        ``"conic"``: the SOCP through CVXPY (``backend``). ``"native"``: the same SOCP by
-        constraint generation with a native restricted master
-        (:func:`~sdpkern.native.hyperkernel_csvm_native`; kernel columns on demand, a basis
-        sampled over the pair features, :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`),
-        available for :class:`HyperkernelSVC` only (others raise ParameterError). ``"auto"``:
-        native from ``NATIVE_FROM`` = 30 training points on where it is available (and
-        ``active_set`` is True: ``active_set=False`` asks for the full SOCP through CVXPY).
-        ``solver_options`` for the native master: ``tol`` (relative gap, 1e-6), ``max_rounds``,
-        ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
-        for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
-        points, 30,000, each SVM solve is a decomposition over working sets of about that size)
-        and ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB).
-    progress : bool or None, default=None
-        A tqdm bar with the current gap during a native fit; None shows it from 5000 points on.
+        optimum, far faster when few terms carry weight; ``False`` solves the full SOCP in one go
+        (through CVXPY: ``solver="native"`` always generates the cones).
     """
 
     active_set: bool = True
-    solver: str = "auto"
-    progress: bool | None = None
-
-    _native: ClassVar[bool] = False
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_HyperkernelBase._parameter_constraints,
         "active_set": ["boolean"],
-        "solver": [Options({"auto", "conic", "native"})],
-        "progress": ["boolean", None],
     }
 
-    def _resolve_solver(self, m: int) -> str:
-        """"conic" or "native" for m training points (see ``solver``)."""
-        get_backend(self.backend)  # a misspelt or missing backend is an error whichever path runs
-        if self.solver == "native":
-            if not type(self)._native:
-                raise ParameterError(
-                    f"solver='native' is implemented for HyperkernelSVC (the C-SVM, 002 eq. 3.8) only; "
-                    f"{type(self).__name__} solves with solver='conic' (or 'auto')"
-                )
-            if self.form != "socp":
-                raise ParameterError("solver='native' solves the SOCP form; use form='socp' (or solver='conic')")
-            if not self.active_set:
-                raise ParameterError(
-                    "solver='native' always generates the cones; active_set=False (the full SOCP in one "
-                    "solve) needs solver='conic'"
-                )
-            return "native"
-        native_fits = type(self)._native and self.form == "socp" and self.active_set
-        route = "native" if self.solver == "auto" and native_fits and m >= NATIVE_FROM else "conic"
-        self._check_route_options(route, m)
-        return route
-
-    def _check_route_options(self, route: str, m: int) -> None:
-        """ParameterError for ``solver_options`` only the other route takes, naming the route that
-        runs and why (``solver="auto"`` chooses by m; an option must never be dropped unsaid)."""
-        opts = set(self.solver_options or {})
-        other = opts & (_NATIVE_OPTIONS - {"tol", "time_limit"}) if route == "conic" else opts - _NATIVE_OPTIONS
-        if not other:
-            return
-        if route == "conic":
-            why = (f"solver='auto' runs the conic route below NATIVE_FROM = {NATIVE_FROM} training points (m = {m})"
-                   if self.solver == "auto" and type(self)._native else f"{type(self).__name__} runs the conic route")
-            hint = "pass solver='native' or leave them out" if type(self)._native else "leave them out"
-            raise ParameterError(
-                f"solver_options {sorted(other)} are options of the native solver, but {why}; {hint} (the conic "
-                f"route takes tol, max_iter, time_limit and {self.backend}'s own settings)"
+    def _native_unavailable(self) -> str | None:
+        if not self.active_set:
+            return (
+                "solver='native' always generates the cones; active_set=False (the full SOCP in one "
+                "solve) needs solver='conic'"
             )
-        if self.solver == "auto":
-            raise ParameterError(
-                f"solver_options {sorted(other)} are not options of the native solver, which solver='auto' runs from "
-                f"NATIVE_FROM = {NATIVE_FROM} training points on (m = {m}); pass solver='conic' to give them to "
-                f"{self.backend}, or use the native solver's {sorted(_NATIVE_OPTIONS)}"
-            )
-
-    def _check_memory(self, X: Array, solver: str) -> None:
-        """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""
-        m, d = X.shape
-        opts = self.solver_options or {}
-        cache = int(opts.get("cache_bytes", DEFAULT_CACHE_BYTES))
-        ws = {k: int(opts[k]) for k in ("working_set", "working_set_cache_bytes") if k in opts}
-        est = estimate_fit_bytes(
-            m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache, **ws
-        )
-        avail = available_memory()
-        if avail is not None and est > avail:
-            hint = "lower solver_options['cache_bytes']" if solver == "native" else "use solver='native'"
-            raise InsufficientMemoryError(
-                f"{type(self).__name__} with solver={solver!r} on m = {m} training points needs about "
-                f"{est / 1e9:.2f} GB, more than the {avail / 1e9:.2f} GB available; {hint}",
-                n_samples=m, estimate_bytes=est, available_bytes=avail,
-            )  # fmt: skip
-
-    def _basis(self, X: Array, y: Array | None = None, *, classification: bool = True) -> HyperkernelBasis:
-        """The dictionary's basis, or for a pair hyperkernel the conic path's m² pivoted Cholesky
-        basis or the native path's sampled one (002 §3.2.1)."""
-        solver = self._resolve_solver(X.shape[0])
-        self._check_memory(X, solver)
-        hk = self._resolve_hyperkernel(X)
-        if solver == "conic" or isinstance(hk, ARDDictionary):
-            return super()._basis(X, y, classification=classification)
-        return sampled_basis(
-            hk, X, eta=self.eta, max_terms=self.max_terms, max_pairs=NATIVE_MAX_PAIRS, random_state=self.random_state
-        )
+        return super()._native_unavailable()
 
     def _build_and_solve(
         self, build: Callable[..., KernelProblem], X: Array, y: Array | None, basis: HyperkernelBasis, **params: Any
@@ -493,6 +582,9 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
         self._check_memory(X, self._resolve_solver(X.shape[0]))
         return self._dictionary_basis(shared, X, y_pm, True, weights)
 
+    def _check_binary(self, y_pm: Array) -> None:
+        """Checks of a binary problem's labels before any work (the ν-SVM's feasible ν)."""
+
     def _fit_binary(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> None:
         """One binary fit. Above a threshold λ_Q collapses the learned kernel towards a constant
         (docs/kernel_learning.md) and the model predicts one class for every training point:
@@ -526,6 +618,12 @@ class _HyperkernelClassifier(KernelClassifierMixin, _GeneratedHyperkernel):
     def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
         """Fit at λ_Q·``_lambda_Q_factor``; returns the training decision values when the solver has them."""
         t0 = time.perf_counter()
+        self._check_binary(y_pm)
+        if self._resolve_solver(X.shape[0]) == "native":
+            self._native_options()  # an unknown option fails before the basis is built
+            basis = self._binary_basis(X, y_pm, shared, weights)
+            r = self._fit_native(basis, y_pm, weights, t0)
+            return r.outputs - r.offset if self._native_outputs_are_decisions and r.outputs is not None else None
         basis = self._binary_basis(X, y_pm, shared, weights)
         build = type(self)._builder
         params = self._builder_params(basis, weights) | ({} if weights is None else {"sample_weight": weights})
@@ -662,6 +760,7 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
     """
 
     C: float = 1.0
+    _native_outputs_are_decisions = True
 
     _builder = hk_builders.csvm
     # C goes to the builder as scikit-learn's C (it converts to eq. (3.8)'s C' = C·m)
@@ -671,8 +770,6 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         "C": [_POSITIVE],
     }
 
-    _native = True
-
     def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
         """λ_Q = ρ·C·Σ_i w_i: a fixed fraction ρ of the largest value of the SVM part 1ᵀα of the
         objective (0 ≤ α_i ≤ C w_i), so that the regulariser weighs the same against the loss at
@@ -681,56 +778,11 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
         return AUTO_LAMBDA_Q * self.C * total
 
 
-    def _fit_binary_once(self, X: Array, y_pm: Array, weights: Array | None, shared: Any) -> Array | None:
-        self.solver_ = self._resolve_solver(X.shape[0])
-        if self.solver_ == "conic":
-            return super()._fit_binary_once(X, y_pm, weights, shared)
-        t0 = time.perf_counter()
-        opts = dict(self.solver_options or {})
-        unknown = set(opts) - _NATIVE_OPTIONS
-        if unknown:
-            raise ParameterError(
-                f"solver_options {sorted(unknown)} are not options of the native solver; "
-                f"it takes {sorted(_NATIVE_OPTIONS)}"
-            )
-        m = X.shape[0]
-        show = m >= 5000 if self.progress is None else bool(self.progress)
-        basis = self._binary_basis(X, y_pm, shared, weights)
-        if isinstance(basis.hyperkernel, ARDDictionary):
-            # a dictionary has a few terms (relevance vectors × widths): starting from all of them
-            # saves the rounds of adding them (half the SVM solves on the benchmark sets)
-            opts = {"initial_terms": basis.size} | opts
-        r = hyperkernel_csvm_native(
-            basis, y_pm, **self._builder_params(basis, weights), sample_weight=weights, progress=show, **opts
-        )
-        if r.status != "optimal":
-            warnings.warn(
-                f"HyperkernelSVC's native solver stopped with status {r.status!r} at relative gap {r.gap:.2e}; "
-                "the model is the best certified point so far (raise solver_options['max_steps'] or 'time_limit')",
-                ConvergenceWarning, stacklevel=3,
-            )  # fmt: skip
-        self._store_native(basis, y_pm, r, time.perf_counter() - t0)
-        return None if r.outputs is None else r.outputs - r.offset
-
-    def _store_native(self, basis: HyperkernelBasis, y_pm: Array, r: NativeMasterResult, fit_time: float) -> None:
-        """The fitted attributes of a native fit (the same names as ``_store``)."""
-        coef = r.alpha * y_pm
-        decision = NativeDecision(basis, r.beta, coef, r.offset)
-        self.basis_, self.hyperkernel_ = basis, basis.hyperkernel
-        self.beta_, self.alpha_ = r.beta, r.alpha
-        self._store_learned_kernel(basis, r.beta)
-        self.model_ = Model(alpha=r.alpha, offset=r.offset, beta=r.beta, decision=decision, extras={"gap": r.gap})
-        self.objective_, self.status_, self.backend_ = r.objective, r.status, None  # no CVXPY backend ran
-        self.certificate_ = {
-            "measure": "relative duality gap",
-            "value": r.gap,
-            "max_omitted_cone_violation": r.max_violation,
-        }
-        self.active_terms_, self.max_violation_ = r.terms, r.max_violation
-        self.n_terms_, self.fit_time_, self.solve_time_, self.n_iter_ = basis.size, fit_time, r.total_time, r.steps
-        self.support_ = np.flatnonzero(coef)
-        self.dual_coef_ = np.asarray(coef[self.support_], dtype=np.float64)
-        self.intercept_ = -float(r.offset)
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        assert y is not None
+        lq = self._lambda_Q(basis, weights)
+        return hyperkernel_csvm_native(basis, y, C=self.C, lambda_Q=lq, sample_weight=weights, **options)
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -779,6 +831,20 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
         "nu": [_NU],
     }
 
+    def _check_binary(self, y_pm: Array) -> None:
+        bound = nu_feasible_bound(y_pm)
+        if self.nu > bound * (1 + 1e-12):
+            raise ParameterError(
+                f"nu={self.nu!r} is infeasible for the class balance: {type(self).__name__} needs "
+                f"0 < nu <= 2 min(m+, m-)/m = {bound:.4g} ({int(np.sum(y_pm > 0))} and {int(np.sum(y_pm < 0))} "
+                "points per class); lower nu or balance the classes"
+            )
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        assert y is not None
+        return hyperkernel_nusvm_native(basis, y, nu=self.nu, lambda_Q=self._lambda_Q(basis, None), **options)
+
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
@@ -823,6 +889,12 @@ class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
         **_WeightedHyperkernelClassifier._parameter_constraints,
         "C": [_POSITIVE],
     }
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        assert y is not None
+        lq = self._lambda_Q(basis, weights)
+        return hyperkernel_l2svm_native(basis, y, C=self.C, lambda_Q=lq, sample_weight=weights, **options)
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -874,13 +946,26 @@ class HyperkernelOneClassSVM(OutlierMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr = validate_data(self, X)
-        basis = self._basis(X_arr)
-        problem, solution = self._build_and_solve(
-            hk_builders.one_class, X_arr, None, basis, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
-        )
-        self._store(problem, solution, time.perf_counter() - t0)
+        if X_arr.shape[0] < 2:
+            raise DataError(
+                f"one-class data needs at least 2 samples to describe a support, got {X_arr.shape[0]} sample; "
+                "collect more points"
+            )
+        if self._resolve_solver(X_arr.shape[0]) == "native":
+            self._native_options()
+            self._fit_native(self._basis(X_arr), None, None, t0)
+        else:
+            basis = self._basis(X_arr)
+            problem, solution = self._build_and_solve(
+                hk_builders.one_class, X_arr, None, basis, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
+            )
+            self._store(problem, solution, time.perf_counter() - t0)
         self.offset_ = -self.intercept_
         return self
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        return hyperkernel_one_class_native(basis, nu=self.nu, lambda_Q=self._lambda_Q(basis, None), **options)
 
     def decision_function(self, X: ArrayLike) -> Array:
         """f(x) = Σ_j α_j k(x, x_j) − ρ; positive for inliers."""
@@ -951,13 +1036,25 @@ class HyperkernelNuSVR(RegressorMixin, _GeneratedHyperkernel):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y, y_numeric=True)
-        basis = self._basis(X_arr, y_arr, classification=False)
-        problem, solution = self._build_and_solve(
-            hk_builders.nu_regression, X_arr, y_arr, basis, C=self.C, nu=self.nu, lambda_Q=self._lambda_Q(basis, None)
-        )
-        self._store(problem, solution, time.perf_counter() - t0)
-        self.epsilon_ = float(solution.model.extras["epsilon"])
+        y_arr = regression_targets(y_arr, X_arr.shape[0])  # finite, not constant: before any work
+        if self._resolve_solver(X_arr.shape[0]) == "native":
+            self._native_options()
+            self._fit_native(self._basis(X_arr, y_arr, classification=False), y_arr, None, t0)
+        else:
+            basis = self._basis(X_arr, y_arr, classification=False)
+            problem, solution = self._build_and_solve(
+                hk_builders.nu_regression, X_arr, y_arr, basis, C=self.C, nu=self.nu,
+                lambda_Q=self._lambda_Q(basis, None),
+            )  # fmt: skip
+            self._store(problem, solution, time.perf_counter() - t0)
+        self.epsilon_ = float(self.model_.extras["epsilon"])
         return self
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        assert y is not None
+        lq = self._lambda_Q(basis, None)
+        return hyperkernel_nu_regression_native(basis, y, C=self.C, nu=self.nu, lambda_Q=lq, **options)
 
     def predict(self, X: ArrayLike) -> Array:
         """f(x) = Σ_i c_i k(x_i, x) + b through the hyperkernel expansion."""
@@ -1019,13 +1116,36 @@ class HyperkernelAlignment(TransformerMixin, _HyperkernelBase):
         t0 = time.perf_counter()
         self._validate_params()
         X_arr, y_arr = validate_data(self, X, y)
-        basis = self._basis(X_arr, y_arr, classification=np.unique(y_arr).size == 2 or y_arr.dtype.kind not in "fc")
-        problem, solution = self._build_and_solve(
-            hk_builders.alignment, X_arr, y_arr, basis, ridge=self.ridge, lambda_Q=self._lambda_Q(basis, None)
-        )
-        self._store(problem, solution, time.perf_counter() - t0)
+        classification = np.unique(y_arr).size == 2 or y_arr.dtype.kind not in "fc"
+        if not classification:
+            y_arr = regression_targets(y_arr, X_arr.shape[0])
+        if self._resolve_solver(X_arr.shape[0]) == "native":
+            self._native_options()
+            self._fit_native(self._basis(X_arr, y_arr, classification=classification), y_arr, None, t0)
+        else:
+            basis = self._basis(X_arr, y_arr, classification=classification)
+            problem, solution = self._build_and_solve(
+                hk_builders.alignment, X_arr, y_arr, basis, ridge=self.ridge, lambda_Q=self._lambda_Q(basis, None)
+            )
+            self._store(problem, solution, time.perf_counter() - t0)
         self.X_fit_ = X_arr
         return self
+
+    _dense_native = True
+
+    def _native_unavailable(self) -> str | None:
+        if self.ridge == 0:
+            return (
+                "solver='native' solves the alignment with ridge > 0 (its inner problem is the linear system "
+                "(K(beta) + ridge I) alpha = y); ridge=0 needs solver='conic'"
+            )
+        return super()._native_unavailable()
+
+    def _solve_native(self, basis: HyperkernelBasis, y: Array | None, weights: Array | None,
+                      options: dict[str, Any]) -> NativeMasterResult:  # fmt: skip
+        assert y is not None
+        lq = self._lambda_Q(basis, None)
+        return hyperkernel_alignment_native(basis, y, lambda_Q=lq, ridge=self.ridge, **options)
 
     def transform(self, X: ArrayLike) -> Array:
         """The learned kernel between X and the training inputs, shape (n_samples, n_train)."""

@@ -1,34 +1,45 @@
-"""Native hyperkernel C-SVM: constraint generation over the basis terms with a native master.
+"""The native restricted master of the hyperkernel SOCP forms: one outer loop, one inner problem per family.
 
-The problem is the hyperkernel C-SVM of 002 eq. (3.8) in its min-max form
-(:mod:`sdpkern.builders.hyperkernel.csvm`), with μ = λ_Q/2, G(β) = Y K(β) Y, K(β) = Σ_l β_l K_l:
+Every hyperkernel formulation of 002 §3.1.2 that sdpkern solves natively is the saddle problem
+(docs/hyperkernel_derivations.md §1.1)
 
-    V* = min_{β ∈ Δ} J(β),   J(β) = D(β) + μ‖Lᵀβ‖,
-    D(β) = max { 1ᵀα − ½ αᵀG(β)α : 0 ≤ α ≤ C, yᵀα = 0 },
+    V* = min_{β ∈ cΔ} J(β),   J(β) = D(β) + R(β),
+    D(β) = max_{α ∈ A} q(α) − Σ_l β_l q_l(α),   q_l(α) = ½ u(α)ᵀ K_l u(α),
 
-whose SOCP form maximises 1ᵀα + τ subject to one cone q_l(α) ≤ μ(Lu)_l − τ per basis term,
-q_l(α) = ½ αᵀ Y K_l Y α. :func:`~sdpkern.builders.hyperkernel.cone_generation` solves that SOCP
-with the cones of a few terms S and adds the most violated omitted ones; here the same outer
-loop runs, but each restricted problem min_{β ∈ Δ_S} J(β) is solved natively:
+with A a polyhedron, q concave, u linear in α (the SOCP's cone vector times the square root of its
+scale), R(β) = (λ_Q/2)‖Lᵀβ‖ (eqs. 3.8-3.12) or (λ_Q/2)‖Lᵀβ‖² (3.13), and 1ᵀβ = c. A family
+(:class:`MasterFamily`) says what A, q, u and c are by its inner solve: the C-SVM (3.8,
+:class:`_CSVCFamily` below), the ν-SVM, L2-SVM, one-class SVM, ν-regression and alignment
+(3.9-3.13, :mod:`sdpkern.native.hyperkernel_families`). The SOCP form maximises q(α) + cτ subject
+to one cone q_l(α) ≤ μ(Lu)_l − τ per basis term; :func:`~sdpkern.builders.hyperkernel.cone_generation`
+solves it with the cones of a few terms S and adds the most violated omitted ones. Here the same
+outer loop runs (:func:`solve_master`), with each restricted problem min_{β ∈ cΔ_S} J(β) solved
+natively:
 
-* the inner SVM D(β) by sdpkern's one SMO core (:func:`~sdpkern.native.svm_core.solve_csvc`,
-  libsvm's second-order pair selection and shrinking) on K(β) given by columns
-  (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`;
-  every term keeps its own capped column cache, so a new β costs additions), warm-started;
+* the inner problem D(β) by the family's solve on K(β) given by columns
+  (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`; every term keeps its own capped column
+  cache, so a new β costs additions), warm-started: sdpkern's one SMO core for the SVM families
+  (:mod:`sdpkern.native.svm_core`, libsvm's second-order pair selection and shrinking), a dense
+  Cholesky solve for the alignment;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
-  D(β) ≥ 1ᵀα_k − q(α_k)ᵀβ that every SVM solve gives (exact: D is a maximum of these affine
-  functions), each step a small SOCP in #S + 1 variables.
+  D(β) ≥ q(α_k) − Σ_l β_l q_l(α_k) that every inner solve gives (exact: D is a maximum of these
+  affine functions), each step a small SOCP in #S + 2 variables.
+
+The loop works in β' = β/c ∈ Δ: the cuts' slopes are c·q_l and R(cβ') = κ‖Lᵀβ'‖ with κ = cλ_Q/2,
+or κ‖Lᵀβ'‖² with κ = c²λ_Q/2.
 
 Certificate. For any feasible α, weak duality gives the lower bound
-g(α) = 1ᵀα + min_{β ∈ Δ} (μ‖Lᵀβ‖ − q(α)ᵀβ) ≤ V* over the *whole* basis (a small SOCP in p
+g(α) = q(α) + min_{β' ∈ Δ} (R(cβ') − c q(α)ᵀβ') ≤ V* over the *whole* basis (a small SOCP in p
 variables), and J(β̂) ≥ V* at any β̂. g is evaluated at the bundle's aggregate
-ᾱ = Σ_k λ_k α_k (λ the cutting-plane model's multipliers): q is convex, so g(ᾱ) is at least
-the model's lower bound on the restricted problem, and below it only where an omitted term's
-cone is violated. The method stops when J(β̂) − g(ᾱ) ≤ tol·max(1, abs(J(β̂))): β̂ is then optimal
-for the full SOCP to that relative gap (up to the inner SMO's and the small SOCP's
-tolerances, ``smo_tol`` and 1e-11). The omitted cones' largest violation
-max_{l ∉ S} (q_l − μ(Lu)_l + τ) at u = Lᵀβ̂/‖Lᵀβ̂‖, τ = μ‖Lᵀβ̂‖ − qᵀβ̂ (the quantity
-:class:`~sdpkern.builders.hyperkernel.ActiveSetTrace` reports) chooses the terms to add.
+ᾱ = Σ_k λ_k α_k (λ the cutting-plane model's multipliers): A is convex, q concave and each q_l
+convex, so ᾱ is feasible and g(ᾱ) is at least the model's lower bound on the restricted
+problem, and below it only where an omitted term's cone is violated. The method stops when
+J(β̂) − g(ᾱ) ≤ tol·max(1, abs(J(β̂))): β̂ is then optimal for the full SOCP to that relative gap (up
+to the inner solve's and the small SOCP's tolerances, ``smo_tol`` relative to the family's
+gradient scale, and 1e-11). The omitted terms' reduced gradients
+(c q_l − ∂_l R) − Σ_k β̂'_k (c q_k − ∂_k R) (for the norm, the omitted cone's violation
+q_l − μ(Lw)_l + τ at w = Lᵀβ̂/‖Lᵀβ̂‖, the quantity
+:class:`~sdpkern.builders.hyperkernel.ActiveSetTrace` reports) choose the terms to add.
 The certificate needs q over all p terms; for the harmonic ARD hyperkernel most are decided by
 rigorous upper bounds from d + 1 anchor quadratics (log q is convex in the term's feature:
 :func:`~sdpkern.kernels.hyperkernel_terms.quadratic_bounds`), and only the terms the bounds
@@ -36,9 +47,9 @@ cannot rule out are computed (measured: twonorm m = 10,000, 22 quadratics instea
 With q̄ ≥ q the bound g stays a lower bound, and every violation that can reach 0 is exact.
 
 Memory: kernel columns only (capped caches), never an m×m matrix per term. Above
-``working_set`` points (30,000) each SVM solve is the core's decomposition over working sets
-(:func:`~sdpkern.native.svm_core.solve_qp`): columns of the working set's length, the other points'
-outputs by uncached blocks (docs/hyperkernel.md for the figures at m = 100,000).
+``working_set`` points (30,000) each SVM solve is a decomposition over working sets
+(:func:`~sdpkern.native.svm_core.solve_qp`): columns of the working set's length, the other points' outputs by
+uncached blocks (measured: twonorm m = 100,000, two rounds, 313 s CPU, peak RSS 3.5 GB).
 """
 
 from __future__ import annotations
@@ -46,14 +57,14 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError, SolverError
-from ..kernels.gram import DEFAULT_CACHE_BYTES, SumGram
+from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
 from ..kernels.hyperkernel_terms import (
     TermGram,
     learned_block,
@@ -62,11 +73,14 @@ from ..kernels.hyperkernel_terms import (
     term_quadratics,
 )
 from ..kernels.lowrank import HyperkernelBasis
-from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, solve_csvc
+from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
 __all__ = [
     "NativeMasterResult",
     "NativeDecision",
+    "InnerSolution",
+    "MasterFamily",
+    "solve_master",
     "hyperkernel_csvm_native",
     "available_memory",
     "estimate_fit_bytes",
@@ -77,37 +91,45 @@ Array = NDArray[np.float64]
 
 @dataclass
 class NativeMasterResult:
-    """What :func:`hyperkernel_csvm_native` returns.
+    """What :func:`solve_master` (and each family's entry point) returns.
 
     Attributes
     ----------
-    alpha : ndarray (m,)
-        The SVM dual at β (0 ≤ α ≤ C, yᵀα = 0).
+    alpha : ndarray
+        The family's inner variables at β, in the conic route's units (the C-SVM's α with
+        0 ≤ α ≤ C, yᵀα = 0; the ν-regression's 2m-vector [α; α*]; see each family).
     beta : ndarray (p,)
-        Weights of the basis terms (non-negative, sum 1; zero off ``terms``).
+        Weights of the basis terms (non-negative, sum c; zero off ``terms``).
+    coef : ndarray (m,)
+        Expansion coefficients of the model f(x) = Σ_j coef_j k(x, x_j) − offset.
     offset : float
-        b of f(x) = Σ_j α_j y_j k(x, x_j) − b (the SDP's γ, as the conic recovery).
+        b of f (the SOCP's multiplier of the balance constraint, as the conic recovery).
     objective : float
-        J(β), the upper bound (the SOCP's objective 1ᵀα + τ at the optimum).
+        J(β), the upper bound (the SOCP's objective at the optimum).
     lower_bound : float
         The best certified lower bound g(α) over the whole basis.
     gap : float
         (objective − lower_bound) / max(1, abs(objective)).
     max_violation : float
-        Largest omitted-cone violation at the final point, clipped at 0.
+        Largest omitted term's reduced gradient at the final point (for the norm regulariser the
+        omitted cone's violation), clipped at 0.
     terms : ndarray of int
         The basis terms of the final restricted problem.
     status : str
         "optimal" (gap ≤ tol); "optimal_inaccurate" when no term is missing but the gap stays
-        above tol (the inner SMO's accuracy, ``smo_tol``, is the floor); "iteration_limit" or
+        above tol (the inner solve's accuracy, ``smo_tol``, is the floor); "iteration_limit" or
         "time_limit".
     rounds, steps, smo_iterations : int
-        Outer rounds, β steps (SVM solves) and SMO iterations in all.
+        Outer rounds, β steps (inner solves) and inner iterations (SMO steps) in all.
     total_time : float
     history : list of dict
-        Per β step: objective, lower bound, #S (the number of active terms).
+        Per round: objective, gap, #S (the number of active terms), time.
+    extras : dict
+        The family's other values at the returned point (the ν-SVM's margin ``rho``, the
+        ν-regression's tube ``epsilon``).
     outputs : ndarray (m,) or None
-        K(β)(y∘α) at the training points, so f(x_i) = outputs_i − offset without a new kernel pass.
+        K(β)u at the training points (the C-SVM: u = y∘α, so f(x_i) = outputs_i − offset without
+        a new kernel pass).
     """
 
     alpha: Array
@@ -125,6 +147,81 @@ class NativeMasterResult:
     total_time: float
     history: list[dict[str, float]] = field(default_factory=list)
     outputs: Array | None = None
+    coef: Array | None = None
+    extras: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class InnerSolution:
+    """One inner solve of a family at a fixed β (:meth:`MasterFamily.solve`).
+
+    Attributes
+    ----------
+    alpha : ndarray
+        The family's variables (what warm-starts the next solve and what the bundle aggregates).
+    u : ndarray (m,)
+        The cone vector: q_l(α) = ½ uᵀK_l u.
+    Ku : ndarray (m,)
+        K(β)u at the training points, with the β (on cΔ) the solve ran with.
+    constant : float
+        q(α), the concave part of the cut.
+    offset : float
+        b of the model at this β (f = Σ_j coef_j k(x, x_j) − b).
+    n_iter : int
+        Inner iterations (SMO steps).
+    extras : dict
+        Values the family reports with its model (e.g. the ν-SVM's margin ρ).
+    """
+
+    alpha: Array
+    u: Array
+    Ku: Array
+    constant: float
+    offset: float
+    n_iter: int
+    extras: dict[str, float] = field(default_factory=dict)
+
+
+class MasterFamily:
+    """One formulation's inner problem D(β) = max_{α ∈ A} q(α) − Σ_l β_l ½u(α)ᵀK_l u(α) (module docstring).
+
+    A family is made per fit (it may keep per-fit state such as the inner tolerance's unit) and
+    defines ``name`` and ``source`` (the formulation and its equation), ``scale`` (c of 1ᵀβ = c),
+    ``squared`` (the regulariser (λ_Q/2)‖Lᵀβ‖² instead of (λ_Q/2)‖Lᵀβ‖), ``m`` (training points) and:
+
+    * :meth:`solve` (gram, α₀, restrict, opts) → :class:`InnerSolution`, the maximiser at the β
+      ``gram`` holds;
+    * :meth:`constant` (α) → q(α) and :meth:`vector` (α) → u(α), at any feasible α (the bundle's
+      aggregate), consistent with :meth:`solve`;
+    * :meth:`coef` (inner) → the expansion coefficients of the model.
+    """
+
+    name: ClassVar[str] = "hyperkernel"
+    source: ClassVar[str] = ""
+    scale: float = 1.0
+    squared: bool = False
+    m: int = 0
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        """The maximiser of the inner problem at the β ``gram`` holds (K(β) = Σ_l β_l K_l, 1ᵀβ = c),
+        warm-started from ``alpha0``; ``restrict(W)`` is K(β) on a working set W, ``opts`` the
+        master's settings (``smo_tol``, ``smo_max_iter``, ``working_set``, ``n_jobs``,
+        ``objective_scale``)."""
+        raise NotImplementedError
+
+    def constant(self, alpha: Array) -> float:
+        """q(α), the concave part of the cut, at any feasible α."""
+        raise NotImplementedError
+
+    def vector(self, alpha: Array) -> Array:
+        """u(α), linear in α: q_l(α) = ½u(α)ᵀK_l u(α)."""
+        raise NotImplementedError
+
+    def coef(self, inner: InnerSolution) -> Array:
+        """The expansion coefficients c of the model f(x) = Σ_j c_j k(x, x_j) − offset."""
+        raise NotImplementedError
 
 
 def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
@@ -148,21 +245,86 @@ def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
     return 0.5 * (hi_v + lo_v)
 
 
+@dataclass
+class _CSVCFamily(MasterFamily):
+    """The hyperkernel C-SVM (002 eq. 3.8): A = {0 ≤ α ≤ C w, yᵀα = 0}, q(α) = 1ᵀα, u = y∘α, c = 1.
+
+    The inner problem is scikit-learn's ``SVC`` dual on K(β) (box C w_i per point).
+    """
+
+    name: ClassVar[str] = "hyperkernel C-SVM"
+    source: ClassVar[str] = "002 eq. (3.8)"
+    y: Array
+    box: float | Array = 1.0
+
+    def __post_init__(self) -> None:
+        self.m = self.y.shape[0]
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        sol = solve_csvc(
+            gram, self.y, 1.0, sample_weight=np.broadcast_to(self.box, self.y.shape), alpha0=alpha0,
+            tol=opts["smo_tol"], max_iter=opts["smo_max_iter"], working_set=opts["working_set"],
+            restrict=restrict, n_jobs=opts["n_jobs"],
+        )  # fmt: skip
+        alpha, e = sol.alpha, sol.outputs
+        return InnerSolution(
+            alpha, self.y * alpha, e, float(alpha.sum()), _offset(alpha, e, self.y, self.box), sol.n_iter
+        )
+
+    def constant(self, alpha: Array) -> float:
+        return float(alpha.sum())
+
+    def vector(self, alpha: Array) -> Array:
+        return self.y * alpha
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return self.y * inner.alpha
+
+
+@dataclass(frozen=True)
+class _Regulariser:
+    """R(cβ') over β' ∈ Δ: κ‖Lᵀβ'‖ (``squared`` False) or κ‖Lᵀβ'‖² (module docstring)."""
+
+    weight: float
+    squared: bool
+
+    def value(self, beta: Array, L: Array) -> float:
+        n = float(np.linalg.norm(L.T @ beta))
+        return self.weight * (n * n if self.squared else n)
+
+    def grad(self, beta: Array, L: Array) -> Array:
+        """∇R at β' (for the norm at Lᵀβ' = 0 the subgradient 0)."""
+        Lb = L.T @ beta
+        if self.squared:
+            return 2.0 * self.weight * (L @ Lb)
+        n = float(np.linalg.norm(Lb))
+        return self.weight * (L @ (Lb / n)) if n > 0 else np.zeros(L.shape[0])
+
+
+@dataclass
+class _Point:
+    """The best point of the master: J(β'), β' over the restricted terms, the inner solve there,
+    c·q over the restricted terms."""
+
+    J: float
+    beta: Array
+    inner: InnerSolution
+    q: Array
+
+
 class _Master:
     """The native restricted master (module docstring); one instance per fit."""
 
-    def __init__(
-        self, basis: HyperkernelBasis, y: Array, box: float | Array, mu: float, opts: dict[str, Any]
-    ) -> None:
-        self.B, self.y, self.box, self.mu = basis, y, box, mu
-        self.opts = opts
+    def __init__(self, basis: HyperkernelBasis, family: MasterFamily, lambda_Q: float, opts: dict[str, Any]) -> None:
+        self.B, self.family, self.opts = basis, family, opts
         self.p = basis.size
+        c = float(family.scale)
+        self.c = c
+        self.reg = _Regulariser(0.5 * float(lambda_Q) * (c * c if family.squared else c), family.squared)
         self.ops: dict[int, TermGram] = {}
         self.smo_iterations = 0
-        # Ku of the last SVM solve, by the identity of its α: the final offset reuses it instead
-        # of recomputing every support vector's column (their caches are capped)
-        self.outputs: tuple[Array, Array] | None = None
-        self.best_outputs: tuple[Array, Array] | None = None
 
     def term_op(self, l: int) -> TermGram:
         if l not in self.ops:
@@ -171,52 +333,45 @@ class _Master:
             )
         return self.ops[l]
 
-    def subset_gram(self, terms: NDArray[np.intp], beta: Array, W: NDArray[np.intp]) -> TermGram | SumGram:
-        """K(β) on the points W (a working set of the core's decomposition), with a column cache of its own: the
-        whole working-set budget for one term (β = 1 on the simplex), else split as for all points."""
+    def subset_gram(self, terms: NDArray[np.intp], weights: Array, W: NDArray[np.intp]) -> TermGram | SumGram:
+        """K(β) on the points W (a working set), with a column cache of its own: the whole
+        working-set budget for one term of weight 1, else split as for all points."""
         Xw = np.ascontiguousarray(self.B.X[W])
         budget = self.opts["working_set_cache_bytes"]
-        if terms.size == 1 and beta[0] == 1.0:
+        if terms.size == 1 and weights[0] == 1.0:
             return TermGram(self.B.hyperkernel, self.B.features[int(terms[0])], Xw, cache_bytes=budget)
         ops = [
             TermGram(self.B.hyperkernel, self.B.features[int(l)], Xw, cache_bytes=budget // (2 * terms.size))
             for l in terms
         ]
-        return learned_gram(ops, beta, cache_bytes=budget // 2)
+        return learned_gram(ops, weights, cache_bytes=budget // 2)
 
-    def svm(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> tuple[Array, Array, Array, float]:
-        """SVM at β over ``terms``: (α, Ku, q over terms, J(β)), warm-started from ``alpha0``.
-
-        Above ``working_set`` points the core decomposes over working sets, each on K(β) over
-        the set's points (:meth:`subset_gram`), the other points' outputs by uncached blocks."""
-        gram = learned_gram([self.term_op(int(l)) for l in terms], beta, cache_bytes=self.opts["sum_cache_bytes"])
-        sol = solve_csvc(
-            gram, self.y, 1.0, sample_weight=np.broadcast_to(self.box, self.y.shape), alpha0=alpha0,
-            tol=self.opts["smo_tol"], max_iter=self.opts["smo_max_iter"], working_set=self.opts["working_set"],
-            restrict=lambda W: self.subset_gram(terms, beta, W), n_jobs=self.opts["n_jobs"],
-        )  # fmt: skip
-        alpha, e = sol.alpha, sol.outputs
+    def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
+        """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
+        and the cut's slopes c·q_l over ``terms``, warm-started from ``alpha0``."""
+        weights = self.c * beta
+        gram = learned_gram([self.term_op(int(l)) for l in terms], weights, cache_bytes=self.opts["sum_cache_bytes"])
+        sol = self.family.solve(gram, alpha0, lambda W: self.subset_gram(terms, weights, W), self.opts)
         self.smo_iterations += sol.n_iter
-        self.outputs = (alpha, e)
-        u = self.y * alpha
-        nz = np.flatnonzero(u)
-        if terms.size == 1:  # K(β) = K_l (β = 1 on the simplex): q from the SMO's own outputs e = K_l u
-            q = np.array([0.5 * float(u @ e) / float(beta[0])])
+        u = sol.u
+        if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
+            q = np.array([0.5 * float(u @ sol.Ku)])
         else:
-            q = np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
-        D = float(alpha.sum() - 0.5 * (u @ e))
-        Lb = self.B.L[terms].T @ beta
-        return alpha, e, q, D + self.mu * float(np.linalg.norm(Lb))
+            nz = np.flatnonzero(u)
+            q = self.c * np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
+        D = sol.constant - 0.5 * float(u @ sol.Ku)
+        return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q)
 
 
 def _simplex_socp(
-    n: int, c: Array, rows: Array, rhs: Array, Ls: Array, mu_col: float | None, P: Array | None = None,
+    n: int, c: Array, rows: Array, rhs: Array, Ls: Array, cone: str | None, P: Array | None = None,
     tol: float | None = None,
 ) -> tuple[Any, Array] | None:
     """Clarabel on x = (β, extra…, t): min ½xᵀPx + cᵀx s.t. 1ᵀβ = 1, ``rows``·x ≤ ``rhs``, β ≥ 0 and,
-    when ``mu_col`` is not None, ‖L_Sᵀβ‖ ≤ t (t the last variable).
+    unless ``cone`` is None, ‖L_Sᵀβ‖ ≤ t (``"norm"``) or ‖L_Sᵀβ‖² ≤ t (``"squared"``: the second-order
+    cone ‖(t − 1, 2L_Sᵀβ)‖ ≤ t + 1), t the last variable.
 
-    The β steps and the certificate's bound are small SOCPs (|S| + 2 variables) solved once per
+    The β steps and the certificate's bound are small SOCPs (abs(S) + 2 variables) solved once per
     step: calling Clarabel directly skips CVXPY's canonicalisation, which cost each ~50× the solve.
     Returns (solution, the multipliers of ``rows``), or None when Clarabel does not solve it.
     """
@@ -230,13 +385,15 @@ def _simplex_socp(
     blocks.append(neg)
     b = [np.ones(1), rhs, np.zeros(n)]
     cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(rows.shape[0] + n)]
-    if mu_col is not None:
-        soc = np.zeros((1 + Ls.shape[1], nx))
-        soc[0, nx - 1] = -1.0
-        soc[1:, :n] = -Ls.T
+    if cone is not None:
+        k = Ls.shape[1]
+        head = 2 if cone == "squared" else 1
+        soc = np.zeros((head + k, nx))
+        soc[:head, nx - 1] = -1.0
+        soc[head:, :n] = -(2.0 if cone == "squared" else 1.0) * Ls.T
         blocks.append(sparse.csr_matrix(soc))
-        b.append(np.zeros(1 + Ls.shape[1]))
-        cones.append(clarabel.SecondOrderConeT(1 + Ls.shape[1]))
+        b.append(np.concatenate([[1.0, -1.0] if cone == "squared" else [0.0], np.zeros(k)]))
+        cones.append(clarabel.SecondOrderConeT(head + k))
     A = sparse.vstack(blocks).tocsc()
     Pm = sparse.csc_matrix((nx, nx)) if P is None else sparse.triu(sparse.csc_matrix(P)).tocsc()
     settings = clarabel.DefaultSettings()
@@ -250,22 +407,28 @@ def _simplex_socp(
     return sol, z[1 : 1 + rows.shape[0]]
 
 
-def _model_min(a: Array, Q: Array, Ls: Array, mu: float) -> tuple[float, Array, Array]:
-    """min_{β ∈ Δ_S} max_k (a_k − Q_kᵀβ) + μ‖L_Sᵀβ‖: the cutting-plane model's minimum.
+def _cone_of(reg: _Regulariser) -> str | None:
+    if reg.weight == 0.0:
+        return None
+    return "squared" if reg.squared else "norm"
+
+
+def _model_min(a: Array, Q: Array, Ls: Array, reg: _Regulariser) -> tuple[float, Array, Array]:
+    """min_{β ∈ Δ_S} max_k (a_k − Q_kᵀβ) + R(β): the cutting-plane model's minimum.
 
     Returns (value, β, λ) with λ ≥ 0, Σλ = 1 the cuts' multipliers (for the aggregate α).
     """
     n, k = Q.shape[1], a.shape[0]
-    soc = mu > 0
-    nx = n + 1 + int(soc)  # (β, θ[, t])
+    cone = _cone_of(reg)
+    nx = n + 1 + int(cone is not None)  # (β, θ[, t])
     c = np.zeros(nx)
     c[n] = 1.0
-    if soc:
-        c[-1] = mu
+    if cone is not None:
+        c[-1] = reg.weight
     rows = np.zeros((k, nx))  # a_k − Q_kᵀβ ≤ θ
     rows[:, :n] = -Q
     rows[:, n] = -1.0
-    out = _simplex_socp(n, c, rows, -a, Ls, mu if soc else None)
+    out = _simplex_socp(n, c, rows, -a, Ls, cone)
     if out is None:
         raise SolverError("the bundle's cutting-plane model (a small SOCP) was not solved by Clarabel")
     sol, lam = out
@@ -275,77 +438,206 @@ def _model_min(a: Array, Q: Array, Ls: Array, mu: float) -> tuple[float, Array, 
     return float(sol.obj_val), np.clip(x[:n], 0.0, None), lam
 
 
-def _simplex_min(q: Array, L: Array, mu: float) -> float:
-    """min_{β ∈ Δ} μ‖Lᵀβ‖ − qᵀβ over the whole basis (a small SOCP; closed form when μ = 0)."""
-    if mu == 0.0:
+def _simplex_min(q: Array, L: Array, reg: _Regulariser) -> float:
+    """min_{β ∈ Δ} R(β) − qᵀβ over the whole basis (a small SOCP; closed form when R = 0)."""
+    cone = _cone_of(reg)
+    if cone is None:
         return float(-q.max())
     n = q.shape[0]
-    c = np.concatenate([-q, [mu]])
-    out = _simplex_socp(n, c, np.zeros((0, n + 1)), np.zeros(0), L, mu, tol=1e-11)
-    # A bound for sure is min_l (μ(Lw)_l − q_l) at any unit w (μ‖Lᵀβ‖ ≥ μwᵀLᵀβ), but w from the
-    # solver's β loses up to μ‖L‖·|δβ|/‖Lᵀβ‖ (measured 1e-6 relative at λ_Q = 100); the
-    # interior-point value at gap tolerance 1e-11 is used when it is the larger: the certificate
-    # then holds to that tolerance.
+    c = np.concatenate([-q, [reg.weight]])
+    out = _simplex_socp(n, c, np.zeros((0, n + 1)), np.zeros(0), L, cone, tol=1e-11)
+    # A bound for sure is the minimum over the simplex of R's linearisation at any β̂ (R is convex):
+    # R(β̂) − ∇R(β̂)ᵀβ̂ + min_l (∇R(β̂)_l − q_l); but at the solver's β the linearisation loses up to
+    # ‖∇R‖·|δβ| (measured 1e-6 relative at λ_Q = 100 for the norm); the interior-point value at gap
+    # tolerance 1e-11 is used when it is the larger: the certificate then holds to that tolerance.
     if out is None:
-        return float(-q.max())  # μ‖Lᵀβ‖ ≥ 0: a weaker bound that always holds
+        return float(-q.max())  # R ≥ 0: a weaker bound that always holds
     sol, _ = out
     bv = np.clip(np.asarray(sol.x, dtype=np.float64)[:n], 0.0, None)
-    Lb = L.T @ bv
-    nrm = float(np.linalg.norm(Lb))
-    lin = float(np.min(mu * (L @ (Lb / nrm)) - q)) if nrm > 0 else float(-q.max())
+    bv = bv / bv.sum() if bv.sum() > 0 else np.full(n, 1.0 / n)
+    g = reg.grad(bv, L)
+    lin = reg.value(bv, L) - float(g @ bv) + float(np.min(g - q))
     return max(lin, float(sol.obj_val) if str(sol.status) == "Solved" else -np.inf)
 
 
-def _level_step(a: Array, Q: Array, Ls: Array, mu: float, center: Array, level: float) -> Array | None:
-    """Projection of ``center`` on {β ∈ Δ_S : a_k − Q_kᵀβ + μ‖L_Sᵀβ‖ ≤ level ∀k}."""
+def _level_step(a: Array, Q: Array, Ls: Array, reg: _Regulariser, center: Array, level: float) -> Array | None:
+    """Projection of ``center`` on {β ∈ Δ_S : a_k − Q_kᵀβ + R(β) ≤ level ∀k}."""
     n, k = Q.shape[1], a.shape[0]
-    soc = mu > 0
-    nx = n + int(soc)  # (β[, t])
+    cone = _cone_of(reg)
+    nx = n + int(cone is not None)  # (β[, t])
     P = np.zeros((nx, nx))
     P[:n, :n] = 2.0 * np.eye(n)
     c = np.zeros(nx)
     c[:n] = -2.0 * center
-    rows = np.zeros((k, nx))  # a_k − Q_kᵀβ + μt ≤ level
+    rows = np.zeros((k, nx))  # a_k − Q_kᵀβ + κt ≤ level
     rows[:, :n] = -Q
-    if soc:
-        rows[:, n] = mu
-    out = _simplex_socp(n, c, rows, level - a, Ls, mu if soc else None, P=P)
+    if cone is not None:
+        rows[:, n] = reg.weight
+    out = _simplex_socp(n, c, rows, level - a, Ls, cone, P=P)
     if out is None:
         return None
     bv = np.clip(np.asarray(out[0].x, dtype=np.float64)[:n], 0.0, None)
     return bv / bv.sum() if bv.sum() > 0 else None
 
 
-def _cone_gaps(q: Array, L: Array, beta: Array, mu: float) -> tuple[Array, float]:
-    """Per cone, q_l − μ(Lw)_l + τ at w = Lᵀβ/‖Lᵀβ‖, τ = μ‖Lᵀβ‖ − qᵀβ; and τ.
+def _reduced_gradients(q: Array, L: Array, beta: Array, reg: _Regulariser) -> Array:
+    """Per term, (q_l − ∂_l R) − Σ_k β_k (q_k − ∂_k R) at β (q the cut's slopes c·q_l).
 
-    (α, w, min_l(μ(Lw)_l − q_l)) is feasible for the SOCP, so 1ᵀα + min_l(...) ≤ V*, and
-    J(β) − that bound = max_l of these entries: the certificate (module docstring).
+    For the norm this is the cone's violation q_l − μ(Lw)_l + τ at w = Lᵀβ/‖Lᵀβ‖,
+    τ = μ‖Lᵀβ‖ − qᵀβ: (α, w, min_l(μ(Lw)_l − q_l)) is feasible for the SOCP, so J(β) minus the
+    bound it gives is the largest entry (the certificate, module docstring). In general a term
+    with a positive entry lowers J when it enters.
     """
-    Lb = L.T @ beta
-    nrm = float(np.linalg.norm(Lb))
-    Lw = L @ (Lb / nrm) if nrm > 0 else np.zeros(L.shape[0])
-    tau = mu * nrm - float(q @ beta)
-    return q - mu * Lw + tau, tau
+    d = q - reg.grad(beta, L)
+    return d - float(d @ beta)
 
 
-def _check_options(C: float, lambda_Q: float, tol: float, counts: dict[str, Any]) -> dict[str, int]:
-    check_positive(C, "C")
+def _check_options(lambda_Q: float, tol: float, counts: dict[str, Any]) -> dict[str, int]:
     check_positive(lambda_Q, "lambda_Q", allow_zero=True)
     check_positive(tol, "tol")
     return {name: check_integer(v, name, 1) for name, v in counts.items()}
 
 
 def _add_terms(
-    master: _Master, terms: NDArray[np.int64], cand: NDArray[np.int64], beta_full: Array, best: tuple[Any, ...]
-) -> tuple[NDArray[np.int64], tuple[Any, ...]]:
+    master: _Master, terms: NDArray[np.intp], cand: NDArray[np.intp], beta_full: Array, best: _Point
+) -> tuple[NDArray[np.intp], _Point]:
     """The restricted set grown by the candidate terms; the best point carried over, its β padded
-    with the zeros of the new terms and its quadratics ½uᵀK_l u computed for them."""
-    J, _, alpha, _ = best
+    with the zeros of the new terms and its quadratics c·½uᵀK_l u computed for them."""
     B = master.B
     new_terms = np.union1d(terms, cand)
-    q = term_quadratics(B.hyperkernel, B.features[new_terms], B.X, master.y * alpha, n_jobs=master.opts["n_jobs"])
-    return new_terms, (J, beta_full[new_terms], alpha, q)
+    u = best.inner.u
+    q = master.c * term_quadratics(B.hyperkernel, B.features[new_terms], B.X, u, n_jobs=master.opts["n_jobs"])
+    return new_terms, _Point(best.J, beta_full[new_terms], best.inner, q)
+
+
+def solve_master(
+    basis: HyperkernelBasis,
+    family: MasterFamily,
+    *,
+    lambda_Q: float = 1.0,
+    tol: float = 1e-6,
+    initial_terms: int = 1,
+    add_per_round: int = 3,
+    max_rounds: int = 50,
+    max_steps: int = 500,
+    smo_tol: float = 1e-7,
+    smo_max_iter: int = 100_000_000,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+    time_limit: float | None = None,
+    progress: bool = False,
+    n_jobs: int = 1,
+    working_set: int = WORKING_SET,
+    working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
+) -> NativeMasterResult:
+    """A hyperkernel SOCP form (002 eqs. 3.8-3.13) by constraint generation with a native master.
+
+    The one outer loop of every family (module docstring): constraint generation over the basis
+    terms, a level-bundle β step on the restricted terms, and a certificate by the relative gap
+    J(β) − g(α) ≤ ``tol``·max(1, abs(J(β))) over the whole basis. The family's entry points
+    (:func:`hyperkernel_csvm_native`, :mod:`sdpkern.native.hyperkernel_families`) check their
+    data and call this.
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+        The expansion terms (e.g. :func:`~sdpkern.kernels.hyperkernel_terms.sampled_basis`, or an
+        :class:`~sdpkern.kernels.hyperkernels.ARDDictionary`'s own basis).
+    family : MasterFamily
+        The formulation's inner problem, made for this fit on ``basis.X``.
+    lambda_Q : float
+        λ_Q of the formulation.
+    tol : float
+        Relative gap that certifies the optimum.
+    initial_terms, add_per_round, max_rounds
+        The outer loop (as :func:`~sdpkern.builders.hyperkernel.cone_generation`). One initial
+        term (the first pivot, largest hyperkernel diagonal) by default: with one term the
+        restricted problem is a single inner solve, and it is often the optimum (measured:
+        twonorm m = 5000 certified after 1 solve instead of 11 with three).
+    max_steps : int
+        Cap on β steps (inner solves) over all rounds.
+    smo_tol, smo_max_iter
+        The inner solve's stopping rule (its largest KKT violation, relative to the family's
+        gradient scale: margin units for the C-SVM) and iteration cap.
+    cache_bytes : int
+        Memory for kernel columns: half for the terms' caches (shared equally), half for K(β)'s.
+    time_limit : float or None
+        Seconds; when hit, the best point so far is returned with status "time_limit".
+    progress : bool
+        Show a tqdm bar with the current gap.
+    n_jobs : int
+        Threads for the quadratics ½uᵀK_l u of the certificate (s²·d per term and round for s
+        support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`) and, above
+        ``working_set`` points, for the outputs of the points outside the working set.
+    working_set, working_set_cache_bytes : int
+        Above ``working_set`` points each SVM solve is a decomposition over working sets of
+        about that many points (the core's decomposition,
+        :func:`~sdpkern.native.svm_core.solve_qp`), whose SMO gets a column cache of
+        ``working_set_cache_bytes`` (columns of abs(W) entries: the default holds those of
+        12,800 support vectors at abs(W) = 30,000).
+
+    Returns
+    -------
+    NativeMasterResult
+    """
+    n = _check_options(
+        lambda_Q, tol,
+        {"initial_terms": initial_terms, "add_per_round": add_per_round, "max_rounds": max_rounds,
+         "max_steps": max_steps, "working_set": working_set, "working_set_cache_bytes": working_set_cache_bytes},
+    )  # fmt: skip
+    t0 = time.perf_counter()
+    p = basis.size
+    terms = np.arange(min(n["initial_terms"], p))
+    opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
+    opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
+             "working_set_rounds": 100}  # fmt: skip
+    master = _Master(basis, family, float(lambda_Q), opts)
+    best = master.inner(terms, np.full(terms.size, 1.0 / terms.size), None)
+    cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha)]
+    history: list[dict[str, float]] = []
+    status, steps, rounds, gap, worst, lower = "iteration_limit", 1, 0, np.inf, np.inf, -np.inf
+    inner_tol = tol / 3
+    from tqdm.auto import tqdm
+
+    with tqdm(total=None, disable=not progress, desc=family.name, unit="step") as bar:
+        for round_ in range(1, n["max_rounds"] + 1):
+            rounds = round_
+            limits = (inner_tol, n["max_steps"], t0, time_limit)
+            best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
+            J = best.J
+            lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, tol * max(1.0, abs(J)))
+            gap = max(J - lower, 0.0) / max(1.0, abs(J))
+            worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
+            history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
+            bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
+            if gap <= tol:
+                status = "optimal"
+                break
+            if stop is not None:
+                status = stop
+                break
+            cand = np.argsort(omitted)[::-1][: n["add_per_round"]]
+            cand = cand[omitted[cand] > 0.5 * tol * max(1.0, abs(J))]
+            if cand.size == 0:  # only the restricted solve is short of tol: solve it tighter
+                if inner_tol < 1e-4 * tol:  # the inner solve's accuracy is the floor
+                    status = "optimal_inaccurate"
+                    break
+                inner_tol /= 10
+                continue
+            terms, best = _add_terms(master, terms, cand, beta_full, best)
+    stats = {"lower_bound": lower, "gap": gap, "max_violation": worst, "status": status, "rounds": rounds,
+             "steps": steps, "total_time": time.perf_counter() - t0, "history": history}  # fmt: skip
+    return _result(master, terms, best, stats)
+
+
+def _result(master: _Master, terms: NDArray[np.intp], best: _Point, stats: dict[str, Any]) -> NativeMasterResult:
+    """The master's answer at its best point: β = cβ' over the whole basis, the model of the inner
+    solve there."""
+    sol = best.inner
+    return NativeMasterResult(
+        alpha=sol.alpha, beta=master.c * _full(best.beta, terms, master.p, fill=0.0), offset=sol.offset,
+        objective=best.J, terms=terms, smo_iterations=master.smo_iterations, coef=master.family.coef(sol),
+        extras=dict(sol.extras), outputs=sol.Ku, **stats,
+    )  # fmt: skip
 
 
 def hyperkernel_csvm_native(
@@ -373,7 +665,8 @@ def hyperkernel_csvm_native(
     Same problem and same parameters as
     :func:`~sdpkern.builders.hyperkernel.csvm_active_set` (``C`` is scikit-learn's, the dual box
     0 ≤ α ≤ C; eq. (3.8)'s C' is C·m, docs/conventions.md); the restricted problems are solved
-    natively (module docstring), the result certified by the relative gap J(β) − g(α) ≤ ``tol``·max(1, abs(J(β))).
+    natively (:func:`solve_master`, with the SVM dual by the compiled SMO), the result certified
+    by the relative gap J(β) − g(α) ≤ ``tol``·max(1, abs(J(β))).
 
     Parameters
     ----------
@@ -385,100 +678,23 @@ def hyperkernel_csvm_native(
         scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m); 0 ≤ α_i ≤ C·w_i with weights w.
     lambda_Q : float
         λ_Q of 002 eq. (3.8).
-    tol : float
-        Relative gap that certifies the optimum.
-    initial_terms, add_per_round, max_rounds
-        The outer loop (as :func:`~sdpkern.builders.hyperkernel.cone_generation`). One initial
-        term (the first pivot, largest hyperkernel diagonal) by default: with one term the
-        restricted problem is a single SVM solve, and it is often the optimum (measured:
-        twonorm m = 5000 certified after 1 solve instead of 11 with three).
-    max_steps : int
-        Cap on β steps (SVM solves) over all rounds.
-    smo_tol, smo_max_iter
-        The inner SMO's stopping rule (largest KKT violation, margin units) and iteration cap.
-    cache_bytes : int
-        Memory for kernel columns: half for the terms' caches (shared equally), half for K(β)'s.
-    time_limit : float or None
-        Seconds; when hit, the best point so far is returned with status "time_limit".
-    progress : bool
-        Show a tqdm bar with the current gap.
-    working_set, working_set_cache_bytes : int
-        Above ``working_set`` points each SVM solve is a decomposition over working sets of
-        about that many points (the core's decomposition,
-        :func:`~sdpkern.native.svm_core.solve_qp`), whose SMO gets a column cache of
-        ``working_set_cache_bytes`` (columns of abs(W) entries: the default holds those of
-        12,800 support vectors at abs(W) = 30,000).
-    n_jobs : int
-        Threads for the quadratics ½uᵀK_l u of the certificate (s²·d per term and round for s
-        support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`) and, above
-        ``working_set`` points, for the outputs of the points outside the working set.
+    tol, initial_terms, add_per_round, max_rounds, max_steps, smo_tol, smo_max_iter, cache_bytes, time_limit,
+    progress, n_jobs, working_set, working_set_cache_bytes
+        As :func:`solve_master` (``smo_tol`` in margin units).
 
     Returns
     -------
     NativeMasterResult
+        ``alpha`` the SVM dual (0 ≤ α ≤ C, yᵀα = 0), ``coef`` = y∘α.
     """
-    n = _check_options(
-        C, lambda_Q, tol,
-        {"initial_terms": initial_terms, "add_per_round": add_per_round, "max_rounds": max_rounds,
-         "max_steps": max_steps, "working_set": working_set, "working_set_cache_bytes": working_set_cache_bytes},
-    )  # fmt: skip
+    check_positive(C, "C")
     ya = _check_labels(y, basis.X.shape[0])
-    t0 = time.perf_counter()
-    p = basis.size
-    terms = np.arange(min(n["initial_terms"], p))
-    opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
-    opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"]}
-    master = _Master(basis, ya, _box(C, sample_weight, basis.X.shape[0]), 0.5 * float(lambda_Q), opts)
-    beta = np.full(terms.size, 1.0 / terms.size)
-    alpha, _, q, J = master.svm(terms, beta, None)
-    master.best_outputs = master.outputs
-    cuts: list[_Cut] = [_Cut(float(alpha.sum()), _full(q, terms, p), alpha)]
-    best = (J, beta, alpha, q)
-    history: list[dict[str, float]] = []
-    status, steps, rounds, gap, worst, lower = "iteration_limit", 1, 0, np.inf, np.inf, -np.inf
-    inner_tol = tol / 3
-    from tqdm.auto import tqdm
-
-    with tqdm(total=None, disable=not progress, desc="hyperkernel", unit="step") as bar:
-        for round_ in range(1, n["max_rounds"] + 1):
-            rounds = round_
-            limits = (inner_tol, n["max_steps"], t0, time_limit)
-            best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
-            J, beta, alpha, _ = best
-            lower, beta_full, omitted = _certify(master, terms, beta, agg, lower, cuts, tol * max(1.0, abs(J)))
-            gap = max(J - lower, 0.0) / max(1.0, abs(J))
-            worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
-            history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
-            bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
-            if gap <= tol:
-                status = "optimal"
-                break
-            if stop is not None:
-                status = stop
-                break
-            cand = np.argsort(omitted)[::-1][: n["add_per_round"]]
-            cand = cand[omitted[cand] > 0.5 * tol * max(1.0, abs(J))]
-            if cand.size == 0:  # only the restricted solve is short of tol: solve it tighter
-                if inner_tol < 1e-4 * tol:  # the inner SVM's accuracy is the floor
-                    status = "optimal_inaccurate"
-                    break
-                inner_tol /= 10
-                continue
-            terms, best = _add_terms(master, terms, cand, beta_full, best)
-    stats = {"lower_bound": lower, "gap": gap, "max_violation": worst, "status": status, "rounds": rounds,
-             "steps": steps, "total_time": time.perf_counter() - t0, "history": history}  # fmt: skip
-    return _result(master, terms, best, stats)
-
-
-def _result(
-    master: _Master, terms: NDArray[np.int64], best: tuple[Any, ...], stats: dict[str, Any]
-) -> NativeMasterResult:
-    """The master's answer at its best point: β over the whole basis, the offset from the outputs."""
-    J, beta, alpha, _ = best
-    e = _final_outputs(master, terms, beta, alpha, master.opts["sum_cache_bytes"])
-    return NativeMasterResult(
-        alpha=alpha, beta=_full(beta, terms, master.p, fill=0.0), offset=_offset(alpha, e, master.y, master.box),
-        objective=J, terms=terms, smo_iterations=master.smo_iterations, outputs=e, **stats,
+    family = _CSVCFamily(y=ya, box=_box(C, sample_weight, basis.X.shape[0]))
+    return solve_master(
+        basis, family, lambda_Q=lambda_Q, tol=tol, initial_terms=initial_terms, add_per_round=add_per_round,
+        max_rounds=max_rounds, max_steps=max_steps, smo_tol=smo_tol, smo_max_iter=smo_max_iter,
+        cache_bytes=cache_bytes, time_limit=time_limit, progress=progress, n_jobs=n_jobs, working_set=working_set,
+        working_set_cache_bytes=working_set_cache_bytes,
     )  # fmt: skip
 
 
@@ -491,7 +707,7 @@ def _box(C: float, sample_weight: Array | None, m: int) -> float | Array:
 
 @dataclass
 class _Cut:
-    """D(β) ≥ a − qᵀβ from a feasible α (q over all terms, NaN where not computed)."""
+    """D(β') ≥ a − qᵀβ' from a feasible α (q = c·½uᵀK_l u over all terms, NaN where not computed)."""
 
     a: float
     q: Array
@@ -507,27 +723,26 @@ def _full(v: Array, terms: NDArray[np.intp], p: int, fill: float = np.nan) -> Ar
 def _restricted(
     master: _Master,
     terms: NDArray[np.intp],
-    best: tuple[float, Array, Array, Array],
+    best: _Point,
     cuts: list[_Cut],
     steps: int,
     limits: tuple[float, int, float, float | None],
     bar: Any,
-) -> tuple[tuple[float, Array, Array, Array], int, str | None, Array]:
-    """Level bundle on min_{β ∈ Δ_S} J(β) until the model gap is below ``limits[0]`` (relative).
+) -> tuple[_Point, int, str | None, Array]:
+    """Level bundle on min_{β' ∈ Δ_S} J(β') until the model gap is below ``limits[0]`` (relative).
 
-    ``best`` is (J, β over S, α, q over S) of the best point; cuts lacking a term of S are not
-    used; new cuts are appended. ``limits`` is (tol, max_steps, t0, time_limit). Returns the
-    best point, the step count, a stop status or None, and the aggregate ᾱ = Σ_k λ_k α_k of
-    the model's multipliers λ (002-independent: the bundle method's dual estimate).
+    ``best`` is the best point (β' over S); cuts lacking a term of S are not used; new cuts are
+    appended. ``limits`` is (tol, max_steps, t0, time_limit). Returns the best point, the step
+    count, a stop status or None, and the aggregate ᾱ = Σ_k λ_k α_k of the model's multipliers λ
+    (the bundle method's dual estimate).
     """
     tol, max_steps, t0, time_limit = limits
-    mu, Ls = master.mu, master.B.L[terms]
-    J, beta, alpha, q_best = best
+    reg, Ls = master.reg, master.B.L[terms]
     while True:
         usable = [c for c in cuts if not np.any(np.isnan(c.q[terms]))]
         if len(usable) > 60:  # bundle compression: keep the cuts the model used and the newest
             _, _, lam0 = _model_min(
-                np.array([c.a for c in usable]), np.array([c.q[terms] for c in usable]), Ls, mu
+                np.array([c.a for c in usable]), np.array([c.q[terms] for c in usable]), Ls, reg
             )
             keep = set(np.flatnonzero(lam0 > 1e-10).tolist()) | set(range(len(usable) - 10, len(usable)))
             drop = {id(usable[i]) for i in range(len(usable)) if i not in keep}
@@ -535,25 +750,26 @@ def _restricted(
             usable = [usable[i] for i in sorted(keep)]
         a_vec = np.array([c.a for c in usable])
         Q = np.array([c.q[terms] for c in usable])
-        lb, beta_lb, lam = _model_min(a_vec, Q, Ls, mu)
+        lb, beta_lb, lam = _model_min(a_vec, Q, Ls, reg)
         agg = np.sum([w * c.alpha for w, c in zip(lam, usable)], axis=0)
+        J = best.J
         scale = max(1.0, abs(J))
         if J - lb <= tol * scale:
-            return (J, beta, alpha, q_best), steps, None, agg
+            return best, steps, None, agg
         if steps >= max_steps:
-            return (J, beta, alpha, q_best), steps, "iteration_limit", agg
+            return best, steps, "iteration_limit", agg
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            return (J, beta, alpha, q_best), steps, "time_limit", agg
-        nb = _level_step(a_vec, Q, Ls, mu, beta, lb + 0.3 * (J - lb))
+            return best, steps, "time_limit", agg
+        nb = _level_step(a_vec, Q, Ls, reg, best.beta, lb + 0.3 * (J - lb))
         nb = beta_lb / beta_lb.sum() if nb is None else nb
-        a_new, _, q_new, J_new = master.svm(terms, nb, alpha)
+        master.opts["objective_scale"] = scale  # the inner solve's accuracy is relative to it
+        point = master.inner(terms, nb, best.inner.alpha)
         steps += 1
         bar.update(1)
         bar.set_postfix(J=f"{J:.6g}", model_gap=f"{(J - lb) / scale:.1e}", terms=terms.size)
-        cuts.append(_Cut(float(a_new.sum()), _full(q_new, terms, master.p), a_new))
-        if J_new < J:
-            J, beta, alpha, q_best = J_new, nb, a_new, q_new
-            master.best_outputs = master.outputs
+        cuts.append(_Cut(point.inner.constant, _full(point.q, terms, master.p), point.inner.alpha))
+        if point.J < J:
+            best = point
 
 
 @dataclass(frozen=True)
@@ -604,18 +820,23 @@ def available_memory() -> int | None:
 def estimate_fit_bytes(
     m: int, d: int, *, solver: str, max_terms: int, max_pairs: int, cache_bytes: int,
     working_set: int = WORKING_SET, working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
+    dense: bool = False,
 ) -> int:  # fmt: skip
-    """Estimated peak memory of a hyperkernel C-SVM fit on m points in d dimensions.
+    """Estimated peak memory of a hyperkernel fit on m points in d dimensions.
 
     ``"native"``: the column caches (at most ``cache_bytes``, and no more than all columns of
     the terms and of K(β); above ``working_set`` points the working-set SMO's cache,
     ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the sampled basis
-    (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays. ``"conic"``: the
-    m(m+1)/2 pair candidates of the m² basis with their Cholesky columns, the (p, m, m) stack of
-    base kernels and the SOCP's m×m factor.
+    (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
+    alignment's inner solve) two m×m matrices (K(β) + εI and its Cholesky factor) and the dense
+    term matrices it keeps (at most half of ``cache_bytes``) instead of the caches. ``"conic"``:
+    the m(m+1)/2 pair candidates of the m² basis with their Cholesky columns, the (p, m, m) stack
+    of base kernels and the SOCP's m×m factor.
     """
     if solver == "native":
-        if m > working_set:
+        if dense:  # K(β) + εI, its factor, and the term matrices kept within half the cache budget
+            cols = 2 * 8 * m * m + min(cache_bytes // 2, 8 * m * m * (max_terms + 1))
+        elif m > working_set:
             w = working_set + working_set // 4
             cols = min(working_set_cache_bytes, 8 * w * w) + 2 * 8 * (1 << 24)
         else:
@@ -630,18 +851,18 @@ def _certify(
 ) -> tuple[float, Array, Array]:
     """The certificate at the bundle's aggregate ᾱ: g(ᾱ) ≤ V* (module docstring).
 
-    Returns the raised lower bound, β over the whole basis, and each omitted cone's violation
-    (−inf for the kept terms); the new cut is appended to ``cuts``. ``q`` holds upper bounds
-    where :func:`_certificate_quadratics` proved a term's violation below −``margin``; with
-    q̄ ≥ q the bound g stays a lower bound and those violations upper bounds.
+    Returns the raised lower bound, β' over the whole basis, and each omitted term's reduced
+    gradient (−inf for the kept terms); the new cut is appended to ``cuts``. ``q`` holds upper
+    bounds where :func:`_certificate_quadratics` proved a term's entry below −``margin``; with
+    q̄ ≥ q the bound g stays a lower bound and those entries upper bounds.
     """
-    basis, mu, p = master.B, master.mu, master.p
+    basis, p, family = master.B, master.p, master.family
     beta_full = _full(beta, terms, p, fill=0.0)
-    q_all, exact = _certificate_quadratics(master, terms, beta_full, master.y * agg, margin)
-    lower = max(lower, float(agg.sum()) + _simplex_min(q_all, basis.L, mu))
-    cuts.append(_Cut(float(agg.sum()), np.where(exact, q_all, np.nan), agg))
-    viol, _ = _cone_gaps(q_all, basis.L, beta_full, mu)
-    omitted = viol.copy()
+    a = family.constant(agg)
+    q_all, exact = _certificate_quadratics(master, terms, beta_full, family.vector(agg), margin)
+    lower = max(lower, a + _simplex_min(q_all, basis.L, master.reg))
+    cuts.append(_Cut(a, np.where(exact, q_all, np.nan), agg))
+    omitted = _reduced_gradients(q_all, basis.L, beta_full, master.reg)
     omitted[terms] = -np.inf
     return lower, beta_full, omitted
 
@@ -649,36 +870,29 @@ def _certify(
 def _certificate_quadratics(
     master: _Master, terms: NDArray[np.intp], beta_full: Array, u: Array, margin: float
 ) -> tuple[Array, NDArray[np.bool_]]:
-    """½uᵀK_l u over the whole basis: exact on the kept terms and on every term whose violation
-    may exceed −``margin``, upper bounds elsewhere; and which entries are exact.
+    """c·½uᵀK_l u over the whole basis: exact on the kept terms and on every term whose reduced
+    gradient may exceed −``margin``, upper bounds elsewhere; and which entries are exact.
 
     The bounds (:func:`~sdpkern.kernels.hyperkernel_terms.quadratic_bounds`, d + 1 anchor
-    quadratics instead of p) decide most terms: a term's violation q_l − μ(Lw)_l + τ grows with
-    q_l alone (τ depends on the kept terms only), so a bound that puts it below −``margin``
-    proves it; the others are computed. The largest violation is then exact whenever it is
-    ≥ −margin, and it is ≥ 0 (the kept terms' violations average to 0 under β).
+    quadratics instead of p) decide most terms: a term's entry grows with q_l alone (the rest
+    depends on the kept terms only), so a bound that puts it below −``margin`` proves it; the
+    others are computed. The largest entry is then exact whenever it is ≥ −margin, and it is
+    ≥ 0 (the kept terms' entries average to 0 under β).
     """
-    B, n_jobs = master.B, master.opts["n_jobs"]
+    B, n_jobs, c = master.B, master.opts["n_jobs"], master.c
     q = quadratic_bounds(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs)
     if q is None:
-        return term_quadratics(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs), np.ones(master.p, dtype=bool)
+        return c * term_quadratics(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs), np.ones(master.p, dtype=bool)
+    q = c * q
     exact = np.zeros(master.p, dtype=bool)
     exact[terms] = True
-    q[terms] = term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=n_jobs)
-    viol, _ = _cone_gaps(q, B.L, beta_full, master.mu)
+    q[terms] = c * term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=n_jobs)
+    viol = _reduced_gradients(q, B.L, beta_full, master.reg)
     need = np.flatnonzero((viol > -margin) & ~exact)
     if need.size:
-        q[need] = term_quadratics(B.hyperkernel, B.features[need], B.X, u, n_jobs=n_jobs)
+        q[need] = c * term_quadratics(B.hyperkernel, B.features[need], B.X, u, n_jobs=n_jobs)
         exact[need] = True
     return q, exact
-
-
-def _final_outputs(master: _Master, terms: NDArray[np.intp], beta: Array, alpha: Array, cache_bytes: int) -> Array:
-    """K(β)(y∘α) at the returned point, for the offset."""
-    if master.best_outputs is not None and master.best_outputs[0] is alpha:
-        return master.best_outputs[1]  # from the SMO that found α (new terms enter with β = 0)
-    gram = learned_gram([master.term_op(int(l)) for l in terms], beta, cache_bytes=cache_bytes)
-    return gram.matvec(master.y * alpha)
 
 
 def _check_labels(y: Array, m: int) -> Array:
@@ -697,7 +911,8 @@ def _master_options(
     return {
         "term_cache_bytes": max(8 * m, cache_bytes // (2 * min(p, 4 * initial_terms + 8))),
         "sum_cache_bytes": max(8 * m, cache_bytes // 2),
-        "smo_tol": float(smo_tol),
-        "smo_max_iter": int(smo_max_iter),
+        "smo_tol": check_positive(smo_tol, "smo_tol"),
+        "smo_max_iter": check_integer(smo_max_iter, "smo_max_iter", 1),
         "n_jobs": check_integer(n_jobs, "n_jobs", 1),
+        "objective_scale": 1.0,  # max(1, abs(J)) of the best point so far (set by the bundle)
     }

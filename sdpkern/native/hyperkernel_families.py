@@ -1,0 +1,603 @@
+"""The native restricted master for every hyperkernel family other than the C-SVM (002 eqs. 3.9-3.13).
+
+Each family below is the inner problem D(β) of the saddle form (docs/hyperkernel_derivations.md
+§1.1 and §2) that the one outer loop, :func:`~sdpkern.native.hyperkernel_master.solve_master`,
+needs: the maximiser α at a fixed β, the cut's constant part q(α) and the cone vector u(α) with
+q_l(α) = ½uᵀK_l u. The SVM families solve their inner problem on sdpkern's one SMO core
+(:mod:`sdpkern.native.svm_core`, libsvm's problem definitions), mapped to the SOCP forms' units:
+
+========================  ==========================================  =======================  ==================
+family (002)              A and q(α) (SOCP form of the builder)       SMO problem              u(α), c
+========================  ==========================================  =======================  ==================
+ν-SVM (3.9)               yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m; q = 0        ``NuSVC``, α' = mα        y∘α, 1
+L2-SVM (3.10)             α ≥ 0; q = 1ᵀα − ½(yᵀα)² − ½Σα_i²/(2Cw_i)   hinge-free QP on K + 1    y∘α, 1
+one-class (3.11 × ν)      1ᵀα = 1, 0 ≤ α ≤ 1/(νm); q = 0              ``OneClassSVM``, α' = νmα √ν·α, 1
+ν-regression (3.12 / Cm)  α, α* ∈ [0, C], 1ᵀ(α + α*) ≤ Cνm,           ``NuSVR``                 (α* − α)/√(Cm),
+                          1ᵀα = 1ᵀα*; q = yᵀ(α* − α)/(Cm)                                       stddev(y)
+alignment (3.13)          α free; q = yᵀα − (ε/2)‖α‖²                 (K(β) + εI)α = y          α, 1
+========================  ==========================================  =======================  ==================
+
+Why each SMO problem is the family's (docs/hyperkernel_derivations.md §2.2-2.6):
+
+* ν-SVM: the objective −½αᵀG(β)α is homogeneous of degree 2, so at a maximiser 1ᵀα = ν unless
+  αᵀG(β)α = 0 (scaling α by t < 1 keeps it feasible and raises the objective); with α' = mα this
+  is libsvm's ν-SVC (0 ≤ α' ≤ 1, eᵀα' = νm, yᵀα' = 0), the model f = K(α∘y) − b with b = ρ'/m
+  and the margin ρ = r/m (libsvm's ρ' and r).
+* L2-SVM: the dual A.18 has no equality constraint (the bias is penalised: H(β) = Y(K + 11ᵀ)Y +
+  diag(1/(2Cw_i))), so it is the core's QP without constraint on the kernel K(β) + 1 with the
+  diagonal 1/(2Cw_i) and no upper bound; f = K(α∘y) + yᵀα.
+* one-class: the thesis' (3.11) times ν (the builder's units) with α' = νmα is libsvm's one-class
+  problem (0 ≤ α' ≤ 1, eᵀα' = νm); ρ = ρ'/(νm).
+* ν-regression: the builder's a, a* ∈ [0, 1/m] are α/(Cm), α*/(Cm); D is libsvm's ν-SVR dual
+  divided by Cm (its α and α* swapped: the expansion coefficients α* − α are libsvm's
+  ``dual_coef``), with the tube written as an inequality. libsvm writes it as the equality
+  Σ(α + α*) = Cνm, whose multiplier is −ε; when that ε is negative the inequality is slack at
+  the optimum, whose multiplier is then ε = 0, and the solution is the ε-SVR with ε = 0.
+* alignment (3.13 with the ridge ε > 0): ½yᵀ(K(β) + εI)⁻¹y = max_α yᵀα − ½αᵀ(K(β) + εI)α, the
+  maximiser α = (K(β) + εI)⁻¹y by a dense Cholesky factorisation; the regulariser is the squared
+  (λ_Q/2)‖Lᵀβ‖².
+
+Inner accuracy. The SMO stops at a KKT violation δ (libsvm's maximal violating pair); the inner
+duality gap is then at most about δ·Σα' (Σα' the QP's variables' sum). The master certifies a
+gap relative to max(1, abs(J)), so the ν-forms, whose QP objective is D(β) times a known factor s
+(m², νm² and Cm), run at δ = ``smo_tol``·max(1, abs(J))·s/Σα' with J the master's current objective:
+D(β) is then exact to about ``smo_tol`` in the certificate's units, as for the C-SVM and the
+L2-SVM, whose margin units (gradient scale 1, D about Σα/2) give that with δ = ``smo_tol``.
+(A δ relative to the QP's own objective instead made the SMO chase round-off where D is tiny
+beside the regulariser: 74 s against 0.2 s on banana m = 300 with the thesis' smooth widths.)
+
+The public entry points (:func:`hyperkernel_nusvm_native`, :func:`hyperkernel_l2svm_native`,
+:func:`hyperkernel_one_class_native`, :func:`hyperkernel_nu_regression_native`,
+:func:`hyperkernel_alignment_native`) take the builders' parameters (scikit-learn's C, ν, λ_Q)
+and the options of :func:`~sdpkern.native.hyperkernel_master.solve_master`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import as_sample_weight, as_vector, check_positive
+from ..errors import DataError, LabelError, NotPSDError, ParameterError
+from ..kernels.gram import GramOperator, SumGram
+from ..kernels.hyperkernel_terms import TermGram, learned_block, term_block
+from ..kernels.lowrank import HyperkernelBasis
+from .hyperkernel_master import InnerSolution, MasterFamily, NativeMasterResult, Restrict, _check_labels, solve_master
+
+__all__ = [
+    "hyperkernel_nusvm_native",
+    "hyperkernel_l2svm_native",
+    "hyperkernel_one_class_native",
+    "hyperkernel_nu_regression_native",
+    "hyperkernel_alignment_native",
+    "nu_feasible_bound",
+]
+
+Array = NDArray[np.float64]
+
+
+def _core_options(opts: dict[str, Any], restrict: Restrict, tol: float) -> dict[str, Any]:
+    """The core's keyword options from the master's settings, at the absolute KKT tolerance ``tol``."""
+    return {
+        "tol": tol, "max_iter": opts["smo_max_iter"], "working_set": opts["working_set"], "restrict": restrict,
+        "n_jobs": opts["n_jobs"],
+    }  # fmt: skip
+
+
+def _kkt_tolerance(opts: dict[str, Any], qp_scale: float, mass: float) -> float:
+    """The SMO's KKT tolerance for an inner gap of ``smo_tol``·max(1, abs(J)) in D's units (module
+    docstring, "Inner accuracy"): D = −obj/``qp_scale`` + q(α), and the QP's gap is at most about
+    δ·``mass`` (mass = Σα' over the QP's variables)."""
+    return float(opts["smo_tol"] * opts.get("objective_scale", 1.0) * qp_scale / mass)
+
+
+@dataclass
+class _NuSVCFamily(MasterFamily):
+    """The hyperkernel ν-SVM (002 eq. 3.9): A = {yᵀα = 0, 1ᵀα ≥ ν, 0 ≤ α ≤ 1/m}, q = 0, u = y∘α.
+
+    The inner problem is libsvm's ν-SVC on K(β) in α' = mα (module docstring). The result's
+    ``alpha`` is α (0 ≤ α ≤ 1/m), ``coef`` = y∘α, ``offset`` = b and ``extras["rho"]`` the margin ρ
+    of the conic route's recovery (f = ρy_i on the free support vectors).
+    """
+
+    name: ClassVar[str] = "hyperkernel nu-SVM"
+    source: ClassVar[str] = "002 eq. (3.9)"
+    y: Array
+    nu: float
+
+    def __post_init__(self) -> None:
+        self.m = self.y.shape[0]
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        from .svm_core import solve_nusvc
+
+        m = self.m
+        tol = _kkt_tolerance(opts, float(m * m), self.nu * m)  # D = −obj'/m², Σα' = νm
+        a0 = None if alpha0 is None else m * alpha0
+        sol = solve_nusvc(gram, self.y, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
+        qp, steps = sol.qp, sol.n_iter
+        assert qp is not None  # every problem definition returns its QPSolution
+        alpha = sol.alpha / m
+        Ku = self.y * qp.grad / m  # ∇ = YK(β)Yα' (p = 0): K(β)(y∘α) = y∘∇/m
+        return InnerSolution(alpha, self.y * alpha, Ku, 0.0, qp.rho / m, steps, {"rho": qp.r / m})
+
+    def constant(self, alpha: Array) -> float:
+        return 0.0
+
+    def vector(self, alpha: Array) -> Array:
+        return self.y * alpha
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return self.y * inner.alpha
+
+
+class _OnesGram(GramOperator):
+    """The constant kernel 11ᵀ (the L2-SVM's penalised bias), never cached: its columns are ones."""
+
+    def _block(self, rows: NDArray[np.intp] | None, cols: NDArray[np.intp]) -> Array:
+        return np.ones((self.n if rows is None else rows.shape[0], cols.shape[0]))
+
+    def _diagonal(self) -> Array:
+        return np.ones(self.n)
+
+    def columns(self, cols: ArrayLike) -> Array:
+        return np.ones((self.n, np.asarray(cols).size))
+
+    def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
+        return np.ones((np.asarray(rows).size, np.asarray(cols).size))
+
+    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
+        s = float(np.sum(v))
+        return np.full(self.n if rows is None else np.asarray(rows).size, s)
+
+    def subset(self, points: ArrayLike, **_: Any) -> GramOperator:
+        return _OnesGram(np.asarray(points).size, cache_bytes=8 * max(1, np.asarray(points).size))
+
+    def _block_times(self, rows: NDArray[np.intp], cols: NDArray[np.intp], w: Array) -> Array:
+        return np.full(rows.shape[0], float(np.sum(w)))
+
+
+def _with_bias(gram: GramOperator) -> SumGram:
+    """K + 11ᵀ over ``gram``'s terms (a :class:`SumGram`: the terms' caches are shared) or ``gram``."""
+    n = gram.n
+    if isinstance(gram, SumGram):
+        ops, weights = [t.op for t in gram.terms], list(gram.weights)
+    else:
+        ops, weights = [gram], [1.0]
+    return SumGram([*ops, _OnesGram(n, cache_bytes=8 * n)], [*weights, 1.0], cache_bytes=gram.cache_bytes)
+
+
+@dataclass
+class _L2SVCFamily(MasterFamily):
+    """The hyperkernel L2 (Lagrangian) SVM (002 eq. 3.10; A.18): A = {α ≥ 0},
+    q(α) = 1ᵀα − ½(yᵀα)² − ½Σ_i α_i²/(2Cw_i), u = y∘α.
+
+    ``C`` is scikit-learn's C of the squared hinge (loss C Σ w_i ξ_i², (3.10)'s C' = 2C); points of
+    weight 0 have α_i = 0. The model is f = K(α∘y) + yᵀα (``offset`` = −yᵀα).
+    """
+
+    name: ClassVar[str] = "hyperkernel L2-SVM"
+    source: ClassVar[str] = "002 eq. (3.10)"
+    y: Array
+    C: float
+    weights: Array | None = None
+    diag: Array = field(init=False)
+    upper: Array = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.m = self.y.shape[0]
+        w = np.ones(self.m) if self.weights is None else np.asarray(self.weights, dtype=np.float64)
+        live = w > 0
+        self.diag = np.where(live, 0.5 / (self.C * np.where(live, w, 1.0)), 0.0)
+        self.upper = np.where(live, np.inf, 0.0)
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        from .svm_core import solve_qp
+
+        y = self.y
+        a0 = np.zeros(self.m) if alpha0 is None else np.clip(alpha0, 0.0, self.upper)
+        qp = solve_qp(
+            _with_bias(gram), y, -np.ones(self.m), self.upper, a0, D=self.diag, constraints="none",
+            shrinking=True, **_core_options(opts, lambda W: _with_bias(restrict(W)), opts["smo_tol"]),
+        )  # fmt: skip
+        alpha = qp.alpha
+        bias = float(y @ alpha)
+        # ∇ = Y(K + 11ᵀ)Yα + Dα − 1, so (K(β) + 11ᵀ)(y∘α) = y∘(∇ + 1 − Dα)
+        Ku = y * (qp.grad + 1.0 - self.diag * alpha) - bias
+        return InnerSolution(alpha, y * alpha, Ku, self.constant(alpha), -bias, qp.n_iter)
+
+    def constant(self, alpha: Array) -> float:
+        return float(alpha.sum() - 0.5 * float(self.y @ alpha) ** 2 - 0.5 * float(self.diag @ (alpha * alpha)))
+
+    def vector(self, alpha: Array) -> Array:
+        return self.y * alpha
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return self.y * inner.alpha
+
+
+@dataclass
+class _OneClassFamily(MasterFamily):
+    """The hyperkernel one-class SVM (002 eq. 3.11, times ν as the builder): A = {1ᵀα = 1,
+    0 ≤ α ≤ 1/(νm)}, q = 0, u = √ν·α. The inner problem is libsvm's one-class SVM in α' = νmα;
+    the model f = Kα − ρ (``coef`` = α, ``offset`` = ρ)."""
+
+    name: ClassVar[str] = "hyperkernel one-class SVM"
+    source: ClassVar[str] = "002 eq. (3.11)"
+    nu: float
+    m: int = 0
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        from .svm_core import solve_one_class
+
+        s = self.nu * self.m
+        tol = _kkt_tolerance(opts, s * self.m, s)  # D = −obj'/(νm²), Σα' = νm
+        a0 = None if alpha0 is None else s * alpha0
+        sol = solve_one_class(gram, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
+        qp, steps = sol.qp, sol.n_iter
+        assert qp is not None  # every problem definition returns its QPSolution
+        alpha = sol.alpha / s
+        root = float(np.sqrt(self.nu))
+        return InnerSolution(alpha, root * alpha, root * qp.grad / s, 0.0, qp.rho / s, steps)
+
+    def constant(self, alpha: Array) -> float:
+        return 0.0
+
+    def vector(self, alpha: Array) -> Array:
+        return float(np.sqrt(self.nu)) * alpha
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return inner.alpha
+
+
+@dataclass
+class _NuSVRFamily(MasterFamily):
+    """The hyperkernel ν-regression (002 eq. 3.12 divided by Cm, as the builder): variables
+    α̂ = [α; α*] with 0 ≤ α, α* ≤ C, 1ᵀ(α + α*) ≤ Cνm, 1ᵀα = 1ᵀα*, q = yᵀ(α* − α)/(Cm),
+    u = (α* − α)/√(Cm), 1ᵀβ = c = stddev(y).
+
+    The inner problem is libsvm's ν-SVR on K(β) (module docstring); the model
+    f = K(α* − α) − b (``coef`` = α* − α), the tube width in ``extras["epsilon"]``.
+    """
+
+    name: ClassVar[str] = "hyperkernel nu-regression"
+    source: ClassVar[str] = "002 eq. (3.12)"
+    y: Array
+    C: float
+    nu: float
+
+    def __post_init__(self) -> None:
+        self.m = self.y.shape[0]
+        self.scale = float(np.std(self.y, ddof=1))
+
+    def _swap(self, a: Array) -> Array:
+        """[α; α*] ↔ libsvm's order (its α multiplies +y: ours α*)."""
+        return np.concatenate([a[self.m :], a[: self.m]])
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        from .svm_core import solve_epsilon_svr, solve_nu_svr
+
+        m, Cm = self.m, self.C * self.m
+        tol = _kkt_tolerance(opts, Cm, Cm * self.nu)  # D = −obj/(Cm), Σ(α + α*) ≤ Cνm
+        a0 = None if alpha0 is None else self._swap(alpha0)
+        sol = solve_nu_svr(gram, self.y, self.C, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
+        steps = sol.n_iter
+        eps = float(sol.certificate["epsilon"])
+        if eps < 0.0:
+            # the tube constraint is an inequality (module docstring): slack at the optimum, the ε = 0 SVR
+            svr = solve_epsilon_svr(gram, self.y, self.C, 0.0, alpha0=sol.alpha, **_core_options(opts, restrict, tol))
+            d = svr.dual_coef
+            if float(np.abs(d).sum()) <= self.C * self.nu * m * (1 + 1e-9):
+                steps += svr.n_iter
+                lib = np.concatenate([np.clip(d, 0.0, None), np.clip(-d, 0.0, None)])  # the least α + α*
+                sol, eps = svr, 0.0
+                sol.alpha = lib
+        d = sol.dual_coef  # α* − α of the builder's units
+        root = float(np.sqrt(Cm))
+        alpha = self._swap(sol.alpha)
+        return InnerSolution(alpha, d / root, sol.outputs / root, float(self.y @ d) / Cm, sol.rho, steps,
+                             {"epsilon": eps})  # fmt: skip
+
+    def constant(self, alpha: Array) -> float:
+        return float(self.y @ (alpha[self.m :] - alpha[: self.m])) / (self.C * self.m)
+
+    def vector(self, alpha: Array) -> Array:
+        return (alpha[self.m :] - alpha[: self.m]) / float(np.sqrt(self.C * self.m))
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return inner.alpha[self.m :] - inner.alpha[: self.m]
+
+
+@dataclass
+class _AlignmentFamily(MasterFamily):
+    """Hyperkernel kernel-target alignment (002 eq. 3.13 with the ridge ε > 0, as the builder):
+    α free, q(α) = targetᵀα − (ε/2)‖α‖², u = α, and the squared regulariser (λ_Q/2)‖Lᵀβ‖².
+
+    The inner maximiser α = (K(β) + εI)⁻¹target comes from a dense Cholesky factorisation of
+    K(β) + εI (m² memory, m³/3 flops per β step); there is no model, only β. The terms' dense
+    matrices are kept while they fit in the column-cache budget (``opts["sum_cache_bytes"]``, the
+    alignment has no column caches): K(β) is then a weighted sum per β step instead of the
+    kernel's exponentials over all m² pairs again.
+    """
+
+    name: ClassVar[str] = "hyperkernel alignment"
+    source: ClassVar[str] = "002 eq. (3.13)"
+    target: Array
+    ridge: float
+    squared: bool = True
+
+    #: the dense term matrices kept so far, by term operator (the master keeps one per term)
+    blocks: dict[int, Array] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.m = self.target.shape[0]
+
+    def _kernel(self, gram: GramOperator, budget: int) -> Array:
+        """K(β) dense: Σ_l β_l K_l from the kept term matrices when they fit in ``budget`` bytes."""
+        if not (isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms)):
+            return _dense(gram)
+        terms = [t.op for t in gram.terms]
+        if 8 * self.m * self.m * len(set(map(id, terms)) | set(self.blocks)) > budget:
+            return _dense(gram)
+        new = [op for op in terms if id(op) not in self.blocks]
+        if new:
+            first = new[0]
+            assert isinstance(first, TermGram)
+            feats = np.vstack([op.feature for op in new if isinstance(op, TermGram)])
+            stack = term_block(first.hyperkernel, feats, first.X, first.X)
+            for k, op in enumerate(new):
+                self.blocks[id(op)] = np.array(stack[k], dtype=np.float64)
+        M = np.zeros((self.m, self.m), order="F")
+        for t in gram.terms:
+            if t.weight != 0.0:
+                M += t.weight * self.blocks[id(t.op)]
+        return M
+
+    def solve(
+        self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
+    ) -> InnerSolution:
+        from scipy.linalg import LinAlgError, cho_factor, cho_solve
+        from threadpoolctl import threadpool_limits
+
+        M = self._kernel(gram, int(opts["sum_cache_bytes"]))
+        M[np.diag_indices_from(M)] += self.ridge
+        try:
+            # BLAS threads as n_jobs says: two OpenBLAS threads on the shared 2-core machine under load
+            # took 0.76 s for a 300 × 300 Cholesky factorisation that one thread does in 1.6 ms
+            with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
+                alpha = cho_solve(cho_factor(M, lower=True, overwrite_a=True, check_finite=False), self.target)
+        except LinAlgError as exc:  # K(β) + εI ⪰ εI: only a kernel that is not PSD fails here
+            raise NotPSDError(
+                f"K(beta) + ridge*I is not positive definite (ridge = {self.ridge:g}): a basis kernel is not PSD"
+            ) from exc
+        Ku = self.target - self.ridge * alpha
+        return InnerSolution(alpha, alpha, Ku, self.constant(alpha), 0.0, 1)
+
+    def constant(self, alpha: Array) -> float:
+        return float(self.target @ alpha - 0.5 * self.ridge * float(alpha @ alpha))
+
+    def vector(self, alpha: Array) -> Array:
+        return alpha
+
+    def coef(self, inner: InnerSolution) -> Array:
+        return inner.alpha
+
+
+def _dense(gram: GramOperator) -> Array:
+    """K(β) as a dense matrix: the terms' blocks by the compiled loops (one pass per relevance
+    vector of a dictionary) instead of m columns through the caches."""
+    if isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms):
+        ops = [t.op for t in gram.terms]
+        assert all(isinstance(op, TermGram) for op in ops)
+        first = ops[0]
+        assert isinstance(first, TermGram)
+        feats = np.vstack([op.feature for op in ops if isinstance(op, TermGram)])
+        X = first.X
+        return np.array(learned_block(first.hyperkernel, feats, gram.weights, X, X), dtype=np.float64, order="F")
+    return np.array(gram.to_dense(), dtype=np.float64, order="F")
+
+
+# ------------------------------------------------------------------------------------ entry points
+def nu_feasible_bound(y: Array) -> float:
+    """2·min(m₊, m₋)/m: the largest ν for which the ν-SVM (002 eq. 3.9) is feasible."""
+    return 2.0 * min(int(np.sum(y > 0)), int(np.sum(y < 0))) / y.shape[0]
+
+
+def _check_nu(nu: Any) -> float:
+    if isinstance(nu, bool) or not isinstance(nu, (int, float, np.integer, np.floating)) or not 0.0 < float(nu) <= 1.0:
+        raise ParameterError(f"nu must be a number in (0, 1], got {nu!r}")
+    return float(nu)
+
+
+def hyperkernel_nusvm_native(
+    basis: HyperkernelBasis, y: ArrayLike, *, nu: float = 0.3, lambda_Q: float = 1.0, **options: Any
+) -> NativeMasterResult:
+    """The hyperkernel ν-SVM (002 eq. 3.9, SOCP form) by the native restricted master.
+
+    Same problem and parameters as :func:`~sdpkern.builders.hyperkernel.nusvm`; the inner problem
+    is libsvm's ν-SVC on the SMO core (module docstring).
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+    y : array (m,)
+        Labels ±1 of both classes.
+    nu : float in (0, 1]
+        Feasible up to 2·min(m₊, m₋)/m.
+    lambda_Q : float
+    **options
+        As :func:`~sdpkern.native.hyperkernel_master.solve_master` (``smo_tol`` relative to the
+        inner QP's gradient scale).
+
+    Returns
+    -------
+    NativeMasterResult
+        ``alpha`` (0 ≤ α ≤ 1/m), ``coef`` = y∘α, ``offset`` b, ``extras["rho"]`` the margin.
+
+    Raises
+    ------
+    ParameterError
+        ν outside (0, 1] or above 2·min(m₊, m₋)/m (the message names the feasible range).
+    """
+    ya = _check_labels(np.asarray(y, dtype=np.float64), basis.X.shape[0])
+    v = _check_nu(nu)
+    bound = nu_feasible_bound(ya)
+    if v > bound * (1 + 1e-12):
+        raise ParameterError(
+            f"nu = {v!r} is infeasible for these labels: the nu-SVM needs 0 < nu <= 2 min(m+, m-)/m = {bound:.4g} "
+            f"({int(np.sum(ya > 0))} and {int(np.sum(ya < 0))} points per class); lower nu or balance the classes"
+        )
+    return solve_master(basis, _NuSVCFamily(y=ya, nu=v), lambda_Q=lambda_Q, **options)
+
+
+def hyperkernel_l2svm_native(
+    basis: HyperkernelBasis, y: ArrayLike, *, C: float = 50.0, lambda_Q: float = 1.0,
+    sample_weight: ArrayLike | None = None, **options: Any,
+) -> NativeMasterResult:  # fmt: skip
+    """The hyperkernel L2 (Lagrangian) SVM (002 eq. 3.10, SOCP form) by the native restricted master.
+
+    Same problem and parameters as :func:`~sdpkern.builders.hyperkernel.l2svm` (``C`` is
+    scikit-learn's C of the squared hinge, loss C Σ w_i ξ_i²); the inner problem is the core's QP
+    without equality constraint on K(β) + 11ᵀ (module docstring).
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+    y : array (m,)
+        Labels ±1 of both classes.
+    C : float > 0
+    lambda_Q : float
+    sample_weight : array (m,) of floats ≥ 0, optional
+    **options
+        As :func:`~sdpkern.native.hyperkernel_master.solve_master` (``smo_tol`` in margin units).
+
+    Returns
+    -------
+    NativeMasterResult
+        ``alpha`` (α ≥ 0), ``coef`` = y∘α, ``offset`` = −yᵀα.
+    """
+    ya = _check_labels(np.asarray(y, dtype=np.float64), basis.X.shape[0])
+    w = as_sample_weight(sample_weight, ya.shape[0])
+    family = _L2SVCFamily(y=ya, C=check_positive(C, "C"), weights=w)
+    return solve_master(basis, family, lambda_Q=lambda_Q, **options)
+
+
+def hyperkernel_one_class_native(
+    basis: HyperkernelBasis, *, nu: float = 0.1, lambda_Q: float = 1.0, **options: Any
+) -> NativeMasterResult:
+    """The hyperkernel one-class SVM (002 eq. 3.11 times ν, SOCP form) by the native restricted master.
+
+    Same problem, parameters and reported objective (ν times (3.11)'s) as
+    :func:`~sdpkern.builders.hyperkernel.one_class`; the inner problem is libsvm's one-class SVM on
+    the SMO core.
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+        On at least 2 points.
+    nu : float in (0, 1]
+    lambda_Q : float
+    **options
+        As :func:`~sdpkern.native.hyperkernel_master.solve_master`.
+
+    Returns
+    -------
+    NativeMasterResult
+        ``alpha`` (sum 1, 0 ≤ α ≤ 1/(νm)) = ``coef``, ``offset`` = ρ.
+    """
+    m = basis.X.shape[0]
+    if m < 2:
+        raise DataError(f"one-class data needs at least 2 samples to describe a support, got {m} sample")
+    return solve_master(basis, _OneClassFamily(nu=_check_nu(nu), m=m), lambda_Q=lambda_Q, **options)
+
+
+def regression_targets(y: ArrayLike, m: int) -> Array:
+    """Finite, non-constant regression targets (one per training point) as a float vector."""
+    ya = as_vector(y, "y", length=m)
+    if m < 2:
+        raise DataError(f"regression needs at least 2 samples to have a spread, got {m} sample")
+    if not np.all(np.isfinite(ya)):
+        raise DataError("y contains NaN or infinity: regression targets must be finite numbers")
+    c = float(np.std(ya, ddof=1))
+    if not c > 1e-12 * max(1.0, float(np.abs(ya).max())):
+        raise LabelError(
+            "y is constant: regression has nothing to learn and the scale 1ᵀβ = stddev(y) would be 0; "
+            "predict the constant (sklearn.dummy.DummyRegressor) or check the targets"
+        )
+    return np.ascontiguousarray(ya)
+
+
+def hyperkernel_nu_regression_native(
+    basis: HyperkernelBasis, y: ArrayLike, *, C: float = 100.0, nu: float = 0.3, lambda_Q: float = 1.0,
+    **options: Any,
+) -> NativeMasterResult:  # fmt: skip
+    """The hyperkernel ν-regression (002 eq. 3.12, SOCP form) by the native restricted master.
+
+    Same problem, parameters and reported objective ((3.12)'s divided by Cm) as
+    :func:`~sdpkern.builders.hyperkernel.nu_regression`, with 1ᵀβ = stddev(y); the inner problem is
+    libsvm's ν-SVR on the SMO core (module docstring).
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+    y : array (m,)
+        Finite real targets, not all equal.
+    C : float > 0
+        The box of α, α* (scikit-learn's ``NuSVR(C)``).
+    nu : float in (0, 1]
+    lambda_Q : float
+    **options
+        As :func:`~sdpkern.native.hyperkernel_master.solve_master`.
+
+    Returns
+    -------
+    NativeMasterResult
+        ``alpha`` = [α; α*] (the conic route's 2m-vector), ``coef`` = α* − α, ``offset`` b of
+        f = K(α* − α) − b, ``extras["epsilon"]`` the tube width.
+    """
+    ya = regression_targets(y, basis.X.shape[0])
+    family = _NuSVRFamily(y=ya, C=check_positive(C, "C"), nu=_check_nu(nu))
+    return solve_master(basis, family, lambda_Q=lambda_Q, **options)
+
+
+def hyperkernel_alignment_native(
+    basis: HyperkernelBasis, y: ArrayLike, *, lambda_Q: float = 1.0, ridge: float = 1e-2, **options: Any
+) -> NativeMasterResult:
+    """Hyperkernel kernel-target alignment (002 eq. 3.13 with 1ᵀβ = 1 and the ridge ε) by the native master.
+
+    Same problem as :func:`~sdpkern.builders.hyperkernel.alignment` with ``ridge`` > 0 (targets:
+    two classes as ±1, real values centred and scaled to unit standard deviation); the inner
+    maximiser is a dense linear solve (module docstring).
+
+    Parameters
+    ----------
+    basis : HyperkernelBasis
+    y : array (m,)
+    lambda_Q : float
+    ridge : float > 0
+        ε of K(β) + εI (the native route needs ε > 0; ``ridge=0`` is the conic route's).
+    **options
+        As :func:`~sdpkern.native.hyperkernel_master.solve_master`.
+
+    Returns
+    -------
+    NativeMasterResult
+        ``beta`` the learned weights, ``alpha`` = (K(β) + εI)⁻¹target.
+    """
+    from ..builders.hyperkernel.alignment import _alignment_target
+
+    ridge_v = check_positive(ridge, "ridge")
+    _, target = _alignment_target(basis.X, y)
+    family = _AlignmentFamily(target=np.ascontiguousarray(target), ridge=ridge_v)
+    return solve_master(basis, family, lambda_Q=lambda_Q, **options)
