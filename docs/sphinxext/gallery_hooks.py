@@ -32,6 +32,7 @@ QUICK_ARGS: dict[str, list[str]] = {
     "bench_hyperkernel.py": ["--m", "30"],
     "bench_hyperkernel_scale.py": ["--quick"],
     "bench_hyperkernel_large.py": ["--quick"],
+    "bench_kernel_learning.py": ["--quick"],
     "bench_sdpm_large.py": ["--quick"],
     "compare_hyperkernel_uci.py": ["--splits", "2", "--sets", "wdbc"],
     "bench_native.py": ["--quick", "--primal-only"],

@@ -1,4 +1,5 @@
-"""Does the default hyperkernel learner learn? Against a fixed kernel, a tuned SVC and MKLpy.
+"""Does the default hyperkernel learner learn? Against a fixed kernel, a tuned SVC and MKLpy
+=========================================================================================
 
 For each data set and random 60/40 split (inputs standardised on the training part, at most
 ``--m-max`` training points), the test error of
@@ -292,7 +293,7 @@ def cause_table(names: list[str], seed: int, m_max: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description="Does the default hyperkernel learner learn?")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--m-max", type=int, default=500)

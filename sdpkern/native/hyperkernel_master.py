@@ -425,17 +425,28 @@ def _model_min(a: Array, Q: Array, Ls: Array, reg: _Regulariser) -> tuple[float,
     c[n] = 1.0
     if cone is not None:
         c[-1] = reg.weight
+    # the cuts and the regulariser in units of their largest entry: with C·Σw in the 1e10s (a
+    # hard margin asked for by a huge C) Clarabel fails on the unscaled data
+    # (θ in that unit too: a_k/s − Q_kᵀβ/s ≤ θ/s, the objective (θ + κt)/s)
+    s = _data_scale(a, Q, reg.weight)
+    if cone is not None:
+        c[-1] /= s
     rows = np.zeros((k, nx))  # a_k − Q_kᵀβ ≤ θ
-    rows[:, :n] = -Q
+    rows[:, :n] = -Q / s
     rows[:, n] = -1.0
-    out = _simplex_socp(n, c, rows, -a, Ls, cone)
+    out = _simplex_socp(n, c, rows, -a / s, Ls, cone)
     if out is None:
         raise SolverError("the bundle's cutting-plane model (a small SOCP) was not solved by Clarabel")
     sol, lam = out
     x = np.asarray(sol.x, dtype=np.float64)
     lam = np.clip(lam, 0.0, None)
     lam = lam / lam.sum() if lam.sum() > 0 else np.full(k, 1.0 / k)
-    return float(sol.obj_val), np.clip(x[:n], 0.0, None), lam
+    return s * float(sol.obj_val), np.clip(x[:n], 0.0, None), lam
+
+
+def _data_scale(*parts: Any) -> float:
+    """The largest absolute entry of ``parts`` (at least 1): the small SOCPs' unit."""
+    return max(1.0, *(float(np.max(np.abs(v), initial=0.0)) for v in parts))
 
 
 def _simplex_min(q: Array, L: Array, reg: _Regulariser) -> float:
@@ -446,6 +457,11 @@ def _simplex_min(q: Array, L: Array, reg: _Regulariser) -> float:
     n = q.shape[0]
     c = np.concatenate([-q, [reg.weight]])
     out = _simplex_socp(n, c, np.zeros((0, n + 1)), np.zeros(0), L, cone, tol=1e-11)
+    s = 1.0
+    if out is None or str(out[0].status) != "Solved":
+        # data in the 1e10s (a huge C): the same problem in the unit of its largest entry
+        s = _data_scale(q, reg.weight)
+        out = _simplex_socp(n, c / s, np.zeros((0, n + 1)), np.zeros(0), L, cone, tol=1e-11) if s > 1.0 else out
     # A bound for sure is the minimum over the simplex of R's linearisation at any β̂ (R is convex):
     # R(β̂) − ∇R(β̂)ᵀβ̂ + min_l (∇R(β̂)_l − q_l); but at the solver's β the linearisation loses up to
     # ‖∇R‖·|δβ| (measured 1e-6 relative at λ_Q = 100 for the norm); the interior-point value at gap
@@ -457,7 +473,7 @@ def _simplex_min(q: Array, L: Array, reg: _Regulariser) -> float:
     bv = bv / bv.sum() if bv.sum() > 0 else np.full(n, 1.0 / n)
     g = reg.grad(bv, L)
     lin = reg.value(bv, L) - float(g @ bv) + float(np.min(g - q))
-    return max(lin, float(sol.obj_val) if str(sol.status) == "Solved" else -np.inf)
+    return max(lin, s * float(sol.obj_val) if str(sol.status) == "Solved" else -np.inf)
 
 
 def _level_step(a: Array, Q: Array, Ls: Array, reg: _Regulariser, center: Array, level: float) -> Array | None:
@@ -473,7 +489,8 @@ def _level_step(a: Array, Q: Array, Ls: Array, reg: _Regulariser, center: Array,
     rows[:, :n] = -Q
     if cone is not None:
         rows[:, n] = reg.weight
-    out = _simplex_socp(n, c, rows, level - a, Ls, cone, P=P)
+    s = _data_scale(rows, level - a)  # the constraints in their own unit (see _model_min)
+    out = _simplex_socp(n, c, rows / s, (level - a) / s, Ls, cone, P=P)
     if out is None:
         return None
     bv = np.clip(np.asarray(out[0].x, dtype=np.float64)[:n], 0.0, None)
