@@ -824,6 +824,12 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
 
     nu: float = 0.3
 
+    def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
+        """λ_Q = ρ·ν: the ν-SVM's dual budget (0 ≤ α_i ≤ 1/m, Σα ≥ ν, 002 eq. 3.9) plays the C-SVM's
+        C·Σw (:data:`AUTO_LAMBDA_Q`); the thesis' λ_Q = 1 outweighs it and keeps β at the
+        dictionary's uniform mixture."""
+        return AUTO_LAMBDA_Q * self.nu
+
     _builder = hk_builders.nusvm
     _builder_param_names = ("nu", "lambda_Q")
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
