@@ -41,6 +41,7 @@ import argparse
 import json
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -292,6 +293,29 @@ def cause_table(names: list[str], seed: int, m_max: int) -> None:
                   f"{100 * err(r):13.2f} {c_ratio:14.3f}")  # fmt: skip
 
 
+def scale_table(sizes: list[int], time_limit: float) -> None:
+    """CPU time of one default fit against the previous default (the ladder, a fixed multi-width
+    kernel) on a synthetic set: 20 standard-normal features, the label a noisy function of two."""
+    from sdpkern.kernels import HarmonicARD
+
+    head = f"{'m':>6} {'learner':10} {'cpu s':>7} {'status':>16} {'err %':>6} {'nnz β':>6} {'relevance real/noise':>21}"
+    print("\n" + head)
+    for m in sizes:
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((m + 2000, 20))
+        y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.standard_normal(m + 2000) > 0.5, 1, -1)
+        for label, hk in (("default", None), ("ladder", HarmonicARD(scales="ladder"))):
+            est = HyperkernelSVC(hyperkernel=hk, solver_options={"time_limit": time_limit})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clf, t = timed(partial(est.fit, X[:m], y[:m]))
+            err = float(np.mean(clf.predict(X[m:]) != y[m:])) if clf.status_ == "optimal" else float("nan")
+            rel = getattr(clf, "feature_relevance_", None)
+            rr = "-" if rel is None else f"{rel[:2].mean():.2f} / {rel[2:].mean():.2f}"
+            nnz = int(np.sum(clf.beta_ > 1e-6))
+            print(f"{m:6d} {label:10} {t:7.1f} {clf.status_:>16} {100 * err:6.2f} {nnz:6d} {rr:>21}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="Does the default hyperkernel learner learn?")
     ap.add_argument("--sets", default=",".join(SETS))
@@ -303,6 +327,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="two sets, two splits")
     ap.add_argument("--params", default="", help="HyperkernelSVC's parameters as JSON (default: its defaults)")
     ap.add_argument("--cause", action="store_true", help="why the previous default's β stayed on one term")
+    ap.add_argument("--scale", default="", help="comma-separated m: CPU time of one fit on a synthetic set")
+    ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per fit in --scale")
     ap.add_argument("--rho", type=float, default=None, help="ρ of lambda_Q='auto' (default: AUTO_LAMBDA_Q)")
     args = ap.parse_args()
     if args.params:
@@ -322,6 +348,9 @@ def main() -> None:
         CACHE_PATH.append(path)
         if path.exists():
             cache = json.loads(path.read_text())
+    if args.scale:
+        scale_table([int(v) for v in args.scale.split(",")], args.time_limit)
+        return
     if args.cause:
         cause_table([n for n in names if n not in ("wine", "iris")], 0, min(args.m_max, 300))
         return
