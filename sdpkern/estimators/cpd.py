@@ -22,11 +22,15 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data, warn_if_not_unisolvent
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate
-from ..native.cpd import CPDMemory, CPDWorkspace, fit_cpd, polynomial_separator, polynomially_separable
+from ..native.cpd import CPDMemory, CPDWorkspace, fit_cpd
+from ..native.cpd import polynomial_separator as polynomial_separator  # re-exported for old imports
+from ..native.cpd import polynomially_separable as polynomially_separable
 from ..native.dual_svm import _one_blas_thread
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute, point_weights
 
-__all__ = ["CPDSVC", "ThinPlateSVC", "CPDMemory", "polynomially_separable", "polynomial_separator"]
+# the workspace's helpers are re-exported for old imports but documented where they live
+# (sdpkern.native.cpd): an object documented under two modules breaks the source pages' links
+__all__ = ["CPDSVC", "ThinPlateSVC"]
 
 Array = NDArray[np.float64]
 
