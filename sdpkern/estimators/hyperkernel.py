@@ -677,11 +677,13 @@ class HyperkernelSVC(_WeightedHyperkernelClassifier):
     Solves min over kernels k in the hyper-RKHS and classifiers f of
     (1/m) Σ hinge(y_i f(x_i)) + (λ/2)‖f‖²_k + (λ_Q/2)‖k‖²_hyper with C = 1/(λm), by default as
     the equivalent second-order cone program (``form="socp"``; see :mod:`sdpkern.builders.hyperkernel`).
-    Defaults are the thesis' experiment settings (002 §3.2): the ARD harmonic hyperkernel
-    (eq. 2.22) with λ_h = 0.6 and widths 50× the 90% quantile of ``|x_i − x_j|`` per dimension,
-    λ_Q = 1, 1ᵀβ = 1, except that the hyperkernel spans a ladder of widths (the thesis widths
-    times 4^0 … 4^-5, ``width_scales="ladder"``) and C = 1; ``width_scales=1.0, C=100`` is the
-    thesis' setting.
+    The default hyperkernel is :class:`~sdpkern.kernels.ARDDictionary` (an explicit hyperkernel,
+    002 eq. 2.23): harmonic ARD kernels with λ_h = 0.6 over the thesis' widths (50× the 90%
+    quantile of ``|x_i − x_j|`` per dimension, 002 §3.2) times a ladder 4^0 … 4^-5, for every
+    feature and for the features an HSIC screen selects, each of unit centred trace; 1ᵀβ = 1,
+    λ_Q = 0.01·C·Σ_i w_i and C = 1. β then chooses among widths and features
+    (``kernel_weights_``, ``feature_relevance_``; docs/kernel_learning.md).
+    ``hyperkernel=HarmonicARD(), C=100.0, lambda_Q=1.0`` is the thesis' setting.
 
     Parameters
     ----------
