@@ -647,6 +647,22 @@ cdef class ColumnCache:
             stored += 1
         return stored
 
+    def add_to(self, double[:, ::1] out, Py_ssize_t[::1] cols, double w):
+        """out[a] += w · K[:, cols[a]] for every a (each column cached): a weighted sum of
+        several operators' columns (:class:`~sdpkern.kernels.gram.SumGram`) without temporaries."""
+        cdef Py_ssize_t a, i, n = self.n
+        cdef double *p
+        if out.shape[0] != cols.shape[0] or out.shape[1] != n:
+            raise ValueError("out must have one row of n entries per column")
+        for a in range(cols.shape[0]):
+            if self.slot_of[cols[a]] < 0:
+                raise ValueError(f"column {cols[a]} is not cached")
+        with nogil:
+            for a in range(cols.shape[0]):
+                p = &self.store[self.slot_of[cols[a]], 0]
+                for i in range(n):
+                    out[a, i] += w * p[i]
+
     def gather(self, Py_ssize_t[::1] rows, Py_ssize_t[::1] cols):
         """K[rows, cols] (every column cached) as a Fortran-ordered array."""
         cdef Py_ssize_t a, b, nr = rows.shape[0], nc = cols.shape[0]

@@ -7,7 +7,7 @@ Second routes: the single-term compiled loop (``ard_columns``) and the dense Num
 import numpy as np
 import pytest
 
-from sdpkern import HyperkernelNuSVC
+from sdpkern import HyperkernelL2SVC, HyperkernelNuSVC
 from sdpkern._hkcore import ard_columns, ard_scale_columns
 from sdpkern.kernels import ARDDictionary
 from sdpkern.kernels.gram import SumGram
@@ -93,15 +93,29 @@ def test_offer_keeps_what_fits_and_never_evicts_columns_in_use():
     assert op.cached(np.array([0]))[0]
     with pytest.raises(ValueError, match="one row of n entries"):
         op.cache.offer(np.array([7], dtype=np.intp), np.ones((1, m + 1)))
+    out = np.zeros((2, m))
+    op.cache.add_to(out, np.array([5, 6], dtype=np.intp), 2.0)
+    assert np.array_equal(out, 2.0 * values)
+    with pytest.raises(ValueError, match="not cached"):
+        op.cache.add_to(np.zeros((1, m)), np.array([9], dtype=np.intp), 1.0)
 
 
-def test_nusvc_training_decisions_come_from_the_solve():
+@pytest.mark.parametrize("estimator", [HyperkernelNuSVC, HyperkernelL2SVC])
+def test_training_decisions_from_the_solve_match_the_model(estimator, monkeypatch):
+    """The collapse check reads the solve's outputs K(β)u − b as the training decision values; the
+    fitted model's decision function (the learned kernel evaluated afresh) must agree."""
+    seen = {}
+    original = estimator._separates_nothing
+
+    def spy(self, X, y_pm, weights, decision):
+        seen["decision"] = decision
+        return original(self, X, y_pm, weights, decision)
+
+    monkeypatch.setattr(estimator, "_separates_nothing", spy)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 4))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1, -1)
-    clf = HyperkernelNuSVC(solver="native").fit(X, y)
-    # the solver's outputs (used for the collapse check) against an independent evaluation
-    f = clf._decision_binary(X)
-    decision = clf.decision_function(X)
-    np.testing.assert_allclose(decision, f, rtol=1e-10, atol=1e-12)
+    clf = estimator(solver="native").fit(X, y)
     assert clf.status_ == "optimal"
+    assert seen["decision"] is not None
+    np.testing.assert_allclose(seen["decision"], clf.decision_function(X), rtol=1e-9, atol=1e-9)

@@ -892,6 +892,8 @@ class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
     """
 
     C: float = 50.0
+    # u = y∘α is the coefficient vector and the offset is −yᵀα (002 eq. 3.10): K(β)u − b is f
+    _native_outputs_are_decisions = True
 
     _builder = hk_builders.l2svm
     _builder_param_names = ("C", "lambda_Q")

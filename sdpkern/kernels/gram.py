@@ -770,16 +770,20 @@ class SumGram(GramOperator):
         return alone, list(shared.values())
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
-        out = np.zeros((self.n if rows is None else rows.shape[0], cols.shape[0]))
         alone, shared = self._shared()
-        for t in alone:
-            out += t.weight * (t.op.columns(cols) if rows is None else t.op.block(rows, cols))
-        for group, members in shared:
-            if rows is None:  # one pass for the group's columns
-                group.accumulate(out, cols, members)
-            else:
-                for op, w in members:
-                    out += w * op.block(rows, cols)
+        if rows is None:
+            # whole columns are summed as rows (the caches' layout: no transposes), the result
+            # returned as the (n, k) view the column cache stores back as rows
+            out_t = np.zeros((cols.shape[0], self.n))
+            for t in alone:
+                out_t += t.weight * t.op.columns(cols).T
+            for group, members in shared:  # one pass for the group's columns
+                group.accumulate(out_t, cols, members)
+            return out_t.T
+        out = np.zeros((rows.shape[0], cols.shape[0]))
+        for t in self.terms:
+            if t.weight != 0.0:
+                out += t.weight * t.op.block(rows, cols)
         return out
 
     def _diagonal(self) -> Array:

@@ -350,27 +350,30 @@ class TermGroup:
             out[:, part] = blk[op.group_index].T
         return out
 
-    def accumulate(self, out: Array, cols: Index, members: Sequence[tuple[GramOperator, float]]) -> None:
-        """out += Σ w K[:, cols] over ``members`` (this group's operators and their weights): from
-        their caches when every column is there, else from one pass per chunk of columns, whose
-        columns are offered to every member's cache."""
+    def accumulate(self, out_t: Array, cols: Index, members: Sequence[tuple[GramOperator, float]]) -> None:
+        """out_t[a] += Σ w K[:, cols[a]] over ``members`` (this group's operators and their weights),
+        columns as rows (``out_t`` is (len(cols), m)): from their caches when every member holds
+        the column, else from one pass per chunk of columns, whose columns are offered to every
+        member's cache."""
         ops = [(op, w) for op, w in members if isinstance(op, TermGram) and op.group is self]
         if len(ops) != len(members):
             raise ParameterError("accumulate takes this group's own term operators")
         have = np.logical_and.reduce([op.cached(cols) for op, _ in ops])
         kept, missing = np.flatnonzero(have), np.flatnonzero(~have)
-        acc = np.zeros((cols.size, out.shape[0]))  # columns as rows, as the caches store them
         if kept.size:
+            idx = np.ascontiguousarray(cols[kept], dtype=np.intp)
+            acc = out_t if kept.size == cols.size else np.zeros((kept.size, out_t.shape[1]))
             for op, w in ops:
-                rows = op.cache.store_array[op.slot_of[cols[kept]]]
-                rows *= w
-                acc[kept] += rows
+                op.cache.add_to(acc, idx, w)
+            if acc is not out_t:
+                out_t[kept] += acc
         parts = [missing[part] for part in self._chunks(missing, self.X.shape[0])]
         for pos, blk in zip(parts, self._map(lambda pos: self.scale_columns(None, cols[pos]), parts)):
             self._offer(cols[pos], blk)
+            acc = np.zeros((pos.size, out_t.shape[1]))
             for op, w in ops:
-                acc[pos] += w * blk[op.group_index]
-        out += acc.T
+                acc += w * blk[op.group_index]
+            out_t[pos] += acc
 
     def _map(self, f: Callable[[Index], Array], parts: list[Index]) -> Iterator[Array]:
         """f over ``parts``, in ``n_jobs`` threads when there are several (the compiled loops
