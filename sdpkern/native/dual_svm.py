@@ -413,7 +413,8 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
     was not yet the optimum's, the primal Newton method (Chapelle 2007,
     :func:`~sdpkern.native.primal_svm.primal_svm_kernel` from SMO's point) finishes. Otherwise
     SMO goes on towards ``tol`` for at most as many steps as the Newton finish would cost, and
-    Newton finishes if SMO has not (ski rental); after a Newton finish that does not settle, SMO
+    Newton finishes if SMO has not (ski rental: the bordered system on SMO's support, then the
+    primal Newton method if that support was not the optimum's); after a Newton finish that does not settle, SMO
     doubles its steps before the next try. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP``
     flops of Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by
     memory, the factorisation by arithmetic). The counts are of steps and points, not of time,
@@ -446,7 +447,9 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         viol, feas = al.solve(tol, step_limit=al.n_iter + budget)
         if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
             return False
-        if _newton_finish(al, cons, C, w):
+        # the bordered system on SMO's support first, as after the loose round: after SMO's steps
+        # towards tol its support is usually the optimum's, and one factorisation then finishes
+        if _polish_state(al, cons, tol) or _newton_finish(al, cons, C, w):
             return True
         # Newton did not settle: SMO goes on at least as many steps as it has taken so far before
         # the next try (the failed tries then cost at most what SMO does, however many there are)
