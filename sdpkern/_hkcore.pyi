@@ -26,7 +26,17 @@ def ard_quadratics(
 ) -> NDArray[np.float64]: ...
 def ard_columns(
     XT: NDArray[np.float64],
-    xc: NDArray[np.float64],
+    Xc: NDArray[np.float64],
+    inv_w: NDArray[np.float64],
+    A: NDArray[np.float64],
+    lam: float,
+    inv_c: NDArray[np.float64],
+    squarings: NDArray[np.int64],
+    scale_w: NDArray[np.float64],
+) -> NDArray[np.float64]: ...
+def ard_scale_columns(
+    XT: NDArray[np.float64],
+    Xc: NDArray[np.float64],
     inv_w: NDArray[np.float64],
     A: NDArray[np.float64],
     lam: float,

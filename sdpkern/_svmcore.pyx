@@ -686,6 +686,50 @@ cdef class ColumnCache:
             self.stamp[sv[a]] = self.tick
         return True
 
+    def offer(self, Py_ssize_t[::1] cols, const double[:, ::1] values):
+        """Keep columns computed elsewhere (``values[a]`` is column ``cols[a]``; the terms of a
+        dictionary's relevance vector come from one pass) where there is room: in free slots, or
+        in place of the least recently used columns not used at this tick. Columns already
+        cached are left as they are. Returns how many were stored; none is computed here."""
+        cdef Py_ssize_t a, j, slot, stored = 0
+        if self.fixed:
+            return 0
+        if values.shape[0] != cols.shape[0] or values.shape[1] != self.n:
+            raise ValueError("values must have one row of n entries per column")
+        self._allocate()
+        for a in range(cols.shape[0]):
+            j = cols[a]
+            if self.slot_of[j] >= 0:
+                continue
+            if self.nfree == 0:
+                if not np.any((self.point_array >= 0) & (self.stamp_array < self.tick)):
+                    break
+                self._evict(1)
+            self.nfree -= 1
+            slot = self.free[self.nfree]
+            self.store[slot, :] = values[a, :]
+            self.slot_of[j] = slot
+            self.point_of[slot] = j
+            self.stamp[slot] = self.tick
+            stored += 1
+        return stored
+
+    def add_to(self, double[:, ::1] out, Py_ssize_t[::1] cols, double w):
+        """out[a] += w · K[:, cols[a]] for every a (each column cached): a weighted sum of
+        several operators' columns (:class:`~sdpkern.kernels.gram.SumGram`) without temporaries."""
+        cdef Py_ssize_t a, i, n = self.n
+        cdef double *p
+        if out.shape[0] != cols.shape[0] or out.shape[1] != n:
+            raise ValueError("out must have one row of n entries per column")
+        for a in range(cols.shape[0]):
+            if self.slot_of[cols[a]] < 0:
+                raise ValueError(f"column {cols[a]} is not cached")
+        with nogil:
+            for a in range(cols.shape[0]):
+                p = &self.store[self.slot_of[cols[a]], 0]
+                for i in range(n):
+                    out[a, i] += w * p[i]
+
     def gather(self, Py_ssize_t[::1] rows, Py_ssize_t[::1] cols):
         """K[rows, cols] (every column cached) as a Fortran-ordered array."""
         cdef Py_ssize_t a, b, nr = rows.shape[0], nc = cols.shape[0]

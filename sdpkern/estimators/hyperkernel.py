@@ -825,6 +825,8 @@ class HyperkernelNuSVC(_HyperkernelClassifier):
     """
 
     nu: float = 0.3
+    # the ν-SVM's cone vector is its coefficient vector y∘α (002 eq. 3.9), so K(β)u − b is f
+    _native_outputs_are_decisions = True
 
     def _auto_lambda_Q(self, m: int, weights: Array | None) -> float:
         """λ_Q = ρ·ν: the ν-SVM's dual budget (0 ≤ α_i ≤ 1/m, Σα ≥ ν, 002 eq. 3.9) plays the C-SVM's
@@ -890,6 +892,8 @@ class HyperkernelL2SVC(_WeightedHyperkernelClassifier):
     """
 
     C: float = 50.0
+    # u = y∘α is the coefficient vector and the offset is −yᵀα (002 eq. 3.10): K(β)u − b is f
+    _native_outputs_are_decisions = True
 
     _builder = hk_builders.l2svm
     _builder_param_names = ("C", "lambda_Q")

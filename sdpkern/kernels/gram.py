@@ -753,11 +753,37 @@ class SumGram(GramOperator):
         """The same terms (and their caches) with new weights; the sum's own cache starts empty."""
         return SumGram([t.op for t in self.terms], weights, cache_bytes=self.cache_bytes)
 
+    def _shared(self) -> tuple[list[_Term], list[tuple[Any, list[tuple[GramOperator, float]]]]]:
+        """The terms of nonzero weight: those on their own, and those whose ``group`` computes
+        their columns and outputs together (the widths of a hyperkernel dictionary's relevance
+        vector, :class:`~sdpkern.kernels.hyperkernel_terms.TermGroup`), by group."""
+        alone: list[_Term] = []
+        shared: dict[int, tuple[Any, list[tuple[GramOperator, float]]]] = {}
+        for t in self.terms:
+            if t.weight == 0.0:
+                continue
+            group = getattr(t.op, "group", None)
+            if group is None:
+                alone.append(t)
+            else:
+                shared.setdefault(id(group), (group, []))[1].append((t.op, t.weight))
+        return alone, list(shared.values())
+
     def _block(self, rows: Index | None, cols: Index) -> Array:
-        out = np.zeros((self.n if rows is None else rows.shape[0], cols.shape[0]))
+        alone, shared = self._shared()
+        if rows is None:
+            # whole columns are summed as rows (the caches' layout: no transposes), the result
+            # returned as the (n, k) view the column cache stores back as rows
+            out_t = np.zeros((cols.shape[0], self.n))
+            for t in alone:
+                out_t += t.weight * t.op.columns(cols).T
+            for group, members in shared:  # one pass for the group's columns
+                group.accumulate(out_t, cols, members)
+            return out_t.T
+        out = np.zeros((rows.shape[0], cols.shape[0]))
         for t in self.terms:
             if t.weight != 0.0:
-                out += t.weight * (t.op.columns(cols) if rows is None else t.op.block(rows, cols))
+                out += t.weight * t.op.block(rows, cols)
         return out
 
     def _diagonal(self) -> Array:

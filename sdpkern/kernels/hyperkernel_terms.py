@@ -9,14 +9,18 @@ Two pieces the native hyperkernel solver (:mod:`sdpkern.native.hyperkernel_maste
   :class:`~sdpkern.kernels.gram.GramOperator`, its columns computed on demand into a capped
   cache; :func:`learned_gram` sums them into K(β) = Σ_l β_l K_l (a
   :class:`~sdpkern.kernels.gram.SumGram`, so a new β costs additions, not kernel evaluations);
-  :func:`term_quadratics` gives ½ uᵀK_l u for every basis term from the non-zeros of u only.
+  :func:`term_grams` makes the operators of several terms, those of an
+  :class:`~sdpkern.kernels.hyperkernels.ARDDictionary`'s relevance vector sharing one compiled
+  pass per column (:class:`TermGroup`); :func:`term_quadratics` gives ½ uᵀK_l u for every basis
+  term from the non-zeros of u only.
 * :func:`sampled_basis`: the pivoted incomplete Cholesky rule of 002 §3.2.1 run on the
   hyperkernel Gram matrix of a random sample of training pairs instead of all m² pairs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,6 +33,8 @@ from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky
 
 __all__ = [
     "TermGram",
+    "TermGroup",
+    "term_grams",
     "learned_gram",
     "term_quadratics",
     "quadratic_bounds",
@@ -230,8 +236,14 @@ class TermGram(GramOperator):
         self.X = X
         self._XT: Array | None = None
         self._args: tuple[Array, Array, float, Array, NDArray[np.int64], Array] | None = None
+        #: the group whose one pass computes this term's columns (:func:`term_grams`), and the
+        #: term's place in it
+        self.group: TermGroup | None = None
+        self.group_index = 0
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
+        if self.group is not None:
+            return self.group.term_block(self, rows, cols)
         if isinstance(self.hyperkernel, (HarmonicARD, ARDDictionary)):
             return self._ard_columns(rows, cols)
         Xr = self.X if rows is None else self.X[rows]
@@ -244,7 +256,7 @@ class TermGram(GramOperator):
 
     def _ard_columns(self, rows: Index | None, cols: Index) -> Array:
         """K_l[rows, cols] of a harmonic ARD term (of the hyperkernel's pair basis or a dictionary
-        term), one column at a time by the compiled loop over points
+        term) by the compiled loop over points
         (:func:`sdpkern._hkcore.ard_columns`); by symmetry over the shorter index list."""
         from .. import _hkcore
 
@@ -263,14 +275,134 @@ class TermGram(GramOperator):
             XT = self._XT
         else:
             XT = np.ascontiguousarray(self.X[rows].T)
-        out = np.empty((XT.shape[1], cols.size))
-        for k, c in enumerate(cols):
-            out[:, k] = _hkcore.ard_columns(XT, np.ascontiguousarray(self.X[c]), *self._args)[0]
-        return out
+        return np.ascontiguousarray(_hkcore.ard_columns(XT, np.ascontiguousarray(self.X[cols]), *self._args)[0].T)
 
     def _diagonal(self) -> Array:
         psi = self.hyperkernel.pair_features(self.X, self.X)
         return np.asarray(self.hyperkernel.combine(self.feature[0], psi), dtype=np.float64)
+
+
+class TermGroup:
+    """The terms of one relevance vector of an :class:`~sdpkern.kernels.hyperkernels.ARDDictionary`,
+    whose columns one compiled pass computes together.
+
+    The terms k_{r,s} of a relevance vector r differ only in their width multiplier c_s
+    (:func:`_dictionary_groups`): their exponentials are shared, each width's squared from the
+    previous one on the ladder, so a column of all S terms costs about twice one term's, not S
+    times (:func:`sdpkern._hkcore.ard_scale_columns`). A column one member computes is offered
+    to the others' caches (:meth:`sdpkern._svmcore.ColumnCache.offer`), and
+    :class:`~sdpkern.kernels.gram.SumGram` asks the group for the weighted sum of its members'
+    columns (:meth:`accumulate`) when the members' caches do not hold them.
+
+    Made by :func:`term_grams`; members are kept by weak reference (the group belongs to them).
+    """
+
+    def __init__(
+        self, args: tuple[Array, Array, float, Array, NDArray[np.int64]], weights: Array, X: Array, *, n_jobs: int = 1
+    ) -> None:
+        self.args, self.weights, self.X = args, np.ascontiguousarray(weights, dtype=np.float64), X
+        self.n_jobs = check_integer(n_jobs, "n_jobs", 1)
+        self._members: list[weakref.ref[TermGram]] = []
+        self._XT: Array | None = None
+
+    @property
+    def XT(self) -> Array:
+        """The points as a (d, m) contiguous array (the compiled loops run over points innermost)."""
+        if self._XT is None:
+            self._XT = np.ascontiguousarray(self.X.T)
+        return self._XT
+
+    def add(self, op: TermGram) -> None:
+        """Make ``op`` the group's next member (in the order of ``weights``)."""
+        op.group, op.group_index = self, len(self._members)
+        self._members.append(weakref.ref(op))
+
+    def scale_columns(self, rows: Index | None, cols: Index) -> Array:
+        """Every member's K[rows, cols] (all rows for ``rows=None``) as an array (S, len(cols), rows)."""
+        from .. import _hkcore
+
+        XT = self.XT if rows is None else np.ascontiguousarray(self.X[rows].T)
+        g, A, lam, inv_c, sq = self.args
+        Xc = np.ascontiguousarray(self.X[cols])
+        return np.asarray(_hkcore.ard_scale_columns(XT, Xc, g, A, lam, inv_c, sq, self.weights)[:, 0])
+
+    def _chunks(self, cols: Index, n_rows: int) -> list[slice]:
+        """Slices of ``cols`` whose (S, k, rows) blocks stay within the block budget."""
+        step = max(1, _CHUNK_ELEMENTS // max(1, self.weights.size * n_rows))
+        return [slice(lo, lo + step) for lo in range(0, cols.size, step)]
+
+    def _offer(self, cols: Index, block: Array) -> None:
+        for ref in self._members:
+            op = ref()
+            if op is not None:
+                op.cache.offer(np.ascontiguousarray(cols, dtype=np.intp), block[op.group_index])
+
+    def term_block(self, op: TermGram, rows: Index | None, cols: Index) -> Array:
+        """``op``'s K[rows, cols]; whole columns are offered to every member's cache."""
+        if rows is not None and rows.size < cols.size:
+            return self.term_block(op, cols, rows).T
+        n_rows = self.X.shape[0] if rows is None else rows.size
+        out = np.empty((n_rows, cols.size))
+        for part in self._chunks(cols, n_rows):
+            blk = self.scale_columns(rows, cols[part])
+            if rows is None:
+                self._offer(cols[part], blk)
+            out[:, part] = blk[op.group_index].T
+        return out
+
+    def accumulate(self, out_t: Array, cols: Index, members: Sequence[tuple[GramOperator, float]]) -> None:
+        """out_t[a] += Σ w K[:, cols[a]] over ``members`` (this group's operators and their weights),
+        columns as rows (``out_t`` is (len(cols), m)): from their caches when every member holds
+        the column, else from one pass per chunk of columns, whose columns are offered to every
+        member's cache."""
+        ops = [(op, w) for op, w in members if isinstance(op, TermGram) and op.group is self]
+        if len(ops) != len(members):
+            raise ParameterError("accumulate takes this group's own term operators")
+        have = np.logical_and.reduce([op.cached(cols) for op, _ in ops])
+        kept, missing = np.flatnonzero(have), np.flatnonzero(~have)
+        if kept.size:
+            idx = np.ascontiguousarray(cols[kept], dtype=np.intp)
+            acc = out_t if kept.size == cols.size else np.zeros((kept.size, out_t.shape[1]))
+            for op, w in ops:
+                op.cache.add_to(acc, idx, w)
+            if acc is not out_t:
+                out_t[kept] += acc
+        parts = [missing[part] for part in self._chunks(missing, self.X.shape[0])]
+        for pos, blk in zip(parts, self._map(lambda pos: self.scale_columns(None, cols[pos]), parts)):
+            self._offer(cols[pos], blk)
+            acc = np.zeros((pos.size, out_t.shape[1]))
+            for op, w in ops:
+                acc += w * blk[op.group_index]
+            out_t[pos] += acc
+
+    def _map(self, f: Callable[[Index], Array], parts: list[Index]) -> Iterator[Array]:
+        """f over ``parts``, in ``n_jobs`` threads when there are several (the compiled loops
+        release the GIL), in order."""
+        if self.n_jobs == 1 or len(parts) < 2:
+            yield from map(f, parts)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(self.n_jobs, len(parts))) as pool:
+            yield from pool.map(f, parts)
+
+
+def term_grams(
+    hyperkernel: Hyperkernel, features: Array, X: Array, *, cache_bytes: int = DEFAULT_CACHE_BYTES, n_jobs: int = 1
+) -> list[TermGram]:
+    """One :class:`TermGram` per row of ``features`` (each with a cache of ``cache_bytes``); the
+    terms of an :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` that share a relevance vector
+    share their column passes (:class:`TermGroup`; ``n_jobs`` threads compute a group's columns
+    when many are asked at once)."""
+    F = np.asarray(features, dtype=np.float64)
+    ops = [TermGram(hyperkernel, F[l], X, cache_bytes=cache_bytes) for l in range(F.shape[0])]
+    if isinstance(hyperkernel, ARDDictionary):
+        for rows, args in _dictionary_groups(hyperkernel, F):
+            if rows.size > 1:
+                group = TermGroup(args, F[rows, -1], X, n_jobs=n_jobs)
+                for l in rows:
+                    group.add(ops[int(l)])
+    return ops
 
 
 def learned_gram(terms: Sequence[TermGram], weights: ArrayLike, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> SumGram:

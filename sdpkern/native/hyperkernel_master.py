@@ -70,8 +70,10 @@ from ..kernels.hyperkernel_terms import (
     learned_block,
     learned_gram,
     quadratic_bounds,
+    term_grams,
     term_quadratics,
 )
+from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
 from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
@@ -328,9 +330,16 @@ class _Master:
 
     def term_op(self, l: int) -> TermGram:
         if l not in self.ops:
-            self.ops[l] = TermGram(
-                self.B.hyperkernel, self.B.features[l], self.B.X, cache_bytes=self.opts["term_cache_bytes"]
-            )
+            if isinstance(self.B.hyperkernel, ARDDictionary):  # a few terms, made together: groups share passes
+                grams = term_grams(
+                    self.B.hyperkernel, self.B.features, self.B.X, cache_bytes=self.opts["term_cache_bytes"],
+                    n_jobs=self.opts["n_jobs"],
+                )  # fmt: skip
+                self.ops = dict(enumerate(grams))
+            else:
+                self.ops[l] = TermGram(
+                    self.B.hyperkernel, self.B.features[l], self.B.X, cache_bytes=self.opts["term_cache_bytes"]
+                )
         return self.ops[l]
 
     def subset_gram(self, terms: NDArray[np.intp], weights: Array, W: NDArray[np.intp]) -> TermGram | SumGram:
@@ -340,10 +349,7 @@ class _Master:
         budget = self.opts["working_set_cache_bytes"]
         if terms.size == 1 and weights[0] == 1.0:
             return TermGram(self.B.hyperkernel, self.B.features[int(terms[0])], Xw, cache_bytes=budget)
-        ops = [
-            TermGram(self.B.hyperkernel, self.B.features[int(l)], Xw, cache_bytes=budget // (2 * terms.size))
-            for l in terms
-        ]
+        ops = term_grams(self.B.hyperkernel, self.B.features[terms], Xw, cache_bytes=budget // (2 * terms.size))
         return learned_gram(ops, weights, cache_bytes=budget // 2)
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
@@ -358,7 +364,12 @@ class _Master:
             q = np.array([0.5 * float(u @ sol.Ku)])
         else:
             nz = np.flatnonzero(u)
-            q = self.c * np.array([0.5 * float(u[nz] @ self.term_op(int(l)).matvec(u, rows=nz)) for l in terms])
+            ops = [self.term_op(int(l)) for l in terms]
+            if all(bool(np.all(op.cached(nz))) for op in ops):  # additions over the terms' caches
+                q = self.c * np.array([0.5 * float(u[nz] @ op.matvec(u, rows=nz)) for op in ops])
+            else:  # one compiled pass over the support's pairs per relevance vector
+                B = self.B
+                q = self.c * term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q)
 

@@ -1,0 +1,121 @@
+"""The dictionary's relevance groups: one compiled pass per column for all widths, shared caches.
+
+Second routes: the single-term compiled loop (``ard_columns``) and the dense NumPy block
+(``term_block``); tolerances are stated per test.
+"""
+
+import numpy as np
+import pytest
+
+from sdpkern import HyperkernelL2SVC, HyperkernelNuSVC
+from sdpkern._hkcore import ard_columns, ard_scale_columns
+from sdpkern.kernels import ARDDictionary
+from sdpkern.kernels.gram import SumGram
+from sdpkern.kernels.hyperkernel_terms import (
+    TermGram,
+    _dictionary_groups,
+    _dictionary_term,
+    term_block,
+    term_grams,
+)
+
+
+def _basis(m=60, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    relevances = np.array([np.ones(d), np.r_[np.ones(2), np.zeros(d - 2)]])
+    hk = ARDDictionary(relevances=relevances).fitted(X)
+    return hk, hk.basis(X), X
+
+
+def test_scale_columns_match_the_single_term_loop():
+    hk, B, X = _basis()
+    XT = np.ascontiguousarray(X.T)
+    cols = np.array([0, 7, 59])
+    for rows, args in _dictionary_groups(hk, B.features):
+        g, A, lam, inv_c, sq = args
+        w = np.ascontiguousarray(B.features[rows, -1])
+        blk = ard_scale_columns(XT, np.ascontiguousarray(X[cols]), g, A, lam, inv_c, sq, w)[:, 0]
+        for s, l in enumerate(rows):
+            ref = ard_columns(XT, np.ascontiguousarray(X[cols]), *_dictionary_term(hk, B.features[l]))[0]
+            # the group squares the widest width's exponentials (up to 2·5 times on the ladder: a
+            # relative error of 2^10 ulp per factor); the single term takes its own exponentials
+            np.testing.assert_allclose(blk[s], ref, rtol=1e-12, atol=0)
+        # one scale: the same arithmetic as ard_columns, bit for bit
+        one = ard_scale_columns(XT, np.ascontiguousarray(X[cols]), g, A[:1], lam, inv_c[:1], sq[:1], w[:1])[0, 0]
+        same = ard_columns(XT, np.ascontiguousarray(X[cols]), g, A[:1], lam, inv_c[:1], sq[:1], w[:1])[0]
+        assert np.array_equal(one, same)
+
+
+@pytest.mark.parametrize("cache_columns", [60, 7, 1])
+def test_grouped_terms_and_their_sum_match_the_dense_block(cache_columns):
+    hk, B, X = _basis()
+    m = X.shape[0]
+    ops = term_grams(hk, B.features, X, cache_bytes=8 * m * cache_columns)
+    assert sum(op.group is not None for op in ops) == B.size  # two relevance vectors × six widths
+    dense = term_block(hk, B.features, X, X)
+    beta = np.linspace(0.0, 1.0, B.size)
+    K = SumGram(ops, beta, cache_bytes=8 * m * cache_columns)
+    cols = np.array([3, 4, 40, 41, 42, 5, 6, 7, 8, 9])
+    np.testing.assert_allclose(K.columns(cols), np.tensordot(beta, dense, axes=1)[:, cols], rtol=1e-12, atol=1e-14)
+    for l, op in enumerate(ops):  # filled by the sum's passes (offers), then their own requests
+        np.testing.assert_allclose(op.columns(cols), dense[l][:, cols], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(op.block(cols[:3], cols), dense[l][np.ix_(cols[:3], cols)], rtol=1e-12, atol=1e-14)
+    v = np.zeros(m)
+    v[[1, 10, 30]] = [0.5, -1.0, 2.0]
+    np.testing.assert_allclose(K.matvec(v), np.tensordot(beta, dense, axes=1) @ v, rtol=1e-11, atol=1e-13)
+
+
+def test_a_column_computed_once_serves_every_width():
+    hk, B, X = _basis()
+    ops = term_grams(hk, B.features, X)
+    ops[0].columns(np.array([2, 11]))
+    group = ops[0].group
+    members = [op for op in ops if op.group is group]
+    assert len(members) == 6
+    assert all(bool(np.all(op.cached(np.array([2, 11])))) for op in members)
+    assert sum(op.columns_computed for op in members) == 2  # one pass: the others were offered them
+    # a term of the other relevance vector computed nothing
+    assert all(op.columns_computed == 0 for op in ops if op.group is not group)
+
+
+def test_offer_keeps_what_fits_and_never_evicts_columns_in_use():
+    hk, B, X = _basis()
+    m = X.shape[0]
+    op = TermGram(hk, B.features[0], X, cache_bytes=8 * m * 3)
+    op.ensure(np.array([0, 1, 2]))  # three slots, all stamped at this tick
+    values = np.ones((2, m))
+    assert op.cache.offer(np.array([5, 6], dtype=np.intp), values) == 0
+    assert not np.any(op.cached(np.array([5, 6])))
+    op.ensure(np.array([0]))  # a new tick: 1 and 2 become evictable
+    assert op.cache.offer(np.array([5, 6], dtype=np.intp), values) == 2
+    assert np.array_equal(op.columns(np.array([5, 6])), values.T)
+    assert op.cached(np.array([0]))[0]
+    with pytest.raises(ValueError, match="one row of n entries"):
+        op.cache.offer(np.array([7], dtype=np.intp), np.ones((1, m + 1)))
+    out = np.zeros((2, m))
+    op.cache.add_to(out, np.array([5, 6], dtype=np.intp), 2.0)
+    assert np.array_equal(out, 2.0 * values)
+    with pytest.raises(ValueError, match="not cached"):
+        op.cache.add_to(np.zeros((1, m)), np.array([9], dtype=np.intp), 1.0)
+
+
+@pytest.mark.parametrize("estimator", [HyperkernelNuSVC, HyperkernelL2SVC])
+def test_training_decisions_from_the_solve_match_the_model(estimator, monkeypatch):
+    """The collapse check reads the solve's outputs K(β)u − b as the training decision values; the
+    fitted model's decision function (the learned kernel evaluated afresh) must agree."""
+    seen = {}
+    original = estimator._separates_nothing
+
+    def spy(self, X, y_pm, weights, decision):
+        seen["decision"] = decision
+        return original(self, X, y_pm, weights, decision)
+
+    monkeypatch.setattr(estimator, "_separates_nothing", spy)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1, -1)
+    clf = estimator(solver="native").fit(X, y)
+    assert clf.status_ == "optimal"
+    assert seen["decision"] is not None
+    np.testing.assert_allclose(seen["decision"], clf.decision_function(X), rtol=1e-9, atol=1e-9)
