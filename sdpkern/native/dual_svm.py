@@ -436,7 +436,10 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         # vector of the squared hinge is free): exact when SMO's support is the optimum's, which
         # it usually is by then, at the price of one factorisation; else the full Newton method
         al.solve(_HINGE_EARLY_TOL, max_rounds=1)
-        if newton_in_steps() <= al.n_iter and (_polish_state(al, cons, tol) or _newton_finish(al, cons, C, w)):
+        last: list[Array] = []  # (the bordered system's last point: the Newton method's start)
+        if newton_in_steps() <= al.n_iter and (
+            _polish_state(al, cons, tol, last) or _newton_finish(al, cons, C, w, last)
+        ):
             return True
         stages = ()
     for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
@@ -452,7 +455,8 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
             return False
         # the bordered system on SMO's support first, as after the loose round: after SMO's steps
         # towards tol its support is usually the optimum's, and one factorisation then finishes
-        if _polish_state(al, cons, tol) or _newton_finish(al, cons, C, w):
+        last = []
+        if _polish_state(al, cons, tol, last) or _newton_finish(al, cons, C, w, last):
             return True
         # Newton did not settle: SMO goes on at least as many steps as it has taken so far before
         # the next try (the failed tries then cost at most what SMO does, however many there are)
@@ -462,17 +466,25 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
     return False
 
 
-def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array) -> bool:
+def _newton_finish(
+    al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array, start: list[Array] | None = None
+) -> bool:
     """The primal Newton method on the squared hinge from SMO's point (α, and the unpenalised part
-    b + V c_V of its multipliers), on SMO's operator K + ρVVᵀ: its optimum is the problem's, as
-    Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator set settled."""
+    b + V c_V of its multipliers), or from ``start`` (α, [b, c_V]: the last point of a bordered
+    system that did not settle, :func:`_polish`), on SMO's operator K + ρVVᵀ: its optimum is the
+    problem's, as Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator
+    set settled."""
     st = al.state
     ya, alpha = st.y, st.alpha
     n = st.K.n
     V = cons.V
-    e = ya - st.v
-    c_V = al.z + al.rho * al.s
-    b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
+    if start:
+        alpha, c = start
+        b, c_V = (float(c[0]), c[1:]) if cons.pair else (0.0, c)
+    else:
+        e = ya - st.v
+        c_V = al.z + al.rho * al.s
+        b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
     W = _unpenalized_block(cons, n)
     poly = b + V @ c_V if V.shape[1] else np.full(n, b)
     c0 = np.asarray(np.linalg.lstsq(W, poly, rcond=None)[0], dtype=np.float64) if W.shape[1] else np.zeros(0)
@@ -494,13 +506,13 @@ def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Ar
     return True
 
 
-def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float) -> bool:
+def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float, last: list[Array] | None = None) -> bool:
     """:func:`_polish` from the core's state, which it then holds when it succeeds (returned).
 
     On K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
     bordered system enforces Vᵀu = 0."""
     st = al.state
-    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol)
+    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol, last)
     if out is None:
         return False
     st.alpha[:], e, al.z, _ = out
@@ -620,7 +632,8 @@ def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) 
 
 
 def _polish(
-    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float
+    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float,
+    last: list[Array] | None = None,
 ) -> tuple[Array, Array, Array, float] | None:
     """Finite-Newton steps from SMO's active set (004's Newton system; 000 eq. 17 on K_Ξ).
 
@@ -630,7 +643,8 @@ def _polish(
     k × k Schur complement. Points whose α leaves the box are moved to the bound, points at a
     bound that violate the KKT conditions by more than ``tol`` join F, for at most 5 rounds. The
     result is accepted only with no KKT violation above 1e-9 left: it is then optimal to
-    round-off. ``None`` otherwise (singular K_FF, e.g. repeated points with the hinge loss).
+    round-off. ``None`` otherwise (singular K_FF, e.g. repeated points with the hinge loss);
+    ``last`` (a list) then holds the last point solved with a kept factor (α ≥ 0, [b, c_V]).
     """
     n = ya.shape[0]
     W = np.hstack([np.ones((n, 1)), cons.V]) if cons.pair else cons.V
@@ -642,7 +656,7 @@ def _polish(
     factor = _SupportFactor(K, ya, Dd, W) if not np.any(np.isfinite(upper) & (upper > 0)) else None
     for _ in range(5):
         if factor is not None:
-            step = _newton_step_kept(factor, ya, a_new, free)
+            step = _newton_step_kept(factor, ya, a_new, free, last)
         else:
             step = _newton_step(K, ya, a_new, free, upper, Dd, W)
         if step is None:
@@ -707,10 +721,12 @@ def _newton_step(
 
 
 def _newton_step_kept(
-    factor: _SupportFactor, ya: Array, alpha: Array, free: NDArray[np.bool_]
+    factor: _SupportFactor, ya: Array, alpha: Array, free: NDArray[np.bool_], last: list[Array] | None = None
 ) -> tuple[Array, Array] | None:
     """:func:`_newton_step` without upper bounds (squared hinge), on a kept factor of K_FF + D_F:
-    the points whose α turns negative are pinned at 0 by multipliers instead of refactorising."""
+    the points whose α turns negative are pinned at 0 by multipliers instead of refactorising.
+    ``last`` (a list) receives each solved point (α clipped at 0, c), also when the rounds do not
+    settle: a start for the primal Newton method."""
     a = np.where(free, alpha, 0.0)
     for _ in range(8):
         F = np.flatnonzero(free)
@@ -725,6 +741,8 @@ def _newton_step_kept(
             return None
         low = aF < 0
         a[F] = np.maximum(aF, 0.0)
+        if last is not None:
+            last[:] = [a.copy(), np.asarray(c, dtype=np.float64)]
         if not np.any(low):
             return a, c
         free[F[low]] = False
