@@ -676,8 +676,11 @@ cdef class ColumnCache:
                 pv[a] = <size_t>&self.store[sv[a], 0]
             _eval_batch(&self.spec, &nv[0], <double **>&pv[0], nnew, &self.buf[0])
         else:
-            block = self.owner._checked_block(None, new)
-            self.store_array[slots] = block.T
+            # in chunks of 2^20 entries: a request of many columns needs no n × k temporary
+            step = max(1, (1 << 20) // self.n)
+            for a in range(0, nnew, step):
+                block = self.owner._checked_block(None, new[a : a + step])
+                self.store_array[slots[a : a + step]] = block.T
         self.seconds += _now() - t0
         self.computed += nnew
         for a in range(nnew):

@@ -295,6 +295,19 @@ class TermGroup:
     columns (:meth:`accumulate`) when the members' caches do not hold them.
 
     Made by :func:`term_grams`; members are kept by weak reference (the group belongs to them).
+
+    Parameters
+    ----------
+    args : tuple
+        The compiled loops' (inverse widths of the widest term, A, λ_h, width multipliers,
+        squarings) of :func:`_dictionary_groups`.
+    weights : array (S,)
+        The members' term weights w_s (each column of member s is w_s k_{r,s}).
+    X : array (m, d)
+        The training points.
+    n_jobs : int, default=1
+        Threads for the columns of one request of many (the compiled loop releases the GIL);
+        every column is computed alike whatever ``n_jobs``, so the result does not depend on it.
     """
 
     def __init__(
@@ -390,10 +403,26 @@ class TermGroup:
 def term_grams(
     hyperkernel: Hyperkernel, features: Array, X: Array, *, cache_bytes: int = DEFAULT_CACHE_BYTES, n_jobs: int = 1
 ) -> list[TermGram]:
-    """One :class:`TermGram` per row of ``features`` (each with a cache of ``cache_bytes``); the
-    terms of an :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` that share a relevance vector
-    share their column passes (:class:`TermGroup`; ``n_jobs`` threads compute a group's columns
-    when many are asked at once)."""
+    """One :class:`TermGram` per row of ``features``; the terms of an
+    :class:`~sdpkern.kernels.hyperkernels.ARDDictionary` that share a relevance vector share their
+    column passes (:class:`TermGroup`).
+
+    Parameters
+    ----------
+    hyperkernel : Hyperkernel
+    features : array (p, f)
+        The terms' pair features (a basis' ``features``).
+    X : array (m, d)
+    cache_bytes : int
+        Cap of each term's column cache.
+    n_jobs : int, default=1
+        Threads for a group's columns when many are asked at once.
+
+    Returns
+    -------
+    list of TermGram
+        In the order of ``features``; their ``group`` is set where one pass computes several.
+    """
     F = np.asarray(features, dtype=np.float64)
     ops = [TermGram(hyperkernel, F[l], X, cache_bytes=cache_bytes) for l in range(F.shape[0])]
     if isinstance(hyperkernel, ARDDictionary):
