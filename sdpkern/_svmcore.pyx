@@ -326,6 +326,19 @@ cdef extern from *:
 sdpk_init_simd()
 
 
+cdef bint _AHEAD = True
+
+
+def ahead(on=None):
+    """Whether SMO computes columns ahead (:meth:`ColumnCache.col_ahead`); ``ahead(False)`` /
+    ``ahead(True)`` switch it. Only which columns are cached, and when, depend on it: every column
+    has the same bits alone or in a batch, so the solves give the same bits (tests compare them)."""
+    global _AHEAD
+    if on is not None:
+        _AHEAD = bool(on)
+    return bool(_AHEAD)
+
+
 def simd(on=None):
     """Whether the column loops run the AVX2 build; ``simd(False)`` / ``simd(True)`` switch it (the
     latter only where the CPU has AVX2). Both builds give the same bits (tests compare them)."""
@@ -408,6 +421,7 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bi
 
 cdef enum:
     BATCH = 8
+    AHEAD_WIDTH = 16
 
 
 cdef void _eval_correction(const Spec *s, const Py_ssize_t *cols, double **outs, int nb) noexcept nogil:
@@ -472,6 +486,9 @@ cdef class ColumnCache:
     cdef bint has_spec
     cdef object spec_refs
     cdef double[::1] buf
+    cdef unsigned char[::1] guessed   # per slot: computed ahead (col_ahead) and not asked for yet
+    cdef public long long ahead_fetched
+    cdef public long long ahead_used
     cdef object __weakref__
 
     def __init__(self, owner, Py_ssize_t n, Py_ssize_t capacity, spec=None, matrix=None):
@@ -482,6 +499,9 @@ cdef class ColumnCache:
         self.evictions = 0
         self.seconds = 0.0
         self.buf = np.empty(n)
+        self.guessed = np.zeros(max(capacity, n), dtype=np.uint8)
+        self.ahead_fetched = 0
+        self.ahead_used = 0
         self.slot_array = np.full(n, -1, dtype=np.intp)
         self.slot_of = self.slot_array
         self.has_spec = spec is not None
@@ -536,6 +556,7 @@ cdef class ColumnCache:
             slot = v[a]
             self.slot_of[self.point_of[slot]] = -1
             self.point_of[slot] = -1
+            self.guessed[slot] = 0
             self.free[self.nfree] = slot
             self.nfree += 1
         self.evictions += v.shape[0]
@@ -552,6 +573,9 @@ cdef class ColumnCache:
         cdef double t0
         if slot >= 0:
             self.stamp[slot] = self.tick
+            if self.guessed[slot]:
+                self.guessed[slot] = 0
+                self.ahead_used += 1
             return &self.store[slot, 0]
         self._allocate()
         slot = self._take()
@@ -567,6 +591,49 @@ cdef class ColumnCache:
         self.point_of[slot] = j
         self.stamp[slot] = self.tick
         return &self.store[slot, 0]
+
+    cdef double *col_ahead(self, Py_ssize_t j, const Py_ssize_t *extra, Py_ssize_t m) except NULL:
+        """:meth:`col`, and when column j is missing, the missing columns among ``extra[:m]``
+        computed in the same batch (one pass over the spec's arrays for up to BATCH columns
+        instead of one per column; each column the same bits as alone) into free slots only: a
+        guess at the columns the next steps ask for never evicts a column."""
+        cdef Py_ssize_t cols[BATCH]
+        cdef double *outs[BATCH]
+        cdef Py_ssize_t a, b, nb = 1, slot
+        cdef double t0
+        cdef bint dup
+        if self.slot_of[j] >= 0 or not self.has_spec or m == 0:
+            return self.col(j)
+        self._allocate()
+        if self.nfree < 2:
+            return self.col(j)
+        cols[0] = j
+        for a in range(m):
+            if nb >= BATCH or nb >= self.nfree:
+                break
+            if self.slot_of[extra[a]] >= 0:
+                continue
+            dup = False
+            for b in range(nb):
+                if cols[b] == extra[a]:
+                    dup = True
+            if not dup:
+                cols[nb] = extra[a]
+                nb += 1
+        for a in range(nb):
+            self.nfree -= 1
+            slot = self.free[self.nfree]
+            outs[a] = &self.store[slot, 0]
+            self.slot_of[cols[a]] = slot
+            self.point_of[slot] = cols[a]
+            self.stamp[slot] = self.tick
+            self.guessed[slot] = a > 0
+        self.ahead_fetched += nb - 1
+        t0 = _now()
+        _eval_batch(&self.spec, cols, outs, nb, &self.buf[0])
+        self.seconds += _now() - t0
+        self.computed += nb
+        return outs[0]
 
     def ensure(self, Py_ssize_t[::1] cols):
         """Cache the (distinct) columns ``cols``; False, caching nothing, when they exceed the capacity."""
@@ -709,6 +776,7 @@ cdef class ColumnCache:
             return
         self.slot_array[:] = -1
         self.point_array[:] = -1
+        self.guessed[:] = 0
         self.free = np.arange(self.capacity - 1, -1, -1, dtype=np.intp)
         self.nfree = self.capacity
 
@@ -968,6 +1036,44 @@ cdef void _select_i(Problem *p, double *gmax, Py_ssize_t *best) noexcept nogil:
             if val > gmax[g]:
                 gmax[g] = val
                 best[g] = t
+
+
+cdef Py_ssize_t _ahead(const Problem *p, const Py_ssize_t *slot_of, bint up, Py_ssize_t skip, Py_ssize_t *out) noexcept nogil:
+    """The kernel indices of the uncached active variables most likely to be a next step's pair,
+    for :meth:`ColumnCache.col_ahead`: the BATCH − 1 largest v over I_up (``up``: the next first
+    indices, libsvm's argmax) or the smallest v over I_low (the second indices' b = gmax − v is
+    largest there), ``skip`` and repeats left out; returns how many (at most BATCH − 1)."""
+    cdef Py_ssize_t a, t, k, c, m = 0
+    cdef double val
+    cdef double best[BATCH]
+    cdef unsigned char need = S_UP if up else S_LOW
+    cdef bint dup
+    for a in range(p.n_active):
+        t = p.active[a]
+        if not (p.st[t] & need):
+            continue
+        k = _kidx(p, t)
+        if k == skip or slot_of[k] >= 0:
+            continue
+        val = p.v[t] if up else -p.v[t]
+        if m == BATCH - 1 and val <= best[m - 1]:
+            continue
+        dup = False
+        for c in range(m):
+            if out[c] == k:
+                dup = True
+        if dup:
+            continue
+        c = m if m < BATCH - 1 else m - 1
+        while c > 0 and val > best[c - 1]:
+            best[c] = best[c - 1]
+            out[c] = out[c - 1]
+            c -= 1
+        best[c] = val
+        out[c] = k
+        if m < BATCH - 1:
+            m += 1
+    return m
 
 
 cdef Py_ssize_t _select_j(Problem *p, const Py_ssize_t *ii, const double *gmax, const double **Kis,
@@ -1231,6 +1337,15 @@ def smo(
     cdef double bij = 0.0, aij = 1.0, viol
     cdef double *Ki
     cdef double *Kj
+    cdef Py_ssize_t extra[BATCH]
+    cdef Py_ssize_t k, m_ahead
+    cdef int g
+    cdef Py_ssize_t[::1] slot_of = cache.slot_array
+    # columns computed ahead, in batches (col_ahead), for a kernel the core evaluates itself from at
+    # least AHEAD_WIDTH numbers per point: below that a column costs about what the look-ahead's scan
+    # over the variables does
+    cdef bint ahead = (cache.has_spec and not cache.fixed and cache.spec.kind != K_MATRIX
+                       and cache.spec.d + cache.spec.t >= AHEAD_WIDTH and _AHEAD)
     p.l = l
     p.n = n_kernel
     p.mode = mode
@@ -1276,8 +1391,14 @@ def smo(
         if ii[0] < 0 and ii[1] < 0:
             viol = 0.0
             break
-        Kis[0] = cache.col(_kidx(&p, ii[0])) if ii[0] >= 0 else NULL
-        Kis[1] = cache.col(_kidx(&p, ii[1])) if ii[1] >= 0 else NULL
+        for g in range(2):
+            Kis[g] = NULL
+            if ii[g] >= 0:
+                k = _kidx(&p, ii[g])
+                m_ahead = 0
+                if ahead and slot_of[k] < 0:
+                    m_ahead = _ahead(&p, &slot_of[0], True, k, extra)
+                Kis[g] = cache.col_ahead(k, extra, m_ahead)
         with nogil:
             if mode == 1 and sdpk_use_avx2:
                 j = _select_j_blocks(&p, ii[0], gmax[0], Kis[0], gmin, &bij, &aij)
@@ -1289,7 +1410,11 @@ def smo(
         if viol <= tol or j < 0:
             break
         i = ii[_group(&p, p.st[j])]
-        Kj = cache.col(_kidx(&p, j))
+        k = _kidx(&p, j)
+        m_ahead = 0
+        if ahead and slot_of[k] < 0:
+            m_ahead = _ahead(&p, &slot_of[0], False, k, extra)
+        Kj = cache.col_ahead(k, extra, m_ahead)
         Ki = cache.col(_kidx(&p, i))  # still cached: stamped this tick
         with nogil:
             i = _update_pair(&p, i, j, Ki, Kj, bij, aij, gmax)

@@ -324,3 +324,33 @@ def test_indefinite_kernel_is_a_typed_error_not_a_crash(loss):
     D2 = ((X[:, None, :] - X[None]) ** 2).sum(-1)  # squared distances: indefinite
     with pytest.raises(NotPSDError, match="smallest eigenvalue -.*repair_spectrum"):
         dual_svm(PrecomputedGram(D2), y, 1.0, loss=loss)
+
+
+@pytest.mark.parametrize("cpd", [False, True])
+def test_columns_computed_ahead_change_no_bit(cpd):
+    # SMO computes the columns its next steps are likely to ask for in batches (sdpkern._svmcore.
+    # ahead) when a column is read from at least 16 numbers per point: only which columns are
+    # cached, and when, may differ, so the solve is the same bits with and without it. Thin-plate
+    # in d = 6 (6 + 2·7 numbers per point, K + ρVVᵀ folded) and a Gaussian in d = 20; the
+    # certificate counts the batches' columns: taken, and most of them then asked for by SMO
+    from sdpkern import _svmcore
+
+    X, y = _data(700, 6 if cpd else 20, seed=3)
+    kernel = ThinPlate(order=2, formula_dimension=2) if cpd else Gaussian(gamma=0.05)
+    res = {}
+    try:
+        for on in (True, False):
+            _svmcore.ahead(on)
+            K = KernelGram(kernel, X)
+            if cpd:
+                res[on] = cpd_dual_svm(K, polynomial_factor(X, kernel).Q, y, 10.0, tol=1e-3).dual
+            else:
+                res[on] = dual_svm(K, y, 10.0, loss="squared_hinge", tol=1e-3)
+    finally:
+        _svmcore.ahead(True)
+    a, b = res[True], res[False]
+    assert a.status == b.status == "optimal" and a.n_iter == b.n_iter
+    assert np.array_equal(a.alpha, b.alpha) and np.array_equal(a.outputs, b.outputs)
+    assert a.certificate["primal"] == b.certificate["primal"]
+    assert b.certificate["columns_ahead"] == 0 and a.certificate["columns_ahead"] > 0
+    assert a.certificate["columns_ahead_used"] >= 0.5 * a.certificate["columns_ahead"]

@@ -14,13 +14,18 @@ Prints, in one run:
    :class:`~sdpkern.native.cpd.CPDMemory`: each fold's kernel columns and factor computed once)
    against SVC's 5-fold 7 C × 6 γ grid: time ratio and test errors over 5 splits;
 3. the routes on the same problems (2000 points, C = 1): the dual (SMO core), the reduced
-   Newton method and 000 Algorithm 1 reach the same optimum (relative gap) and their times.
+   Newton method and 000 Algorithm 1 reach the same optimum (relative gap) and their times;
+4. where the thin-plate fit's work goes, against libsvm's, on the sets of section 1: libsvm's
+   SMO steps and support (how much of it at the bound C); the thin-plate dual's SMO steps, its
+   support, the kernel columns it computed (those SMO computed ahead in batches and then asked
+   for), and the cost of one column of K_Ξ against one of Φ (the same kernel without the
+   correction), alone and in batches of 8 (CPU ms a column, best of 3).
 
 Usage::
 
     python examples/benchmarks/bench_thin_plate.py            # everything
     python examples/benchmarks/bench_thin_plate.py --quick    # docs gallery: small sizes
-    python examples/benchmarks/bench_thin_plate.py --only fit # one section (fit, selection, routes)
+    python examples/benchmarks/bench_thin_plate.py --only fit # one section (fit, selection, routes, cost)
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ def section_fit(quick: bool) -> None:
     DALSVC = _intelex_svc()
     print("== 1. ThinPlateSVC().fit / SVC().fit, defaults, raw inputs (wall s, best of 3, one process) ==")
     print(f"{'set':>9} {'n':>5} {'d':>3} | {'TP s':>7} {'SVC s':>7} {'ratio':>6} {'CPU ratio':>9} | {'route':>9} "
-          f"{'iters':>6} {'nSV TP':>6} {'nSV SVC':>7} | {'oneDAL s':>8} {'TP/oneDAL':>9}")
+          f"{'iters':>6} {'SVC it':>6} {'nSV TP':>6} {'nSV SVC':>7} | {'oneDAL s':>8} {'TP/oneDAL':>9}")
     sets = [(name, min(n, 800)) for name, n in SETS] if quick else SETS
     worst, worst_cpu, worst_dal = 0.0, 0.0, 0.0
     for name, n in sets:
@@ -101,7 +106,8 @@ def section_fit(quick: bool) -> None:
             worst_dal = max(worst_dal, t_tp / t_d)
             dal = f"{t_d:>8.3f} {t_tp / t_d:>8.2f}x"
         print(f"{name:>9} {X.shape[0]:>5} {X.shape[1]:>3} | {t_tp:>7.3f} {t_sv:>7.3f} {ratio:>5.2f}x {cpu:>8.2f}x | "
-              f"{tp.solver_:>9} {tp.n_iter_:>6} {tp.support_.size:>6} {sv.support_.size:>7} | {dal}")  # fmt: skip
+              f"{tp.solver_:>9} {tp.n_iter_:>6} {int(sv.n_iter_[0]):>6} {tp.support_.size:>6} {sv.support_.size:>7} | "
+              f"{dal}")  # fmt: skip
     tail = "" if DALSVC is None else f"; / oneDAL SVC: {worst_dal:.2f}x"
     print(f"   worst ThinPlateSVC / SVC: {worst:.2f}x wall, {worst_cpu:.2f}x CPU{tail}")
     if DALSVC is None:
@@ -160,12 +166,56 @@ def section_routes(quick: bool) -> None:
         print(f"{name:>9} {X.shape[0]:>5} | {t1 - t0:>7.3f} {t2 - t1:>9.3f} {t3 - t2:>8.3f} | {gr:>11.1e} {ga:>10.1e}")
 
 
+def _column_ms(gram, cols: np.ndarray, batch: int) -> float:  # type: ignore[no-untyped-def]
+    """CPU ms a column of ``gram`` computed into its cache ``batch`` at a time (best of 3)."""
+    best = np.inf
+    for _ in range(3):
+        gram.clear_cache()
+        t0 = time.process_time()
+        for lo in range(0, cols.size, batch):
+            gram.ensure(np.sort(cols[lo : lo + batch]))
+        best = min(best, (time.process_time() - t0) / cols.size)
+    return 1e3 * best
+
+
+def section_cost(quick: bool) -> None:
+    from sdpkern.native.cpd import CPDWorkspace
+    from sdpkern.native.dual_svm import _one_blas_thread
+
+    print("\n== 4. the work: libsvm's SMO against the thin-plate dual's (defaults, the sets of section 1) ==")
+    print(f"{'set':>9} {'n':>5} {'d':>3} {'k':>3} | {'SVC steps':>9} {'nSV':>5} {'at C':>5} | {'TP steps':>8} "
+          f"{'nSV':>5} {'columns':>7} {'ahead':>11} | {'K_Xi 1':>6} {'K_Xi 8':>6} {'Phi 1':>6} {'Phi 8':>6} "
+          "(ms/col)")  # fmt: skip
+    sets = [(name, min(n, 800)) for name, n in SETS] if quick else SETS
+    for name, n in sets:
+        X, y = _keel(name, n)
+        sv = SVC().fit(X, y)
+        at_c = int(np.sum(np.abs(sv.dual_coef_) >= sv.C * (1 - 1e-9)))
+        tp = ThinPlateSVC()
+        Xs = X / tp._scale_of(X)
+        ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+        with _one_blas_thread():
+            ws = CPDWorkspace(tp._kernel(), Xs)
+            Q = ws.factor.Q
+            d = cpd_dual_svm(ws.reduced, Q, ypm, 1.0, polish="auto")
+            fetched, used = int(d.dual.certificate["columns_ahead"]), int(d.dual.certificate["columns_ahead_used"])
+            cols = np.random.default_rng(0).permutation(X.shape[0])[: min(400, X.shape[0])]
+            rk, phi = ws.reduced, KernelGram(tp._kernel(), Xs)
+            ms = [_column_ms(g, cols, b) for g in (rk, phi) for b in (1, 8)]
+        print(f"{name:>9} {X.shape[0]:>5} {X.shape[1]:>3} {Q.shape[1]:>3} | {int(sv.n_iter_[0]):>9} "
+              f"{sv.support_.size:>5} {at_c:>5} | {d.n_iter:>8} {np.count_nonzero(d.dual.alpha):>5} "
+              f"{int(d.dual.certificate['columns']):>7} "
+              f"{used:>5}/{fetched:<5} | {ms[0]:>6.3f} {ms[1]:>6.3f} {ms[2]:>6.3f} {ms[3]:>6.3f}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", choices=["fit", "selection", "routes"], default=None)
+    parser.add_argument("--only", choices=["fit", "selection", "routes", "cost"], default=None)
     args = parser.parse_args(argv)
-    for name, section in (("fit", section_fit), ("selection", section_selection), ("routes", section_routes)):
+    sections = (("fit", section_fit), ("selection", section_selection), ("routes", section_routes),
+                ("cost", section_cost))  # fmt: skip
+    for name, section in sections:
         if args.only in (None, name):
             section(args.quick)
 

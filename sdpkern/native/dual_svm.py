@@ -173,7 +173,8 @@ class DualSVMResult:
     certificate : dict
         "kkt_violation" (libsvm's maximal violating pair, margin units), "constraint_violation"
         (‖Uᵀ(y∘α)‖∞), "primal", "dual", "duality_gap" (primal − dual, relative to max(1, abs(primal))),
-        "outer_rounds", "columns" (kernel columns computed), "seconds".
+        "outer_rounds", "columns" (kernel columns computed), "columns_ahead" (of those, the ones
+        SMO computed ahead in batches), "columns_ahead_used" (and then asked for), "seconds".
     """
 
     alpha: Array
@@ -367,6 +368,8 @@ def dual_svm(
     res = _result(K, ya, alpha, e, Dd, upper, Cw, loss, cons, c_V, viol, feas, al.n_iter, al.rounds, tol, cols0, t0)
     if state.K is not K:  # the folded operator computed the columns
         res.certificate["columns"] += float(state.K.columns_computed + state.dropped_columns)
+    fetched, used = state.ahead()
+    res.certificate["columns_ahead"], res.certificate["columns_ahead_used"] = float(fetched), float(used)
     res.certificate["polished"] = float(polished)
     res.certificate["refined"] = float(refined)
     return res
@@ -413,7 +416,8 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
     was not yet the optimum's, the primal Newton method (Chapelle 2007,
     :func:`~sdpkern.native.primal_svm.primal_svm_kernel` from SMO's point) finishes. Otherwise
     SMO goes on towards ``tol`` for at most as many steps as the Newton finish would cost, and
-    Newton finishes if SMO has not (ski rental); after a Newton finish that does not settle, SMO
+    Newton finishes if SMO has not (ski rental: the bordered system on SMO's support, then the
+    primal Newton method if that support was not the optimum's); after a Newton finish that does not settle, SMO
     doubles its steps before the next try. An SMO step is priced at ``_NEWTON_FLOPS_PER_STEP``
     flops of Cholesky per point plus ``_STEP_FLOPS`` (its passes over the points are bound by
     memory, the factorisation by arithmetic). The counts are of steps and points, not of time,
@@ -432,7 +436,10 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         # vector of the squared hinge is free): exact when SMO's support is the optimum's, which
         # it usually is by then, at the price of one factorisation; else the full Newton method
         al.solve(_HINGE_EARLY_TOL, max_rounds=1)
-        if newton_in_steps() <= al.n_iter and (_polish_state(al, cons, tol) or _newton_finish(al, cons, C, w)):
+        last: list[Array] = []  # (the bordered system's last point: the Newton method's start)
+        if newton_in_steps() <= al.n_iter and (
+            _polish_state(al, cons, tol, last) or _newton_finish(al, cons, C, w, last)
+        ):
             return True
         stages = ()
     for early_tol in stages:  # (one round each: Newton needs SMO's support, not Vᵀu ≈ 0)
@@ -446,7 +453,10 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
         viol, feas = al.solve(tol, step_limit=al.n_iter + budget)
         if viol <= tol and _feasible(feas, st.y * st.alpha, al.z + al.rho * al.s, tol):
             return False
-        if _newton_finish(al, cons, C, w):
+        # the bordered system on SMO's support first, as after the loose round: after SMO's steps
+        # towards tol its support is usually the optimum's, and one factorisation then finishes
+        last = []
+        if _polish_state(al, cons, tol, last) or _newton_finish(al, cons, C, w, last):
             return True
         # Newton did not settle: SMO goes on at least as many steps as it has taken so far before
         # the next try (the failed tries then cost at most what SMO does, however many there are)
@@ -456,17 +466,25 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
     return False
 
 
-def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array) -> bool:
+def _newton_finish(
+    al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Array, start: list[Array] | None = None
+) -> bool:
     """The primal Newton method on the squared hinge from SMO's point (α, and the unpenalised part
-    b + V c_V of its multipliers), on SMO's operator K + ρVVᵀ: its optimum is the problem's, as
-    Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator set settled."""
+    b + V c_V of its multipliers), or from ``start`` (α, [b, c_V]: the last point of a bordered
+    system that did not settle, :func:`_polish`), on SMO's operator K + ρVVᵀ: its optimum is the
+    problem's, as Vᵀu = 0 there. Sets the state to the optimum and returns True when the violator
+    set settled."""
     st = al.state
     ya, alpha = st.y, st.alpha
     n = st.K.n
     V = cons.V
-    e = ya - st.v
-    c_V = al.z + al.rho * al.s
-    b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
+    if start:
+        alpha, c = start
+        b, c_V = (float(c[0]), c[1:]) if cons.pair else (0.0, c)
+    else:
+        e = ya - st.v
+        c_V = al.z + al.rho * al.s
+        b = _intercept(ya, alpha, e, st.upper) if cons.pair else 0.0
     W = _unpenalized_block(cons, n)
     poly = b + V @ c_V if V.shape[1] else np.full(n, b)
     c0 = np.asarray(np.linalg.lstsq(W, poly, rcond=None)[0], dtype=np.float64) if W.shape[1] else np.zeros(0)
@@ -488,13 +506,13 @@ def _newton_finish(al: _AugmentedLagrangian, cons: _Constraints, C: float, w: Ar
     return True
 
 
-def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float) -> bool:
+def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float, last: list[Array] | None = None) -> bool:
     """:func:`_polish` from the core's state, which it then holds when it succeeds (returned).
 
     On K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
     bordered system enforces Vᵀu = 0."""
     st = al.state
-    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol)
+    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol, last)
     if out is None:
         return False
     st.alpha[:], e, al.z, _ = out
@@ -614,7 +632,8 @@ def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) 
 
 
 def _polish(
-    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float
+    K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float,
+    last: list[Array] | None = None,
 ) -> tuple[Array, Array, Array, float] | None:
     """Finite-Newton steps from SMO's active set (004's Newton system; 000 eq. 17 on K_Ξ).
 
@@ -624,7 +643,8 @@ def _polish(
     k × k Schur complement. Points whose α leaves the box are moved to the bound, points at a
     bound that violate the KKT conditions by more than ``tol`` join F, for at most 5 rounds. The
     result is accepted only with no KKT violation above 1e-9 left: it is then optimal to
-    round-off. ``None`` otherwise (singular K_FF, e.g. repeated points with the hinge loss).
+    round-off. ``None`` otherwise (singular K_FF, e.g. repeated points with the hinge loss);
+    ``last`` (a list) then holds the last point solved with a kept factor (α ≥ 0, [b, c_V]).
     """
     n = ya.shape[0]
     W = np.hstack([np.ones((n, 1)), cons.V]) if cons.pair else cons.V
@@ -636,7 +656,7 @@ def _polish(
     factor = _SupportFactor(K, ya, Dd, W) if not np.any(np.isfinite(upper) & (upper > 0)) else None
     for _ in range(5):
         if factor is not None:
-            step = _newton_step_kept(factor, ya, a_new, free)
+            step = _newton_step_kept(factor, ya, a_new, free, last)
         else:
             step = _newton_step(K, ya, a_new, free, upper, Dd, W)
         if step is None:
@@ -701,10 +721,12 @@ def _newton_step(
 
 
 def _newton_step_kept(
-    factor: _SupportFactor, ya: Array, alpha: Array, free: NDArray[np.bool_]
+    factor: _SupportFactor, ya: Array, alpha: Array, free: NDArray[np.bool_], last: list[Array] | None = None
 ) -> tuple[Array, Array] | None:
     """:func:`_newton_step` without upper bounds (squared hinge), on a kept factor of K_FF + D_F:
-    the points whose α turns negative are pinned at 0 by multipliers instead of refactorising."""
+    the points whose α turns negative are pinned at 0 by multipliers instead of refactorising.
+    ``last`` (a list) receives each solved point (α clipped at 0, c), also when the rounds do not
+    settle: a start for the primal Newton method."""
     a = np.where(free, alpha, 0.0)
     for _ in range(8):
         F = np.flatnonzero(free)
@@ -719,6 +741,8 @@ def _newton_step_kept(
             return None
         low = aF < 0
         a[F] = np.maximum(aF, 0.0)
+        if last is not None:
+            last[:] = [a.copy(), np.asarray(c, dtype=np.float64)]
         if not np.any(low):
             return a, c
         free[F[low]] = False
@@ -733,7 +757,8 @@ def _interpolating(K: GramOperator, ya: Array, cons: _Constraints, t0: float) ->
     coef = cons.coefficients(ya) if U.shape[1] else np.zeros(0)
     intercept = float(np.mean(ya - U @ coef)) if cons.pair else 0.0
     cert = {"kkt_violation": 0.0, "constraint_violation": 0.0, "primal": 0.0, "dual": 0.0, "duality_gap": 0.0,
-            "outer_rounds": 0.0, "columns": 0.0, "seconds": time.perf_counter() - t0, "polished": 0.0}  # fmt: skip
+            "outer_rounds": 0.0, "columns": 0.0, "columns_ahead": 0.0, "columns_ahead_used": 0.0,
+            "seconds": time.perf_counter() - t0, "polished": 0.0}  # fmt: skip
     return DualSVMResult(np.zeros(n), np.zeros(n), intercept, coef, ya.copy(), "optimal", 0, cert)
 
 

@@ -288,6 +288,7 @@ class SMOState:
         self.active = np.arange(self.l, dtype=np.intp)
         self.n_iter = 0
         self.dropped_columns = 0  # computed by operators since replaced (:meth:`set_operator`)
+        self.dropped_ahead = (0, 0)  # their columns computed ahead, and of those asked for
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + D)
         self.v = np.empty(self.l)
         self.reconstruct()
@@ -322,12 +323,23 @@ class SMOState:
         the caller knows it (a low-rank change): v then follows exactly on every variable without
         the new operator's columns; else v is recomputed from them."""
         self.dropped_columns += self.K.columns_computed
+        fetched, used = self.ahead()
+        self.dropped_ahead = (fetched, used)
         self.K = K
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + self.D)
         if change is None:
             self.reconstruct()
         else:
             self.v -= change[self.kidx]
+
+    def ahead(self) -> tuple[int, int]:
+        """(columns SMO computed ahead, how many of them it then asked for) over this solve's
+        operators (``sdpkern._svmcore.ahead``)."""
+        cache = self.K._cache_obj
+        fetched, used = self.dropped_ahead
+        if cache is None:
+            return fetched, used
+        return fetched + int(cache.ahead_fetched), used + int(cache.ahead_used)
 
     def violation(self) -> float:
         """The stopping quantity on every variable (module docstring)."""
