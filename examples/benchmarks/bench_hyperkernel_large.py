@@ -31,6 +31,9 @@ scikit-learn model a user would tune instead (3-fold grid, 5 × 5 over γ and th
   certificate only);
 * ``all``: the five above and ``svc`` (the default: ``HyperkernelSVC()`` vs ``SVC`` over 7 × 6).
 
+``--sets classif10`` is a seeded ``make_classification`` draw (10 features), a set none of this
+code was tuned on.
+
 The ``1sd`` column says whether the hyperkernel's mean is within one standard deviation (over the
 splits) of the tuned model's; for AUC larger is better, for error and MSE smaller.
 
@@ -65,11 +68,20 @@ import numpy as np
 N_TEST = 2000
 #: Smallest test part of a KEEL copy without a generator (banana at m = 5000: 300 points).
 MIN_TEST = 300
-SYNTHETIC = ("twonorm", "ringnorm")
+SYNTHETIC = ("twonorm", "ringnorm", "classif10")
 
 
 def synthetic(name: str, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Breiman's twonorm / ringnorm (20-D Gaussians), seeded."""
+    """Breiman's twonorm / ringnorm (20-D Gaussians), or ``classif10``: scikit-learn's
+    ``make_classification`` (10 features, 5 informative and 2 redundant, 3 % of the labels
+    flipped: a set none of this code was tuned on), seeded."""
+    if name == "classif10":
+        from sklearn.datasets import make_classification
+
+        Xc, yc = make_classification(
+            n_samples=m, n_features=10, n_informative=5, n_redundant=2, flip_y=0.03, random_state=seed
+        )
+        return Xc, (2 * yc - 1).astype(float)
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, m) * 2 - 1
     if name == "twonorm":
@@ -83,16 +95,16 @@ def data(name: str, m: int, seed: int) -> tuple[np.ndarray, ...] | None:
     """(X_train, y_train, X_test, y_test, source) or None when no source has m + MIN_TEST points.
 
     The KEEL copy when it has m + N_TEST points (or, for banana, at least m + MIN_TEST: the test
-    part is then the rest), else a synthetic draw (twonorm, ringnorm). Inputs are standardised
-    on the training part.
+    part is then the rest), else a synthetic draw (twonorm, ringnorm; classif10 has no KEEL
+    copy). Inputs are standardised on the training part.
     """
     from sdpkern.datasets import load_keel
 
-    d = load_keel(name)
-    n_test = min(N_TEST, d.X.shape[0] - m)
-    if n_test >= N_TEST or (n_test >= MIN_TEST and name not in SYNTHETIC):
-        idx = np.random.default_rng(seed).permutation(d.X.shape[0])
-        X, y, src = d.X[idx], d.y[idx], "keel"
+    keel = None if name == "classif10" else load_keel(name)
+    n_test = 0 if keel is None else min(N_TEST, keel.X.shape[0] - m)
+    if keel is not None and (n_test >= N_TEST or (n_test >= MIN_TEST and name not in SYNTHETIC)):
+        idx = np.random.default_rng(seed).permutation(keel.X.shape[0])
+        X, y, src = keel.X[idx], keel.y[idx], "keel"
     elif name in SYNTHETIC:
         X, y = synthetic(name, m + N_TEST, seed)
         src, n_test = "synthetic", N_TEST
