@@ -167,6 +167,36 @@ cdef void _column_products(
             cnt = 0
 
 
+cdef object _columns(
+    const double[:, ::1] XT, const double[:, ::1] Xc, const double[::1] inv_w, const double[:, :, ::1] A,
+    double lam, const double[::1] inv_c, const long[::1] squarings, const double[::1] scale_w, bint summed,
+):
+    """The columns of :func:`ard_columns` (``summed``: an array (1, p, k, n)) or of
+    :func:`ard_scale_columns` (an array (S, p, k, n)), one pass of :func:`_column_products` per
+    column point. Each entry is added to 0 in the order of the scales, so a single scale gives the
+    same bits either way."""
+    cdef Py_ssize_t p = A.shape[2], n = XT.shape[1], n_sc = inv_c.shape[0], nk = Xc.shape[0]
+    cdef Py_ssize_t j, s, l, r, c, so
+    cdef double tail = pow(1.0 - lam, <double>(XT.shape[0] % 64))
+    out_arr = np.zeros((1 if summed else n_sc, p, nk, n))
+    cdef double[:, :, :, ::1] out = out_arr
+    cdef double[:, ::1] den = np.empty((n_sc * p, n))
+    cdef double[:, ::1] prod = np.empty((n_sc * p, n))
+    cdef double[::1] E = np.empty(n)
+    if Xc.shape[1] != XT.shape[0]:
+        raise ValueError("Xc and XT have different numbers of features")
+    with nogil:
+        for c in range(nk):
+            _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E)
+            for s in range(n_sc):
+                so = 0 if summed else s
+                for l in range(p):
+                    r = s * p + l
+                    for j in range(n):
+                        out[so, l, c, j] += prod[r, j] * (scale_w[s] * tail / den[r, j])
+    return out_arr
+
+
 def ard_columns(
     const double[:, ::1] XT, const double[:, ::1] Xc, const double[::1] inv_w, const double[:, :, ::1] A,
     double lam, const double[::1] inv_c, const long[::1] squarings, const double[::1] scale_w,
@@ -178,25 +208,7 @@ def ard_columns(
     a time (a serial chain of d multiplications per scale), here the points run innermost
     (:func:`_column_products`). The same sums and 64-factor chunks as :func:`ard_block`.
     """
-    cdef Py_ssize_t p = A.shape[2], n = XT.shape[1], n_sc = inv_c.shape[0], nk = Xc.shape[0]
-    cdef Py_ssize_t j, s, l, r, c
-    cdef double tail = pow(1.0 - lam, <double>(XT.shape[0] % 64))
-    out_arr = np.zeros((p, nk, n))
-    cdef double[:, :, ::1] out = out_arr
-    cdef double[:, ::1] den = np.empty((n_sc * p, n))
-    cdef double[:, ::1] prod = np.empty((n_sc * p, n))
-    cdef double[::1] E = np.empty(n)
-    if Xc.shape[1] != XT.shape[0]:
-        raise ValueError("Xc and XT have different numbers of features")
-    with nogil:
-        for c in range(nk):
-            _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E)
-            for s in range(n_sc):
-                for l in range(p):
-                    r = s * p + l
-                    for j in range(n):
-                        out[l, c, j] += prod[r, j] * (scale_w[s] * tail / den[r, j])
-    return out_arr
+    return _columns(XT, Xc, inv_w, A, lam, inv_c, squarings, scale_w, True)[0]
 
 
 def ard_scale_columns(
@@ -207,23 +219,4 @@ def ard_scale_columns(
     point of XT (d, n), unsummed: an array (S, p, k, n). The widths of a dictionary's relevance
     vector are its scales (one pass of :func:`_column_products` computes them all); with a single
     scale the entries are those of :func:`ard_columns`, bit for bit."""
-    cdef Py_ssize_t p = A.shape[2], n = XT.shape[1], n_sc = inv_c.shape[0], nk = Xc.shape[0]
-    cdef Py_ssize_t j, s, l, r, c
-    cdef double tail = pow(1.0 - lam, <double>(XT.shape[0] % 64))
-    out_arr = np.empty((n_sc, p, nk, n))
-    cdef double[:, :, :, ::1] out = out_arr
-    cdef double[:, ::1] den = np.empty((n_sc * p, n))
-    cdef double[:, ::1] prod = np.empty((n_sc * p, n))
-    cdef double[::1] E = np.empty(n)
-    if Xc.shape[1] != XT.shape[0]:
-        raise ValueError("Xc and XT have different numbers of features")
-    with nogil:
-        for c in range(nk):
-            _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E)
-            for s in range(n_sc):
-                for l in range(p):
-                    r = s * p + l
-                    for j in range(n):
-                        out[s, l, c, j] = prod[r, j] * (scale_w[s] * tail / den[r, j])
-    return out_arr
-
+    return _columns(XT, Xc, inv_w, A, lam, inv_c, squarings, scale_w, False)
