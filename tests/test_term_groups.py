@@ -119,3 +119,28 @@ def test_training_decisions_from_the_solve_match_the_model(estimator, monkeypatc
     assert clf.status_ == "optimal"
     assert seen["decision"] is not None
     np.testing.assert_allclose(seen["decision"], clf.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("cached_columns", [60, 45, 20])
+def test_master_quadratics_from_partly_cached_terms_match_the_pair_pass(cached_columns):
+    """½uᵀK_l u from the caches plus one pass over the missing columns (caches holding all of the
+    support, most of it, or less than half) against the pass over the support's pairs (1e-12)."""
+    from sdpkern.kernels.hyperkernel_terms import term_quadratics
+    from sdpkern.native.hyperkernel_master import _CSVCFamily, _Master, _master_options
+
+    hk, B, X = _basis()
+    m = X.shape[0]
+    rng = np.random.default_rng(1)
+    y = np.where(rng.random(m) > 0.5, 1.0, -1.0)
+    opts = _master_options(B, B.size, 8 * m * cached_columns * 2 * B.size, 1e-7, 10**6, 1)
+    master = _Master(B, _CSVCFamily(y), 1.0, opts)
+    terms = np.arange(B.size)
+    ops = [master.term_op(int(l)) for l in terms]
+    assert ops[0].cache.capacity == cached_columns
+    u = np.zeros(m)
+    u[:50] = rng.normal(size=50)  # a support of 50 points
+    for op in ops[::2]:  # half the terms hold the first 40 of them, or what fits
+        op.ensure(np.arange(min(40, cached_columns)))
+    got = master.quadratics(terms, u)
+    want = term_quadratics(hk, B.features, X, u)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)

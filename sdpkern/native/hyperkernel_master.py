@@ -352,6 +352,42 @@ class _Master:
         ops = term_grams(self.B.hyperkernel, self.B.features[terms], Xw, cache_bytes=budget // (2 * terms.size))
         return learned_gram(ops, weights, cache_bytes=budget // 2)
 
+    def quadratics(self, terms: NDArray[np.intp], u: Array) -> Array:
+        """½ uᵀK_l u for ``terms``, from the columns of u's support S the terms' caches hold.
+
+        A term whose cache holds every column of S: additions. A dictionary's terms whose caches
+        miss at most half of S: the missing columns' rows in S by one pass per relevance vector,
+        |missing|·|S| entries. Otherwise one pass over S's pairs per relevance vector,
+        |S|²/2 entries (:func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`).
+        """
+        nz = np.flatnonzero(u)
+        un = u[nz]
+        ops = [self.term_op(int(l)) for l in terms]
+        have = [op.cached(nz) for op in ops]
+        if all(bool(h.all()) for h in have):
+            return np.array([0.5 * float(un @ op.matvec(u, rows=nz)) for op in ops])
+        if any(op.group is None for op in ops) or 2 * max(int((~h).sum()) for h in have) > nz.size:
+            B = self.B
+            return term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])
+        out = np.empty(len(ops))
+        by_group: dict[int, list[int]] = {}
+        for k, op in enumerate(ops):
+            by_group.setdefault(id(op.group), []).append(k)
+        for ks in by_group.values():
+            group = ops[ks[0]].group
+            assert group is not None
+            missing = np.logical_or.reduce([~have[k] for k in ks])
+            blk = group.scale_columns(nz, nz[missing]) if missing.any() else None  # (S, |missing|, |S|)
+            for k in ks:
+                op, h = ops[k], have[k]
+                cols = np.ascontiguousarray(nz[h])
+                Ku = op.cache.weighted_sum(cols, np.ascontiguousarray(un[h]))[nz]  # K_l[S, cached] u
+                if blk is not None:
+                    mine = ~h[missing]  # of the group's missing columns, those this term lacks
+                    Ku += blk[op.group_index][mine].T @ un[missing][mine]
+                out[k] = 0.5 * float(un @ Ku)
+        return out
+
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
         """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
         and the cut's slopes c·q_l over ``terms``, warm-started from ``alpha0``."""
@@ -363,13 +399,7 @@ class _Master:
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
             q = np.array([0.5 * float(u @ sol.Ku)])
         else:
-            nz = np.flatnonzero(u)
-            ops = [self.term_op(int(l)) for l in terms]
-            if all(bool(np.all(op.cached(nz))) for op in ops):  # additions over the terms' caches
-                q = self.c * np.array([0.5 * float(u[nz] @ op.matvec(u, rows=nz)) for op in ops])
-            else:  # one compiled pass over the support's pairs per relevance vector
-                B = self.B
-                q = self.c * term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])
+            q = self.c * self.quadratics(terms, u)
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q)
 
