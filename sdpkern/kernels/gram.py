@@ -755,7 +755,7 @@ class SumGram(GramOperator):
 
     def _shared(self) -> tuple[list[_Term], list[tuple[Any, list[tuple[GramOperator, float]]]]]:
         """The terms of nonzero weight: those on their own, and those whose ``group`` computes
-        their columns and outputs together (the widths of a hyperkernel dictionary's relevance
+        their columns together (the widths of a hyperkernel dictionary's relevance
         vector, :class:`~sdpkern.kernels.hyperkernel_terms.TermGroup`), by group."""
         alone: list[_Term] = []
         shared: dict[int, tuple[Any, list[tuple[GramOperator, float]]]] = {}
