@@ -76,7 +76,7 @@ NATIVE_MAX_PAIRS = 5000
 #: solver_options the native master accepts.
 _NATIVE_OPTIONS = frozenset(
     {"tol", "max_rounds", "max_steps", "time_limit", "cache_bytes", "smo_tol", "n_jobs", "working_set",
-     "working_set_cache_bytes"}
+     "working_set_cache_bytes", "newton_points"}
 )  # fmt: skip
 
 #: ρ of ``lambda_Q="auto"`` for the dictionary hyperkernel's C-SVM (:meth:`HyperkernelSVC._auto_lambda_Q`).
@@ -130,8 +130,10 @@ class _HyperkernelBase(SdpkernEstimator):
         backend; the native route takes ``tol`` (relative gap, 1e-6), ``max_rounds``,
         ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
         for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
-        points, 30,000, each SVM solve is a decomposition over working sets of about that size)
-        and ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB).
+        points, 30,000, each SVM solve is a decomposition over working sets of about that size),
+        ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB) and ``newton_points``
+        (Newton β steps while at most this many inner variables are free, 8000; 0 for the level
+        bundle's steps only).
     random_state : int or None, default=0
         Seeds the random sample of the width rule.
     solver : {"auto", "conic", "native"}, default="auto"

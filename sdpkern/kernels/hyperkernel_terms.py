@@ -388,6 +388,12 @@ class TermGroup:
                 acc += w * blk[op.group_index]
             out_t[pos] += acc
 
+    def row_blocks(self, rows: Index, cols: Index) -> Iterator[tuple[Index, Array]]:
+        """Every member's K[rows, cols] by chunks of rows: pairs (positions in ``rows``, an array
+        (S, len(positions), len(cols))) within the block budget, nothing cached."""
+        parts = [np.arange(rows.size)[part] for part in self._chunks(rows, cols.size)]
+        yield from zip(parts, self._map(lambda pos: self.scale_columns(cols, rows[pos]), parts))
+
     def _map(self, f: Callable[[Index], Array], parts: list[Index]) -> Iterator[Array]:
         """f over ``parts``, in ``n_jobs`` threads when there are several (the compiled loops
         release the GIL), in order."""

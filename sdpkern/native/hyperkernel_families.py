@@ -65,7 +65,16 @@ from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, SumGram
 from ..kernels.hyperkernel_terms import TermGram, learned_block, term_block
 from ..kernels.lowrank import HyperkernelBasis
-from .hyperkernel_master import InnerSolution, MasterFamily, NativeMasterResult, Restrict, _check_labels, solve_master
+from .hyperkernel_master import (
+    Curvature,
+    InnerSolution,
+    MasterFamily,
+    NativeMasterResult,
+    Restrict,
+    _check_labels,
+    _free,
+    solve_master,
+)
 
 __all__ = [
     "hyperkernel_nusvm_native",
@@ -134,6 +143,11 @@ class _NuSVCFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return self.y * inner.alpha
+
+    def curvature(self, alpha: Array) -> Curvature:
+        F = np.flatnonzero(_free(alpha, 1.0 / self.m))
+        yF = self.y[F]
+        return Curvature(F, yF, np.zeros(F.size), None, np.vstack([yF, np.ones(F.size)]))
 
 
 class _OnesGram(GramOperator):
@@ -222,6 +236,11 @@ class _L2SVCFamily(MasterFamily):
     def coef(self, inner: InnerSolution) -> Array:
         return self.y * inner.alpha
 
+    def curvature(self, alpha: Array) -> Curvature:
+        F = np.flatnonzero(alpha > 0.0)  # no upper bound
+        yF = self.y[F]
+        return Curvature(F, yF, self.diag[F], yF, np.zeros((0, F.size)))
+
 
 @dataclass
 class _OneClassFamily(MasterFamily):
@@ -257,6 +276,10 @@ class _OneClassFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha
+
+    def curvature(self, alpha: Array) -> Curvature:
+        F = np.flatnonzero(_free(alpha, 1.0 / (self.nu * self.m)))
+        return Curvature(F, np.full(F.size, np.sqrt(self.nu)), np.zeros(F.size), None, np.ones((1, F.size)))
 
 
 @dataclass
@@ -317,6 +340,16 @@ class _NuSVRFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha[self.m :] - inner.alpha[: self.m]
+
+    def curvature(self, alpha: Array) -> Curvature:
+        m = self.m
+        F = np.flatnonzero(_free(alpha, self.C))
+        star = F >= m  # α* multiplies +u, α −u
+        signs = np.where(star, 1.0, -1.0) / float(np.sqrt(self.C * m))
+        rows = [np.where(star, -1.0, 1.0)]  # 1ᵀα = 1ᵀα*
+        if float(alpha.sum()) >= self.C * self.nu * m * (1 - 1e-9):  # the tube's inequality binds
+            rows.append(np.ones(F.size))
+        return Curvature(F % m, signs, np.zeros(F.size), None, np.vstack(rows))
 
 
 @dataclass
@@ -392,6 +425,10 @@ class _AlignmentFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha
+
+    def curvature(self, alpha: Array) -> Curvature:
+        """Every variable is free (A is the whole space), −∇²q = εI."""
+        return Curvature(np.arange(self.m), np.ones(self.m), np.full(self.m, self.ridge), None, np.zeros((0, self.m)))
 
 
 def _dense(gram: GramOperator) -> Array:

@@ -70,6 +70,7 @@ from ..kernels.hyperkernel_terms import (
     learned_block,
     learned_gram,
     quadratic_bounds,
+    term_block,
     term_grams,
     term_quadratics,
 )
@@ -89,6 +90,11 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
+
+#: Newton β steps while at most this many variables of the inner maximiser are free: the
+#: Hessian's f × f bordered matrix (docs/hyperkernel_derivations.md §1.7) then stays within
+#: 512 MB, and its factorisation (f³/3 flops) within about one inner solve at m = 10,000
+NEWTON_POINTS = 8000
 
 
 @dataclass
@@ -184,6 +190,43 @@ class InnerSolution:
     extras: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Curvature:
+    """Where the inner maximiser is a smooth function of β: its free variables and the equalities
+    binding them (:meth:`MasterFamily.curvature`).
+
+    With the variables at their bounds held, the free ones α_F maximise
+    q(α) − ½ u(α)ᵀK(β)u(α) subject to ``equalities``·α_F = const, u = Tα with T_{ij} = ``signs``_j
+    when i = ``points``_j. Their KKT system gives D's Hessian in β (docs/hyperkernel_derivations.md
+    §1.7): ∂²D/∂β_l∂β_k = v_lᵀ N v_k with v_l = T_Fᵀ K_l u and N the free block of the inverse
+    of the bordered matrix [[M, Eᵀ], [E, 0]], M = T_Fᵀ K(β) T_F − ∇²q on F.
+
+    Attributes
+    ----------
+    points : ndarray of int (f,)
+        The training point of each free variable.
+    signs : ndarray (f,)
+        Its entry of T (u_{points_j} gains signs_j·α_j).
+    diag : ndarray (f,)
+        The diagonal of −∇²q on F (zeros for the families whose q is linear).
+    rank_one : ndarray (f,) or None
+        w with −∇²q = diag + wwᵀ on F (the L2-SVM's penalised bias), or None.
+    equalities : ndarray (k, f)
+        The rows of A's equalities on F (k = 0, 1 or 2).
+    """
+
+    points: NDArray[np.intp]
+    signs: Array
+    diag: Array
+    rank_one: Array | None
+    equalities: Array
+
+
+def _free(alpha: Array, upper: float | Array) -> NDArray[np.bool_]:
+    """Variables strictly inside [0, upper] (the tolerance of :func:`_offset`)."""
+    return (alpha > 1e-12 * upper) & (alpha < upper * (1 - 1e-12))
+
+
 class MasterFamily:
     """One formulation's inner problem D(β) = max_{α ∈ A} q(α) − Σ_l β_l ½u(α)ᵀK_l u(α) (module docstring).
 
@@ -224,6 +267,11 @@ class MasterFamily:
     def coef(self, inner: InnerSolution) -> Array:
         """The expansion coefficients c of the model f(x) = Σ_j c_j k(x, x_j) − offset."""
         raise NotImplementedError
+
+    def curvature(self, alpha: Array) -> Curvature | None:
+        """The free variables of the maximiser ``alpha`` and their equalities (:class:`Curvature`),
+        or None where the master should not take Newton steps (the default)."""
+        return None
 
 
 def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
@@ -283,6 +331,11 @@ class _CSVCFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return self.y * inner.alpha
+
+    def curvature(self, alpha: Array) -> Curvature:
+        F = np.flatnonzero(_free(alpha, np.broadcast_to(self.box, alpha.shape)))
+        yF = self.y[F]
+        return Curvature(F, yF, np.zeros(F.size), None, yF[None, :])
 
 
 @dataclass(frozen=True)
@@ -387,6 +440,71 @@ class _Master:
                     Ku += blk[op.group_index][mine].T @ un[missing][mine]
                 out[k] = 0.5 * float(un @ Ku)
         return out
+
+    def free_blocks(self, terms: NDArray[np.intp], beta: Array, u: Array, F: NDArray[np.intp], K: Array) -> Array:
+        """(K_l u)[F] for ``terms`` (an array (len(F), len(terms))), and K(β)[F, F] (β = cβ') added
+        to ``K``, from one pass over the rows F and the columns of u's support and F: for a
+        dictionary one compiled pass per relevance vector, nothing cached."""
+        cols = np.union1d(np.flatnonzero(u), F)
+        uc = np.ascontiguousarray(u[cols])
+        at = np.searchsorted(cols, F)  # F's columns among cols
+        ops = [self.term_op(int(l)) for l in terms]
+        V = np.empty((F.size, len(ops)))
+        groups: dict[int, list[int]] = {}
+        plain = [k for k, op in enumerate(ops) if op.group is None]
+        for k, op in enumerate(ops):
+            if op.group is not None:
+                groups.setdefault(id(op.group), []).append(k)
+        step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
+        for lo in range(0, F.size if plain else 0, step):
+            rows = F[lo : lo + step]
+            blk = term_block(self.B.hyperkernel, self.B.features[terms[plain]], self.B.X[rows], self.B.X[cols])
+            for b, k in zip(blk, plain):
+                V[lo : lo + rows.size, k] = b @ uc
+                K[lo : lo + rows.size] += self.c * beta[k] * b[:, at]
+        for ks in groups.values():
+            group = ops[ks[0]].group
+            assert group is not None
+            for pos, blk in group.row_blocks(F, cols):
+                for k in ks:
+                    b = blk[ops[k].group_index]
+                    V[pos, k] = b @ uc
+                    K[pos] += self.c * beta[k] * b[:, at]
+        return V
+
+    def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
+        """D's Hessian in β' over ``terms`` at ``point`` (:class:`Curvature`), or None when the
+        family gives none, no variable is free, or more than ``opts["newton_points"]`` are (its
+        dense f × f factorisation would cost more than the β steps it saves)."""
+        import warnings
+
+        from scipy.linalg import LinAlgError, LinAlgWarning, solve
+        from threadpoolctl import threadpool_limits
+
+        cv = self.family.curvature(point.inner.alpha)
+        if cv is None or cv.points.size == 0 or cv.points.size > self.opts["newton_points"]:
+            return None
+        F, t, E = cv.points, cv.signs, cv.equalities
+        f, k = F.size, E.shape[0]
+        kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
+        M = kkt[:f, :f]
+        V = t[:, None] * self.free_blocks(terms, point.beta, point.inner.u, F, M)  # v_l = T_Fᵀ K_l u
+        M *= t[:, None]
+        M *= t[None, :]
+        M[np.diag_indices(f)] += cv.diag
+        if cv.rank_one is not None:
+            M += np.outer(cv.rank_one, cv.rank_one)
+        kkt[:f, f:], kkt[f:, :f] = E.T, E
+        rhs = np.vstack([V, np.zeros((k, V.shape[1]))])
+        with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"), warnings.catch_warnings():
+            warnings.simplefilter("error", LinAlgWarning)
+            try:
+                X = solve(kkt, rhs, assume_a="sym", overwrite_a=True, check_finite=False)
+            except (LinAlgError, LinAlgWarning):
+                # free variables with (nearly) dependent kernel columns: the least-norm solution
+                X = np.linalg.lstsq(kkt, rhs, rcond=1e-12)[0]
+        H = self.c * self.c * (V.T @ X[:f])
+        return 0.5 * (H + H.T)
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
         """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
@@ -538,6 +656,26 @@ def _level_step(a: Array, Q: Array, Ls: Array, reg: _Regulariser, center: Array,
     return bv / bv.sum() if bv.sum() > 0 else None
 
 
+def _newton_step(q: Array, center: Array, H: Array, Ls: Array, reg: _Regulariser) -> Array | None:
+    """argmin_{β ∈ Δ_S} −qᵀβ + ½(β − β̂)ᵀH(β − β̂) + R(β): D's quadratic model at β̂ (slopes q,
+    curvature H) plus the exact regulariser."""
+    n = center.shape[0]
+    cone = _cone_of(reg)
+    nx = n + int(cone is not None)  # (β[, t])
+    P = np.zeros((nx, nx))
+    P[:n, :n] = H
+    c = np.zeros(nx)
+    c[:n] = -q - H @ center
+    if cone is not None:
+        c[n] = reg.weight
+    s = _data_scale(P, c)
+    out = _simplex_socp(n, c / s, np.zeros((0, nx)), np.zeros(0), Ls, cone, P=P / s)
+    if out is None:
+        return None
+    bv = np.clip(np.asarray(out[0].x, dtype=np.float64)[:n], 0.0, None)
+    return bv / bv.sum() if bv.sum() > 0 else None
+
+
 def _reduced_gradients(q: Array, L: Array, beta: Array, reg: _Regulariser) -> Array:
     """Per term, (q_l − ∂_l R) − Σ_k β_k (q_k − ∂_k R) at β (q the cut's slopes c·q_l).
 
@@ -586,6 +724,7 @@ def solve_master(
     n_jobs: int = 1,
     working_set: int = WORKING_SET,
     working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
+    newton_points: int = NEWTON_POINTS,
 ) -> NativeMasterResult:
     """A hyperkernel SOCP form (002 eqs. 3.8-3.13) by constraint generation with a native master.
 
@@ -632,6 +771,11 @@ def solve_master(
         :func:`~sdpkern.native.svm_core.solve_qp`), whose SMO gets a column cache of
         ``working_set_cache_bytes`` (columns of abs(W) entries: the default holds those of
         12,800 support vectors at abs(W) = 30,000).
+    newton_points : int
+        The β step is a Newton step on D's exact Hessian (:class:`Curvature`,
+        docs/hyperkernel_derivations.md §1.7) while the inner maximiser has at most this many free
+        variables (its cost: a dense factorisation of that size), a level-bundle step otherwise
+        and after a Newton step that did not lower J; 0 for level steps only.
 
     Returns
     -------
@@ -642,12 +786,13 @@ def solve_master(
         {"initial_terms": initial_terms, "add_per_round": add_per_round, "max_rounds": max_rounds,
          "max_steps": max_steps, "working_set": working_set, "working_set_cache_bytes": working_set_cache_bytes},
     )  # fmt: skip
+    newton_points = check_integer(newton_points, "newton_points", 0)
     t0 = time.perf_counter()
     p = basis.size
     terms = np.arange(min(n["initial_terms"], p))
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
-             "working_set_rounds": 100}  # fmt: skip
+             "working_set_rounds": 100, "newton_points": newton_points}  # fmt: skip
     master = _Master(basis, family, float(lambda_Q), opts)
     best = master.inner(terms, np.full(terms.size, 1.0 / terms.size), None)
     cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha)]
@@ -662,7 +807,15 @@ def solve_master(
             limits = (inner_tol, n["max_steps"], t0, time_limit)
             best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
             J = best.J
-            lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, tol * max(1.0, abs(J)))
+            margin = tol * max(1.0, abs(J))
+            lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, margin)
+            if J - lower > margin:
+                # after Newton steps the cuts are few and the aggregate a poor dual point; the best
+                # point's own maximiser is the dual optimum where D is smooth (the L2-SVM, the
+                # alignment): its bound when it is the higher
+                own, _, own_omitted = _certify(master, terms, best.beta, best.inner.alpha, lower, cuts, margin)
+                if own > lower:
+                    lower, omitted = own, own_omitted
             gap = max(J - lower, 0.0) / max(1.0, abs(J))
             worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
             history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
@@ -717,6 +870,7 @@ def hyperkernel_csvm_native(
     n_jobs: int = 1, sample_weight: Array | None = None,
     working_set: int = WORKING_SET,
     working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
+    newton_points: int = NEWTON_POINTS,
 ) -> NativeMasterResult:
     """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
 
@@ -737,7 +891,7 @@ def hyperkernel_csvm_native(
     lambda_Q : float
         λ_Q of 002 eq. (3.8).
     tol, initial_terms, add_per_round, max_rounds, max_steps, smo_tol, smo_max_iter, cache_bytes, time_limit,
-    progress, n_jobs, working_set, working_set_cache_bytes
+    progress, n_jobs, working_set, working_set_cache_bytes, newton_points
         As :func:`solve_master` (``smo_tol`` in margin units).
 
     Returns
@@ -752,7 +906,7 @@ def hyperkernel_csvm_native(
         basis, family, lambda_Q=lambda_Q, tol=tol, initial_terms=initial_terms, add_per_round=add_per_round,
         max_rounds=max_rounds, max_steps=max_steps, smo_tol=smo_tol, smo_max_iter=smo_max_iter,
         cache_bytes=cache_bytes, time_limit=time_limit, progress=progress, n_jobs=n_jobs, working_set=working_set,
-        working_set_cache_bytes=working_set_cache_bytes,
+        working_set_cache_bytes=working_set_cache_bytes, newton_points=newton_points,
     )  # fmt: skip
 
 
@@ -796,6 +950,8 @@ def _restricted(
     """
     tol, max_steps, t0, time_limit = limits
     reg, Ls = master.reg, master.B.L[terms]
+    H: Array | None = None  # D's Hessian at ``best`` (computed when a Newton step is due)
+    tried: _Point | None = None  # the best point the last Newton step started from
     while True:
         usable = [c for c in cuts if not np.any(np.isnan(c.q[terms]))]
         if len(usable) > 60:  # bundle compression: keep the cuts the model used and the newest
@@ -818,7 +974,15 @@ def _restricted(
             return best, steps, "iteration_limit", agg
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             return best, steps, "time_limit", agg
-        nb = _level_step(a_vec, Q, Ls, reg, best.beta, lb + 0.3 * (J - lb))
+        nb = None
+        if tried is not best and terms.size > 1:  # from a point once (the step is determined by it)
+            tried = best
+            H = master.hessian(terms, best) if H is None else H
+            nb = None if H is None else _newton_step(best.q, best.beta, H, Ls, reg)
+            if nb is not None and float(np.abs(nb - best.beta).max()) <= 1e-12:
+                nb = None  # the model's minimiser is the best point: the lower bound must move
+        if nb is None:
+            nb = _level_step(a_vec, Q, Ls, reg, best.beta, lb + 0.3 * (J - lb))
         nb = beta_lb / beta_lb.sum() if nb is None else nb
         master.opts["objective_scale"] = scale  # the inner solve's accuracy is relative to it
         point = master.inner(terms, nb, best.inner.alpha)
@@ -827,7 +991,7 @@ def _restricted(
         bar.set_postfix(J=f"{J:.6g}", model_gap=f"{(J - lb) / scale:.1e}", terms=terms.size)
         cuts.append(_Cut(point.inner.constant, _full(point.q, terms, master.p), point.inner.alpha))
         if point.J < J:
-            best = point
+            best, H = point, None
 
 
 @dataclass(frozen=True)
@@ -884,7 +1048,8 @@ def estimate_fit_bytes(
 
     ``"native"``: the column caches (at most ``cache_bytes``, and no more than all columns of
     the terms and of K(β); above ``working_set`` points the working-set SMO's cache,
-    ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the sampled basis
+    ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the Newton step's matrix
+    over at most :data:`NEWTON_POINTS` free variables, the sampled basis
     (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
     alignment's inner solve) two m×m matrices (K(β) + εI and its Cholesky factor) and the dense
     term matrices it keeps (at most half of ``cache_bytes``) instead of the caches. ``"conic"``:
@@ -899,6 +1064,8 @@ def estimate_fit_bytes(
             cols = min(working_set_cache_bytes, 8 * w * w) + 2 * 8 * (1 << 24)
         else:
             cols = min(cache_bytes, 8 * m * m * (max_terms + 1))
+        if not dense:  # the Newton step's bordered matrix over the free variables
+            cols += 8 * min(m, NEWTON_POINTS) ** 2
         return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
     pairs = m * (m + 1) // 2
     return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
@@ -974,3 +1141,4 @@ def _master_options(
         "n_jobs": check_integer(n_jobs, "n_jobs", 1),
         "objective_scale": 1.0,  # max(1, abs(J)) of the best point so far (set by the bundle)
     }
+
