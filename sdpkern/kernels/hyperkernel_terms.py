@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -388,13 +389,13 @@ class TermGroup:
                 acc += w * blk[op.group_index]
             out_t[pos] += acc
 
-    def row_blocks(self, rows: Index, cols: Index) -> Iterator[tuple[Index, Array]]:
-        """Every member's K[rows, cols] by chunks of rows: pairs (positions in ``rows``, an array
-        (S, len(positions), len(cols))) within the block budget, nothing cached."""
-        parts = [np.arange(rows.size)[part] for part in self._chunks(rows, cols.size)]
-        yield from zip(parts, self._map(lambda pos: self.scale_columns(cols, rows[pos]), parts))
+    def row_blocks(self, rows: Index, cols: Index) -> Iterator[tuple[slice, Array]]:
+        """Every member's K[rows, cols] by chunks of rows: pairs (a slice of ``rows``, an array
+        (S, rows in the slice, len(cols))) within the block budget, nothing cached."""
+        parts = self._chunks(rows, cols.size)
+        yield from zip(parts, self._map(lambda part: self.scale_columns(cols, rows[part]), parts))
 
-    def _map(self, f: Callable[[Index], Array], parts: list[Index]) -> Iterator[Array]:
+    def _map(self, f: Callable[[Any], Array], parts: list[Any]) -> Iterator[Array]:
         """f over ``parts``, in ``n_jobs`` threads when there are several (the compiled loops
         release the GIL), in order."""
         if self.n_jobs == 1 or len(parts) < 2:

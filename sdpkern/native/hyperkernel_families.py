@@ -344,6 +344,9 @@ class _NuSVRFamily(MasterFamily):
     def curvature(self, alpha: Array) -> Curvature:
         m = self.m
         F = np.flatnonzero(_free(alpha, self.C))
+        # α_i and α*_i both free (possible only where the tube is slack: ε = 0) enter through
+        # α*_i − α_i alone: one of them is the free direction, the other held
+        F = F[np.unique(F % m, return_index=True)[1]]
         star = F >= m  # α* multiplies +u, α −u
         signs = np.where(star, 1.0, -1.0) / float(np.sqrt(self.C * m))
         rows = [np.where(star, -1.0, 1.0)]  # 1ᵀα = 1ᵀα*

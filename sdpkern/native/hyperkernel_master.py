@@ -447,29 +447,33 @@ class _Master:
         dictionary one compiled pass per relevance vector, nothing cached."""
         cols = np.union1d(np.flatnonzero(u), F)
         uc = np.ascontiguousarray(u[cols])
-        at = np.searchsorted(cols, F)  # F's columns among cols
+        at = None if cols.size == F.size else np.searchsorted(cols, F)  # F's columns among cols
         ops = [self.term_op(int(l)) for l in terms]
+        w = self.c * beta
         V = np.empty((F.size, len(ops)))
-        groups: dict[int, list[int]] = {}
+
+        def add(part: slice, ks: list[int], blk: Array) -> None:  # blk: K_k[F[part], cols] for k in ks
+            V[part, ks] = (blk @ uc).T
+            Kb = np.tensordot(w[ks], blk, axes=1)
+            K[part] += Kb if at is None else Kb[:, at]
+
         plain = [k for k, op in enumerate(ops) if op.group is None]
+        step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
+        for lo in range(0, F.size if plain else 0, step):
+            part = slice(lo, min(lo + step, F.size))
+            B = self.B
+            add(part, plain, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]))
+        groups: dict[int, list[int]] = {}
         for k, op in enumerate(ops):
             if op.group is not None:
                 groups.setdefault(id(op.group), []).append(k)
-        step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
-        for lo in range(0, F.size if plain else 0, step):
-            rows = F[lo : lo + step]
-            blk = term_block(self.B.hyperkernel, self.B.features[terms[plain]], self.B.X[rows], self.B.X[cols])
-            for b, k in zip(blk, plain):
-                V[lo : lo + rows.size, k] = b @ uc
-                K[lo : lo + rows.size] += self.c * beta[k] * b[:, at]
         for ks in groups.values():
             group = ops[ks[0]].group
             assert group is not None
-            for pos, blk in group.row_blocks(F, cols):
-                for k in ks:
-                    b = blk[ops[k].group_index]
-                    V[pos, k] = b @ uc
-                    K[pos] += self.c * beta[k] * b[:, at]
+            idx = [ops[k].group_index for k in ks]
+            whole = idx == list(range(group.weights.size))
+            for part, blk in group.row_blocks(F, cols):
+                add(part, ks, blk if whole else blk[idx])
         return V
 
     def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
