@@ -367,6 +367,7 @@ class _Point:
     beta: Array
     inner: InnerSolution
     q: Array
+    H: Array | None = None  # D's Hessian there, when the inner solve's pass gave it
 
 
 class _Master:
@@ -480,19 +481,30 @@ class _Master:
         """D's Hessian in β' over ``terms`` at ``point`` (:class:`Curvature`), or None when the
         family gives none, no variable is free, or more than ``opts["newton_points"]`` are (its
         dense f × f factorisation would cost more than the β steps it saves)."""
+        if point.H is not None:
+            return point.H
+        cv = self._curvature(point.inner.alpha)
+        return None if cv is None else self._hessian(terms, point.beta, point.inner.u, cv)[0]
+
+    def _curvature(self, alpha: Array) -> Curvature | None:
+        cv = self.family.curvature(alpha)
+        if cv is None or cv.points.size == 0 or cv.points.size > self.opts["newton_points"]:
+            return None
+        return cv
+
+    def _hessian(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array, Array]:
+        """D's Hessian at β' (:meth:`hessian`) and the pass's (K_l u)[F], an array (len(F), len(terms))."""
         import warnings
 
         from scipy.linalg import LinAlgError, LinAlgWarning, solve
         from threadpoolctl import threadpool_limits
 
-        cv = self.family.curvature(point.inner.alpha)
-        if cv is None or cv.points.size == 0 or cv.points.size > self.opts["newton_points"]:
-            return None
         F, t, E = cv.points, cv.signs, cv.equalities
         f, k = F.size, E.shape[0]
         kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
         M = kkt[:f, :f]
-        V = t[:, None] * self.free_blocks(terms, point.beta, point.inner.u, F, M)  # v_l = T_Fᵀ K_l u
+        Ku = self.free_blocks(terms, beta, u, F, M)
+        V = t[:, None] * Ku  # v_l = T_Fᵀ K_l u
         M *= t[:, None]
         M *= t[None, :]
         M[np.diag_indices(f)] += cv.diag
@@ -508,7 +520,7 @@ class _Master:
                 # free variables with (nearly) dependent kernel columns: the least-norm solution
                 X = np.linalg.lstsq(kkt, rhs, rcond=1e-12)[0]
         H = self.c * self.c * (V.T @ X[:f])
-        return 0.5 * (H + H.T)
+        return 0.5 * (H + H.T), Ku
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
         """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
@@ -518,12 +530,19 @@ class _Master:
         sol = self.family.solve(gram, alpha0, lambda W: self.subset_gram(terms, weights, W), self.opts)
         self.smo_iterations += sol.n_iter
         u = sol.u
+        H = None
+        cv = None if terms.size == 1 else self._curvature(sol.alpha)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
             q = np.array([0.5 * float(u @ sol.Ku)])
+        elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
+            # u's support is the free set (the L2-SVM, the alignment): the Hessian's pass over the
+            # support gives every (K_l u)[S], hence the cut, and the Newton step is then ready
+            H, Ku = self._hessian(terms, beta, u, cv)
+            q = self.c * 0.5 * (u[cv.points] @ Ku)
         else:
             q = self.c * self.quadratics(terms, u)
         D = sol.constant - 0.5 * float(u @ sol.Ku)
-        return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q)
+        return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
 
 
 def _simplex_socp(
