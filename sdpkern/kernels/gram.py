@@ -77,6 +77,7 @@ __all__ = [
     "CallableGram",
     "SumGram",
     "as_gram",
+    "grouped",
 ]
 
 Array = NDArray[np.float64]
@@ -714,6 +715,22 @@ class _Term:
     weight: float
 
 
+def grouped(ops: Sequence[Any]) -> tuple[list[int], list[tuple[Any, list[int]]]]:
+    """The positions of ``ops`` computed on their own, and by group (in order of first
+    appearance) those whose ``group`` computes their columns together: the widths of a
+    hyperkernel dictionary's relevance vector,
+    :class:`~sdpkern.kernels.hyperkernel_terms.TermGroup`."""
+    alone: list[int] = []
+    shared: dict[int, tuple[Any, list[int]]] = {}
+    for k, op in enumerate(ops):
+        group = getattr(op, "group", None)
+        if group is None:
+            alone.append(k)
+        else:
+            shared.setdefault(id(group), (group, []))[1].append(k)
+    return alone, list(shared.values())
+
+
 class SumGram(GramOperator):
     """K = Σ_l w_l K_l over operators on the same points, each term caching its own columns.
 
@@ -754,20 +771,11 @@ class SumGram(GramOperator):
         return SumGram([t.op for t in self.terms], weights, cache_bytes=self.cache_bytes)
 
     def _shared(self) -> tuple[list[_Term], list[tuple[Any, list[tuple[GramOperator, float]]]]]:
-        """The terms of nonzero weight: those on their own, and those whose ``group`` computes
-        their columns together (the widths of a hyperkernel dictionary's relevance
-        vector, :class:`~sdpkern.kernels.hyperkernel_terms.TermGroup`), by group."""
-        alone: list[_Term] = []
-        shared: dict[int, tuple[Any, list[tuple[GramOperator, float]]]] = {}
-        for t in self.terms:
-            if t.weight == 0.0:
-                continue
-            group = getattr(t.op, "group", None)
-            if group is None:
-                alone.append(t)
-            else:
-                shared.setdefault(id(group), (group, []))[1].append((t.op, t.weight))
-        return alone, list(shared.values())
+        """The terms of nonzero weight: those on their own, and by group those a group computes
+        together (:func:`grouped`)."""
+        live = [t for t in self.terms if t.weight != 0.0]
+        alone, shared = grouped([t.op for t in live])
+        return [live[k] for k in alone], [(g, [(live[k].op, live[k].weight) for k in ks]) for g, ks in shared]
 
     def _block(self, rows: Index | None, cols: Index) -> Array:
         alone, shared = self._shared()

@@ -64,7 +64,7 @@ from numpy.typing import NDArray
 
 from .._validation import as_matrix, as_sample_weight, check_integer, check_positive
 from ..errors import DataError, SolverError
-from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
+from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram, grouped
 from ..kernels.hyperkernel_terms import (
     TermGram,
     learned_block,
@@ -424,12 +424,7 @@ class _Master:
             B = self.B
             return term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])
         out = np.empty(len(ops))
-        by_group: dict[int, list[int]] = {}
-        for k, op in enumerate(ops):
-            by_group.setdefault(id(op.group), []).append(k)
-        for ks in by_group.values():
-            group = ops[ks[0]].group
-            assert group is not None
+        for group, ks in grouped(ops)[1]:
             missing = np.logical_or.reduce([~have[k] for k in ks])
             blk = group.scale_columns(nz, nz[missing]) if missing.any() else None  # (S, |missing|, |S|)
             for k in ks:
@@ -458,19 +453,13 @@ class _Master:
             Kb = np.tensordot(w[ks], blk, axes=1)
             K[part] += Kb if at is None else Kb[:, at]
 
-        plain = [k for k, op in enumerate(ops) if op.group is None]
+        plain, shared = grouped(ops)
         step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
         for lo in range(0, F.size if plain else 0, step):
             part = slice(lo, min(lo + step, F.size))
             B = self.B
             add(part, plain, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]))
-        groups: dict[int, list[int]] = {}
-        for k, op in enumerate(ops):
-            if op.group is not None:
-                groups.setdefault(id(op.group), []).append(k)
-        for ks in groups.values():
-            group = ops[ks[0]].group
-            assert group is not None
+        for group, ks in shared:
             idx = [ops[k].group_index for k in ks]
             whole = idx == list(range(group.weights.size))
             for part, blk in group.row_blocks(F, cols):
