@@ -870,20 +870,8 @@ def hyperkernel_csvm_native(
     *,
     C: float = 100.0,
     lambda_Q: float = 1.0,
-    tol: float = 1e-6,
-    initial_terms: int = 1,
-    add_per_round: int = 3,
-    max_rounds: int = 50,
-    max_steps: int = 500,
-    smo_tol: float = 1e-7,
-    smo_max_iter: int = 100_000_000,
-    cache_bytes: int = DEFAULT_CACHE_BYTES,
-    time_limit: float | None = None,
-    progress: bool = False,
-    n_jobs: int = 1, sample_weight: Array | None = None,
-    working_set: int = WORKING_SET,
-    working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
-    newton_points: int = NEWTON_POINTS,
+    sample_weight: Array | None = None,
+    **options: Any,
 ) -> NativeMasterResult:
     """The hyperkernel C-SVM (002 eq. 3.8, SOCP form) by constraint generation with a native master.
 
@@ -903,9 +891,9 @@ def hyperkernel_csvm_native(
         scikit-learn's C: the dual box 0 ≤ α ≤ C (002 eq. (3.8)'s C'/m); 0 ≤ α_i ≤ C·w_i with weights w.
     lambda_Q : float
         λ_Q of 002 eq. (3.8).
-    tol, initial_terms, add_per_round, max_rounds, max_steps, smo_tol, smo_max_iter, cache_bytes, time_limit,
-    progress, n_jobs, working_set, working_set_cache_bytes, newton_points
-        As :func:`solve_master` (``smo_tol`` in margin units).
+    **options
+        :func:`solve_master`'s options (``tol``, ``initial_terms``, ``smo_tol`` in margin units,
+        ``time_limit``, ``newton_points``, …).
 
     Returns
     -------
@@ -915,12 +903,7 @@ def hyperkernel_csvm_native(
     check_positive(C, "C")
     ya = _check_labels(y, basis.X.shape[0])
     family = _CSVCFamily(y=ya, box=_box(C, sample_weight, basis.X.shape[0]))
-    return solve_master(
-        basis, family, lambda_Q=lambda_Q, tol=tol, initial_terms=initial_terms, add_per_round=add_per_round,
-        max_rounds=max_rounds, max_steps=max_steps, smo_tol=smo_tol, smo_max_iter=smo_max_iter,
-        cache_bytes=cache_bytes, time_limit=time_limit, progress=progress, n_jobs=n_jobs, working_set=working_set,
-        working_set_cache_bytes=working_set_cache_bytes, newton_points=newton_points,
-    )  # fmt: skip
+    return solve_master(basis, family, lambda_Q=lambda_Q, **options)
 
 
 def _box(C: float, sample_weight: Array | None, m: int) -> float | Array:
