@@ -102,3 +102,20 @@ def test_newton_points_is_checked() -> None:
     X, y = _data("pima", 60, 0)
     with pytest.raises(ParameterError, match="newton_points"):
         _fit("csvm", X, y, newton_points=-1)
+
+
+@pytest.mark.parametrize("definite", [True, False])
+def test_symmetric_solve_matches_numpy_and_refuses_a_singular_matrix(definite: bool) -> None:
+    # the Hessian's solve (Cholesky where the bordered matrix is definite, else Bunch-Kaufman)
+    # against numpy's general solve; a singular matrix gives None (no Newton step), not a
+    # least-squares answer from the destroyed factor
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((30, 30))
+    A = G @ G.T + np.eye(30) if definite else G + G.T
+    B = rng.standard_normal((30, 4))
+    X = hm._solve_symmetric(np.asfortranarray(A), B, definite)
+    assert X is not None
+    np.testing.assert_allclose(X, np.linalg.solve(A, B), rtol=1e-9, atol=1e-9)
+    S = np.zeros((30, 30), order="F")
+    S[:10, :10] = (G @ G.T)[:10, :10]
+    assert hm._solve_symmetric(S, B, definite) is None

@@ -381,13 +381,15 @@ class TermGroup:
                 op.cache.add_to(acc, idx, w)
             if acc is not out_t:
                 out_t[kept] += acc
+        members_at = [op.group_index for op, _ in ops]
+        weights = np.array([w for _, w in ops])
         parts = [missing[part] for part in self._chunks(missing, self.X.shape[0])]
         for pos, blk in zip(parts, self._map(lambda pos: self.scale_columns(None, cols[pos]), parts)):
             self._offer(cols[pos], blk)
-            acc = np.zeros((pos.size, out_t.shape[1]))
-            for op, w in ops:
-                acc += w * blk[op.group_index]
-            out_t[pos] += acc
+            # Σ_s w_s blk[s] in one pass, in this thread (a BLAS product here spins a second core's
+            # threads on every column request)
+            mine = blk if members_at == list(range(blk.shape[0])) else blk[members_at]
+            out_t[pos] += np.einsum("s,skr->kr", weights, mine)
 
     def row_blocks(self, rows: Index, cols: Index) -> Iterator[tuple[slice, Array]]:
         """Every member's K[rows, cols] by chunks of rows: pairs (a slice of ``rows``, an array

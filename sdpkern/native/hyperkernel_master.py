@@ -481,11 +481,9 @@ class _Master:
             return None
         return cv
 
-    def _hessian(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array, Array]:
-        """D's Hessian at β' (:meth:`hessian`) and the pass's (K_l u)[F], an array (len(F), len(terms))."""
-        import warnings
-
-        from scipy.linalg import LinAlgError, LinAlgWarning, solve
+    def _hessian(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array | None, Array]:
+        """D's Hessian at β' (:meth:`hessian`), or None where the bordered matrix is singular, and
+        the pass's (K_l u)[F], an array (len(F), len(terms))."""
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
@@ -497,19 +495,23 @@ class _Master:
         M *= t[:, None]
         M *= t[None, :]
         M[np.diag_indices(f)] += cv.diag
-        if cv.rank_one is not None:
-            M += np.outer(cv.rank_one, cv.rank_one)
         kkt[:f, f:], kkt[f:, :f] = E.T, E
-        rhs = np.vstack([V, np.zeros((k, V.shape[1]))])
-        with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"), warnings.catch_warnings():
-            warnings.simplefilter("error", LinAlgWarning)
-            try:
-                X = solve(kkt, rhs, assume_a="sym", overwrite_a=True, check_finite=False)
-            except (LinAlgError, LinAlgWarning):
-                # free variables with (nearly) dependent kernel columns: the least-norm solution
-                X = np.linalg.lstsq(kkt, rhs, rcond=1e-12)[0]
-        H = self.c * self.c * (V.T @ X[:f])
-        return 0.5 * (H + H.T), Ku
+        rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
+        rhs[:f, : V.shape[1]] = V
+        if cv.rank_one is not None:  # M + wwᵀ by Sherman-Morrison: one more right-hand side, no f × f outer product
+            rhs[:f, -1] = cv.rank_one
+        # M is positive definite when K(β) is semidefinite and −∇²q's diagonal positive
+        definite = k == 0 and bool(np.all(cv.diag > 0))
+        with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
+            Z = _solve_symmetric(kkt, rhs, definite)
+        if Z is None:
+            return None, Ku
+        X = Z[:f, : V.shape[1]]
+        if cv.rank_one is not None:
+            z, w = Z[:f, -1], cv.rank_one
+            X = X - np.outer(z, (w @ X) / (1.0 + float(w @ z)))
+        H = self.c * self.c * (V.T @ X)
+        return (0.5 * (H + H.T) if np.all(np.isfinite(H)) else None), Ku
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
         """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
@@ -532,6 +534,26 @@ class _Master:
             q = self.c * self.quadratics(terms, u)
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
+
+
+def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
+    """A⁻¹B for a symmetric A (Fortran order, overwritten by its factor): LAPACK's Cholesky solve
+    where A is positive definite (no pivoting), else its symmetric indefinite (Bunch-Kaufman)
+    solve; None where the factorisation meets an exactly singular pivot."""
+    from scipy.linalg import lapack
+
+    if definite:
+        _, X, info = lapack.dposv(A, B, lower=0, overwrite_a=1, overwrite_b=0)
+        if info == 0:
+            return np.asarray(X)
+        if info < 0:
+            raise RuntimeError(f"dposv: argument {-info} invalid")
+        return None  # not positive definite in floating point: no Newton step here
+    lwork = int(lapack.dsysv_lwork(A.shape[0], lower=0)[0])
+    _, _, X, info = lapack.dsysv(A, B, lwork=max(lwork, 1), lower=0, overwrite_a=1, overwrite_b=0)
+    if info < 0:
+        raise RuntimeError(f"dsysv: argument {-info} invalid")
+    return np.asarray(X) if info == 0 else None
 
 
 def _simplex_socp(
