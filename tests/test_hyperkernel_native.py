@@ -126,6 +126,31 @@ def test_compiled_ard_blocks_and_quadratics_match_combine(d, scales):
         assert np.allclose(term_quadratics(hk, feats, X, u, n_jobs=n_jobs), ref, rtol=1e-12)
 
 
+@pytest.mark.parametrize("limit", [0, 10**6])
+def test_quadratics_by_either_compiled_loop_match_combine(monkeypatch, limit):
+    # ½uᵀK_l u by the pair loop (limit 0) and by the column loop over the upper block triangle
+    # (no limit) against HarmonicARD.combine in NumPy; a small block budget makes the column loop
+    # run 3 terms and 1 column per pass, so every chunk boundary is crossed
+    from sdpkern.kernels import hyperkernel_terms
+
+    monkeypatch.setattr(hyperkernel_terms, "_COLUMN_QUADRATICS", limit)
+    monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 6 * 90 * 3)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(90, 4))
+    hk = HarmonicARD(0.6, "auto", "ladder").fitted(X)
+    feats = hk.pair_features(X[:7], X[10:17])
+    K = np.stack([hk.combine(f, hk.gram_features(X, X)) for f in feats])
+    u = rng.normal(size=90) * (np.arange(90) % 5 != 0)
+    ref = 0.5 * np.einsum("lij,i,j->l", K, u, u)
+    one = term_quadratics(hk, feats, X, u, n_jobs=1)
+    assert np.allclose(one, ref, rtol=1e-12)
+    two = term_quadratics(hk, feats, X, u, n_jobs=2)
+    if limit:  # the column loop sums its chunks in a fixed order: the same bits in any thread count
+        np.testing.assert_array_equal(two, one)
+    else:
+        assert np.allclose(two, ref, rtol=1e-12)
+
+
 @pytest.mark.parametrize("d,scales", [(2, "ladder"), (6, (1.0,)), (6, (1.0, 0.3))])
 def test_quadratic_bounds_bound_every_term(d, scales):
     # the log-convexity bound (quadratic_bounds): never below the exact quadratic, exact where

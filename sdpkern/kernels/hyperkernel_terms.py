@@ -490,11 +490,29 @@ def term_quadratics(
     return 0.5 * out
 
 
+#: Scales × terms of one pass up to which uᵀK u is summed by the column loop, above which by the
+#: pair loop (:func:`_compiled_quadratics`).
+_COLUMN_QUADRATICS = 64
+
+
 def _compiled_quadratics(
     Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
 ) -> Array:
-    """uᵀK_{s,l} u per scale s and term l (S, p) by the compiled loop (arguments ``args``: inverse
-    widths, A, λ, 1/c, squarings), its upper triangle's rows split over threads."""
+    """uᵀK_{s,l} u per scale s and term l (S, p) by a compiled loop (``args``: inverse widths, A, λ,
+    1/c, squarings): the column loop, vectorised over the points, for the few scales × terms of a
+    dictionary's relevance vector; the pair loop, vectorised over the terms, for many (a pair
+    hyperkernel's basis), where the column loop's (S·p, s) products leave the cache.
+    Measurements: docs/hyperkernel.md."""
+    if args[3].shape[0] * args[1].shape[2] <= _COLUMN_QUADRATICS:
+        return _column_quadratics(Xs, us, args, n_jobs)
+    return _pair_quadratics(Xs, us, args, n_jobs)
+
+
+def _pair_quadratics(
+    Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
+) -> Array:
+    """uᵀK_{s,l} u per scale s and term l (S, p) by the compiled pair loop (``_hkcore.ard_quadratics``,
+    vectorised over the terms), its upper triangle's rows split over threads."""
     from .. import _hkcore
 
     inv_w, A, lam, inv_c, sq = args
@@ -514,6 +532,55 @@ def _compiled_quadratics(
             zip(bounds[:-1], bounds[1:]),
         )
         return np.asarray(np.sum(list(parts), axis=0))
+
+
+def _column_quadratics(
+    Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
+) -> Array:
+    """uᵀK_{s,l} u per scale s and term l (S, p) from the compiled column loop
+    (``_hkcore.ard_scale_columns``).
+
+    Over the upper block triangle: each chunk of columns [lo, hi) against the rows [lo, s), the
+    rows past the chunk counted twice, so s²/2 pairs as a loop over pairs, but with the points
+    innermost, where the products over dimensions and the exponentials vectorise (the pair loop
+    cannot). Chunks of terms and of columns keep each block within ``_CHUNK_ELEMENTS``; they run in
+    ``n_jobs`` threads and are summed in a fixed order, so the result does not depend on ``n_jobs``.
+    """
+    from .. import _hkcore
+
+    inv_w, A, lam, inv_c, sq = args
+    s, n_sc, p = Xs.shape[0], inv_c.shape[0], A.shape[2]
+    ones = np.ones(n_sc)
+    t_step = max(1, _CHUNK_ELEMENTS // (n_sc * s))
+    c_step = max(1, _CHUNK_ELEMENTS // (n_sc * min(p, t_step) * s))
+    tasks = [(t, lo) for t in range(0, p, t_step) for lo in range(0, s, c_step)]
+
+    def part(task: tuple[int, int]) -> tuple[int, Array]:
+        t, lo = task
+        hi = min(lo + c_step, s)
+        At = np.ascontiguousarray(A[:, :, t : t + t_step])
+        XT = np.ascontiguousarray(Xs[lo:].T)
+        blk = _hkcore.ard_scale_columns(XT, np.ascontiguousarray(Xs[lo:hi]), inv_w, At, lam, inv_c, sq, ones)
+        k, uk = hi - lo, us[lo:hi]
+        q = np.einsum("spkj,k,j->sp", blk[..., :k], uk, uk)  # the diagonal block, both halves
+        if hi < s:
+            q += 2.0 * np.einsum("spkj,k,j->sp", blk[..., k:], uk, us[hi:])
+        return t, q
+
+    out = np.zeros((n_sc, p))
+
+    def add(results: Iterator[tuple[int, Array]]) -> Array:
+        for t, q in results:  # in the order of the tasks
+            out[:, t : t + q.shape[1]] += q
+        return out
+
+    jobs = min(n_jobs, len(tasks))
+    if jobs <= 1:
+        return add(map(part, tasks))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return add(pool.map(part, tasks))
 
 
 def quadratic_bounds(
