@@ -14,7 +14,11 @@ in threads.
 
 import numpy as np
 
-from libc.math cimport exp, pow
+from libc.math cimport pow
+
+
+cdef extern from "_simd_exp.h" nogil:
+    double exp(double)  # libm's, or glibc's vector exp in loops over points (the header says why)
 
 
 cdef inline void _pair_exps(
