@@ -96,6 +96,10 @@ Array = NDArray[np.float64]
 #: 512 MB, and its factorisation (f³/3 flops) within about one inner solve at m = 10,000
 NEWTON_POINTS = 8000
 
+#: The ridge on the Hessian's bordered matrix, relative to its largest diagonal entry
+#: (:meth:`_Master._hessian`): far below the inner solve's accuracy, far above rounding
+HESSIAN_RIDGE = 1e-10
+
 
 @dataclass
 class NativeMasterResult:
@@ -495,6 +499,10 @@ class _Master:
         M *= t[:, None]
         M *= t[None, :]
         M[np.diag_indices(f)] += cv.diag
+        # free copies of one point (repeated points, integer sample weights) make M singular, their
+        # rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest diagonal
+        # entry gives M's least-norm solution on them to that accuracy instead of no Newton step
+        M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
         kkt[:f, f:], kkt[f:, :f] = E.T, E
         rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
         rhs[:f, : V.shape[1]] = V
