@@ -14,11 +14,28 @@ in threads.
 
 import numpy as np
 
-from libc.math cimport pow
+cimport numpy as cnp
+from libc.math cimport exp, pow
+
+from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
+
+cnp.import_array()
+
+cdef ufunc_loop EXP_LOOP = NULL
+cdef void *EXP_DATA = NULL
+
+if not find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
+    EXP_LOOP = NULL
 
 
-cdef extern from "_simd_exp.h" nogil:
-    double exp(double)  # libm's, or glibc's vector exp in loops over points (the header says why)
+cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
+    """x[:n] = exp(x[:n]) by NumPy's SIMD loop (:mod:`sdpkern._vecmath`), libm's where it has none."""
+    cdef Py_ssize_t i
+    if EXP_LOOP != NULL:
+        apply_loop(EXP_LOOP, EXP_DATA, x, n)
+    else:
+        for i in range(n):
+            x[i] = exp(x[i])
 
 
 cdef inline void _pair_exps(
@@ -156,7 +173,8 @@ cdef void _column_products(
                 coef = inv_w[d] * inv_c[s]
                 for j in range(n):
                     v = XT[d, j] - xd
-                    E[j] = exp(-v * v * coef)
+                    E[j] = -v * v * coef
+                _vexp(&E[0], n)
             for l in range(p):
                 a = A[s, d, l]
                 r = s * p + l

@@ -26,63 +26,32 @@ import numpy as np
 
 cnp.import_array()
 
-ctypedef void (*ufunc_loop)(char **args, cnp.npy_intp *dims, cnp.npy_intp *steps, void *data) noexcept nogil
+from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
 cdef ufunc_loop EXP_LOOP = NULL
 cdef void *EXP_DATA = NULL
 cdef ufunc_loop LOG_LOOP = NULL
 cdef void *LOG_DATA = NULL
 
-
-cdef int _find_loop(object uf, ufunc_loop *loop, void **data):
-    """The first 'd->d' inner loop of a NumPy ufunc (the one NumPy itself dispatches to)."""
-    cdef cnp.ufunc u = uf
-    cdef int i
-    if u.nin != 1 or u.nout != 1:
-        return 0
-    for i in range(u.ntypes):
-        if u.types[2 * i] == cnp.NPY_DOUBLE and u.types[2 * i + 1] == cnp.NPY_DOUBLE:
-            loop[0] = <ufunc_loop>u.functions[i]
-            data[0] = u.data[i]
-            return 1
-    return 0
-
-
-if not _find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
+if not find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
     EXP_LOOP = NULL
-if not _find_loop(np.log, &LOG_LOOP, &LOG_DATA):
+if not find_loop(np.log, &LOG_LOOP, &LOG_DATA):
     LOG_LOOP = NULL
 
 
 cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
-    cdef char *args[2]
-    cdef cnp.npy_intp dims[1]
-    cdef cnp.npy_intp steps[2]
     cdef Py_ssize_t i
     if EXP_LOOP != NULL:
-        args[0] = <char *>x
-        args[1] = <char *>x
-        dims[0] = n
-        steps[0] = 8
-        steps[1] = 8
-        EXP_LOOP(args, dims, steps, EXP_DATA)
+        apply_loop(EXP_LOOP, EXP_DATA, x, n)
     else:
         for i in range(n):
             x[i] = exp(x[i])
 
 
 cdef inline void _vlog(double *x, Py_ssize_t n) noexcept nogil:
-    cdef char *args[2]
-    cdef cnp.npy_intp dims[1]
-    cdef cnp.npy_intp steps[2]
     cdef Py_ssize_t i
     if LOG_LOOP != NULL:
-        args[0] = <char *>x
-        args[1] = <char *>x
-        dims[0] = n
-        steps[0] = 8
-        steps[1] = 8
-        LOG_LOOP(args, dims, steps, LOG_DATA)
+        apply_loop(LOG_LOOP, LOG_DATA, x, n)
     else:
         for i in range(n):
             x[i] = log(x[i])

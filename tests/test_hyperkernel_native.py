@@ -126,27 +126,6 @@ def test_compiled_ard_blocks_and_quadratics_match_combine(d, scales):
         assert np.allclose(term_quadratics(hk, feats, X, u, n_jobs=n_jobs), ref, rtol=1e-12)
 
 
-def _has_vector_exp() -> bool:
-    import ctypes.util
-    import platform
-    import sys
-
-    linux_x86 = sys.platform.startswith("linux") and platform.machine() == "x86_64"
-    return linux_x86 and bool(ctypes.util.find_library("mvec"))
-
-
-@pytest.mark.skipif(not _has_vector_exp(), reason="glibc's vector exp is linked on Linux x86-64 only (setup.py)")
-def test_hyperkernel_core_links_the_vector_exp_where_glibc_has_it():
-    # the build's choice (setup.py, sdpkern/_simd_exp.h) is a fifth of the kernel columns' time: a
-    # build that silently drops it would still pass every other test; its values are checked
-    # against NumPy by test_compiled_ard_blocks_and_quadratics_match_combine
-    from pathlib import Path
-
-    import sdpkern._hkcore  # noqa: F401
-
-    assert "libmvec" in Path("/proc/self/maps").read_text()
-
-
 @pytest.mark.parametrize("limit", [0, 10**6])
 def test_quadratics_by_either_compiled_loop_match_combine(monkeypatch, limit):
     # ½uᵀK_l u by the pair loop (limit 0) and by the column loop over the upper block triangle
