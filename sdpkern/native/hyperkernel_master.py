@@ -97,8 +97,9 @@ Array = NDArray[np.float64]
 NEWTON_POINTS = 8000
 
 #: The ridge on the Hessian's bordered matrix, relative to its largest diagonal entry
-#: (:meth:`_Master._hessian`): far below the inner solve's accuracy, far above rounding
-HESSIAN_RIDGE = 1e-10
+#: (:meth:`_Master._hessian`): a few hundred ulps, so that it survives the addition, and no more
+#: (a larger one moves the small eigenvalues of a smooth kernel's block, and the Newton steps)
+HESSIAN_RIDGE = 1e-13
 
 
 @dataclass
@@ -501,7 +502,7 @@ class _Master:
         M[np.diag_indices(f)] += cv.diag
         # free copies of one point (repeated points, integer sample weights) make M singular, their
         # rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest diagonal
-        # entry gives M's least-norm solution on them to that accuracy instead of no Newton step
+        # entry gives M's least-norm solution on them instead of no Newton step
         M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
         kkt[:f, f:], kkt[f:, :f] = E.T, E
         rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
