@@ -26,7 +26,7 @@ import numpy as np
 
 cnp.import_array()
 
-from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
+from sdpkern._vecmath cimport find_loop, ufunc_loop, vexp, vlog
 
 cdef ufunc_loop EXP_LOOP = NULL
 cdef void *EXP_DATA = NULL
@@ -40,21 +40,11 @@ if not find_loop(np.log, &LOG_LOOP, &LOG_DATA):
 
 
 cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    if EXP_LOOP != NULL:
-        apply_loop(EXP_LOOP, EXP_DATA, x, n)
-    else:
-        for i in range(n):
-            x[i] = exp(x[i])
+    vexp(EXP_LOOP, EXP_DATA, x, n)
 
 
 cdef inline void _vlog(double *x, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    if LOG_LOOP != NULL:
-        apply_loop(LOG_LOOP, LOG_DATA, x, n)
-    else:
-        for i in range(n):
-            x[i] = log(x[i])
+    vlog(LOG_LOOP, LOG_DATA, x, n)
 
 
 cdef inline double _now() noexcept nogil:

@@ -5,6 +5,7 @@ and NumPy dispatches these loops to the widest instruction set the machine has. 
 its loops up once at import (:func:`find_loop`) and falls back to libm where a ufunc has none."""
 
 cimport numpy as cnp
+from libc.math cimport exp, log
 
 ctypedef void (*ufunc_loop)(char **args, cnp.npy_intp *dims, cnp.npy_intp *steps, void *data) noexcept nogil
 
@@ -34,3 +35,24 @@ cdef inline void apply_loop(ufunc_loop loop, void *data, double *x, Py_ssize_t n
     steps[0] = 8
     steps[1] = 8
     loop(args, dims, steps, data)
+
+
+cdef inline void vexp(ufunc_loop loop, void *data, double *x, Py_ssize_t n) noexcept nogil:
+    """x[:n] = exp(x[:n]) in place by NumPy's ``loop`` (:func:`find_loop` of ``np.exp``), by libm
+    where it is NULL."""
+    cdef Py_ssize_t i
+    if loop != NULL:
+        apply_loop(loop, data, x, n)
+    else:
+        for i in range(n):
+            x[i] = exp(x[i])
+
+
+cdef inline void vlog(ufunc_loop loop, void *data, double *x, Py_ssize_t n) noexcept nogil:
+    """x[:n] = log(x[:n]) in place as :func:`vexp`."""
+    cdef Py_ssize_t i
+    if loop != NULL:
+        apply_loop(loop, data, x, n)
+    else:
+        for i in range(n):
+            x[i] = log(x[i])
