@@ -17,7 +17,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport exp, pow
 
-from sdpkern._vecmath cimport find_loop, ufunc_loop, vexp
+from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
 cnp.import_array()
 
@@ -30,7 +30,7 @@ if not find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
 
 cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
     """x[:n] = exp(x[:n]) by NumPy's SIMD loop (:mod:`sdpkern._vecmath`), libm's where it has none."""
-    vexp(EXP_LOOP, EXP_DATA, x, n)
+    apply_loop(EXP_LOOP, EXP_DATA, exp, x, n)
 
 
 cdef inline void _pair_exps(

@@ -26,7 +26,7 @@ import numpy as np
 
 cnp.import_array()
 
-from sdpkern._vecmath cimport find_loop, ufunc_loop, vexp, vlog
+from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
 cdef ufunc_loop EXP_LOOP = NULL
 cdef void *EXP_DATA = NULL
@@ -40,11 +40,11 @@ if not find_loop(np.log, &LOG_LOOP, &LOG_DATA):
 
 
 cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
-    vexp(EXP_LOOP, EXP_DATA, x, n)
+    apply_loop(EXP_LOOP, EXP_DATA, exp, x, n)
 
 
 cdef inline void _vlog(double *x, Py_ssize_t n) noexcept nogil:
-    vlog(LOG_LOOP, LOG_DATA, x, n)
+    apply_loop(LOG_LOOP, LOG_DATA, log, x, n)
 
 
 cdef inline double _now() noexcept nogil:

@@ -5,7 +5,6 @@ and NumPy dispatches these loops to the widest instruction set the machine has. 
 its loops up once at import (:func:`find_loop`) and falls back to libm where a ufunc has none."""
 
 cimport numpy as cnp
-from libc.math cimport exp, log
 
 ctypedef void (*ufunc_loop)(char **args, cnp.npy_intp *dims, cnp.npy_intp *steps, void *data) noexcept nogil
 
@@ -24,35 +23,23 @@ cdef inline int find_loop(object uf, ufunc_loop *loop, void **data):
     return 0
 
 
-cdef inline void apply_loop(ufunc_loop loop, void *data, double *x, Py_ssize_t n) noexcept nogil:
-    """x[:n] = f(x[:n]) in place by the inner loop ``loop`` of :func:`find_loop`."""
+ctypedef double (*scalar_fn)(double) noexcept nogil
+
+
+cdef inline void apply_loop(ufunc_loop loop, void *data, scalar_fn fallback, double *x, Py_ssize_t n) noexcept nogil:
+    """x[:n] = f(x[:n]) in place by the inner loop ``loop`` of :func:`find_loop`, or by the scalar
+    ``fallback`` (libm's f) where ``loop`` is NULL."""
     cdef char *args[2]
     cdef cnp.npy_intp dims[1]
     cdef cnp.npy_intp steps[2]
+    cdef Py_ssize_t i
+    if loop == NULL:
+        for i in range(n):
+            x[i] = fallback(x[i])
+        return
     args[0] = <char *>x
     args[1] = <char *>x
     dims[0] = n
     steps[0] = 8
     steps[1] = 8
     loop(args, dims, steps, data)
-
-
-cdef inline void vexp(ufunc_loop loop, void *data, double *x, Py_ssize_t n) noexcept nogil:
-    """x[:n] = exp(x[:n]) in place by NumPy's ``loop`` (:func:`find_loop` of ``np.exp``), by libm
-    where it is NULL."""
-    cdef Py_ssize_t i
-    if loop != NULL:
-        apply_loop(loop, data, x, n)
-    else:
-        for i in range(n):
-            x[i] = exp(x[i])
-
-
-cdef inline void vlog(ufunc_loop loop, void *data, double *x, Py_ssize_t n) noexcept nogil:
-    """x[:n] = log(x[:n]) in place as :func:`vexp`."""
-    cdef Py_ssize_t i
-    if loop != NULL:
-        apply_loop(loop, data, x, n)
-    else:
-        for i in range(n):
-            x[i] = log(x[i])
