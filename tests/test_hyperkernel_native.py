@@ -20,7 +20,7 @@ from sdpkern.errors import InaccurateSolutionError, InsufficientMemoryError, Par
 from sdpkern.estimators import HyperkernelL2SVC, HyperkernelNuSVR, HyperkernelSVC
 from sdpkern.estimators import hyperkernel as hk_est
 from sdpkern.kernels.hyperkernel_terms import TermGram, quadratic_bounds, sampled_basis, term_block, term_quadratics
-from sdpkern.kernels.hyperkernels import LADDER_SCALES, HarmonicARD, HarmonicHyperkernel
+from sdpkern.kernels.hyperkernels import LADDER_SCALES, ARDDictionary, HarmonicARD, HarmonicHyperkernel
 from sdpkern.kernels.lowrank import hyperkernel_basis
 from sdpkern.native import hyperkernel_master as hm
 from sdpkern.native.hyperkernel_master import NativeDecision, hyperkernel_csvm_native
@@ -149,6 +149,36 @@ def test_quadratics_by_either_compiled_loop_match_combine(monkeypatch, limit):
         np.testing.assert_array_equal(two, one)
     else:
         assert np.allclose(two, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_rel", [1, 2])
+def test_dictionary_passes_over_the_lower_triangle_match_the_dense_blocks(monkeypatch, n_rel):
+    # K(β) (its lower triangle) and every term's K_l u by the passes over the pairs' lower block
+    # triangle, against the dense term blocks; a small block budget makes every chunk boundary
+    # crossed (a 3-column chunk of 6 widths over 70 rows); the chunks are summed in a fixed
+    # order, so K_l u has the same bits in any thread count
+    from sdpkern.kernels import hyperkernel_terms
+    from sdpkern.kernels.hyperkernel_terms import dictionary_gram, dictionary_products, term_block
+
+    monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 6 * 70 * 3)
+    rng = np.random.default_rng(n_rel)
+    X = rng.normal(size=(70, 5))
+    R = np.vstack([np.ones(5), (np.arange(5) < 2).astype(float)])[:n_rel]
+    hk = ARDDictionary(relevances=R).fitted(X)
+    feats = hk.basis(X).features
+    blocks = term_block(hk, feats, X, X)
+    beta = rng.dirichlet(np.ones(feats.shape[0])) * (np.arange(feats.shape[0]) != 1)  # a zero weight too
+    K = np.zeros((70, 70), order="F")
+    K[np.triu_indices(70, 1)] = 7.0  # above the diagonal: what the factorisation does not read
+    dictionary_gram(hk, feats, beta, X, K)
+    low = np.tril_indices(70)
+    ref = np.tensordot(beta, blocks, axes=1)
+    assert np.allclose(K[low], ref[low], rtol=0, atol=1e-13 * np.abs(ref).max())
+    u = rng.normal(size=70)
+    one = dictionary_products(hk, feats, X, u)
+    Ku = np.einsum("lij,j->il", blocks, u)
+    assert np.allclose(one, Ku, rtol=0, atol=1e-13 * np.abs(Ku).max())
+    np.testing.assert_array_equal(dictionary_products(hk, feats, X, u, n_jobs=2), one)
 
 
 @pytest.mark.parametrize("d,scales", [(2, "ladder"), (6, (1.0,)), (6, (1.0, 0.3))])

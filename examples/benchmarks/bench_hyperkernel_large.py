@@ -31,6 +31,9 @@ scikit-learn model a user would tune instead (3-fold grid, 5 × 5 over γ and th
   certificate only);
 * ``all``: the five above and ``svc`` (the default: ``HyperkernelSVC()`` vs ``SVC`` over 7 × 6).
 
+``--n-jobs 2`` gives the native master two threads for its kernel passes and factorisations
+(``solver_options={"n_jobs": 2}``; the default is one, as libsvm's): then read the wall-clock time.
+
 ``--sets classif10`` is a seeded ``make_classification`` draw (10 features), a set none of this
 code was tuned on.
 
@@ -167,8 +170,9 @@ def fit_hyperkernel(args: tuple[Any, ...]) -> dict[str, Any]:
 
     name, m, seed = args[:3]
     family = args[3] if len(args) > 3 else "svc"
+    n_jobs = args[4] if len(args) > 4 else 1
     Xtr, ytr, Xte, yte, src = family_data(family, name, m, seed)  # type: ignore[misc]
-    est = getattr(E, FAMILIES[family][0])()
+    est = getattr(E, FAMILIES[family][0])(solver_options={"n_jobs": n_jobs} if n_jobs > 1 else None)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
@@ -327,6 +331,7 @@ def main() -> None:
     ap.add_argument("--svc-cache", default=None, help="JSON file to read / store the tuned SVC's results in")
     ap.add_argument("--svc-only", action="store_true", help="only the tuned SVC (to fill --svc-cache)")
     ap.add_argument("--family", default="svc", help=f"one of {', '.join(FAMILIES)}, or all")
+    ap.add_argument("--n-jobs", type=int, default=1, help="the native master's threads (solver_options n_jobs)")
     a = ap.parse_args()
     families = list(FAMILIES) if a.family == "all" else a.family.split(",")
     for fam in families:
@@ -343,7 +348,8 @@ def run_family(family: str, a: argparse.Namespace, sizes: list[int], sets: list[
     """The table of one family: a line per set and size, then the growth exponent per set."""
     est, ref, _, metric = FAMILIES[family]
     label = {"err": "err %", "auc": "AUC", "mse": "MSE", "-": "-"}[metric]
-    print(f"\n{est}() beside {ref or 'no reference'} ({label}; fit: one fit, defaults; grid: 3-fold)")
+    jobs = "" if a.n_jobs == 1 else f", solver_options={{'n_jobs': {a.n_jobs}}}"
+    print(f"\n{est}() beside {ref or 'no reference'} ({label}; fit: one fit, defaults{jobs}; grid: 3-fold)")
     print(f"{'set':9} {'m':>7} {'src':9} {'n':>2} {'fit s':>8} {'cpu s':>7} {'peak MB':>8} {'gap':>8} {label:>11} "
           f"{'ref':>11} {'grid s':>8} {'cpu s':>7} {'fit/grid':>8} {'cpu/cpu':>7} {'1sd':>4}")  # fmt: skip
     for name in ["friedman1"] if family == "nu_svr" else sets:
@@ -359,7 +365,7 @@ def run_family(family: str, a: argparse.Namespace, sizes: list[int], sets: list[
                 errs = " ".join(f"{s['err']:.4g}" for s in ss)
                 print(f"{name:9} {m:7d} {ref} {label} {errs}, grid CPU s {np.mean([s['grid_cpu'] for s in ss]):.1f}")
                 continue
-            hs = [in_child(fit_hyperkernel, (name, m, seed, family), fresh=not a.quick) for seed in seeds]
+            hs = [in_child(fit_hyperkernel, (name, m, seed, family, a.n_jobs), fresh=not a.quick) for seed in seeds]
             times.append((m, float(np.mean([h["fit"] for h in hs])), float(np.mean([h["cpu"] for h in hs]))))
             svc = ref is not None and not a.no_svc and m <= a.svc_max
             ss = svc_results(name, m, seeds, a.svc_cache, not a.quick, family) if svc else []

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,11 +41,14 @@ __all__ = [
     "quadratic_bounds",
     "term_block",
     "learned_block",
+    "dictionary_gram",
+    "dictionary_products",
     "sampled_basis",
 ]
 
 Array = NDArray[np.float64]
 Index = NDArray[np.intp]
+_T = TypeVar("_T")
 
 #: Elements of one (rows, cols, features) temporary: bounds the memory of a block evaluation.
 _CHUNK_ELEMENTS = 1 << 22
@@ -534,53 +537,121 @@ def _pair_quadratics(
         return np.asarray(np.sum(list(parts), axis=0))
 
 
-def _column_quadratics(
-    Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
-) -> Array:
-    """uᵀK_{s,l} u per scale s and term l (S, p) from the compiled column loop
-    (``_hkcore.ard_scale_columns``).
+def _lower_blocks(
+    Xs: Array,
+    args: tuple[Array, Array, float, Array, NDArray[np.int64]],
+    scale_w: Array,
+    f: Callable[[int, int, int, Array], _T],
+    n_jobs: int,
+) -> list[_T]:
+    """f(t, lo, hi, blk) over the lower block triangle of every K_{s,l} on the points Xs, in a fixed order.
 
-    Over the upper block triangle: each chunk of columns [lo, hi) against the rows [lo, s), the
-    rows past the chunk counted twice, so s²/2 pairs as a loop over pairs, but with the points
-    innermost, where the products over dimensions and the exponentials vectorise (the pair loop
-    cannot). Chunks of terms and of columns keep each block within ``_CHUNK_ELEMENTS``; they run in
-    ``n_jobs`` threads and are summed in a fixed order, so the result does not depend on ``n_jobs``.
+    blk = scale_w[s] K_{s,l}[lo:, lo:hi] for the terms l = t … t + pt of ``args`` (inverse widths,
+    A, λ, 1/c, squarings): an array (S, pt, hi − lo, s − lo), columns as rows, from the compiled
+    column loop (``_hkcore.ard_scale_columns``), the points innermost so that the products over
+    dimensions and the exponentials vectorise. Over the chunks, the pairs i ≥ j once each and
+    the pairs of a chunk's diagonal block both ways: s²/2 pairs in all. Chunks of terms and of
+    columns keep each block within ``_CHUNK_ELEMENTS``; they run in ``n_jobs`` threads (the loop
+    releases the GIL) and f's results come back in the chunks' order, so a caller that sums them
+    in that order gets bits that do not depend on ``n_jobs``.
     """
     from .. import _hkcore
 
     inv_w, A, lam, inv_c, sq = args
     s, n_sc, p = Xs.shape[0], inv_c.shape[0], A.shape[2]
-    ones = np.ones(n_sc)
     t_step = max(1, _CHUNK_ELEMENTS // (n_sc * s))
     c_step = max(1, _CHUNK_ELEMENTS // (n_sc * min(p, t_step) * s))
     tasks = [(t, lo) for t in range(0, p, t_step) for lo in range(0, s, c_step)]
+    w = np.ascontiguousarray(scale_w, dtype=np.float64)
 
-    def part(task: tuple[int, int]) -> tuple[int, Array]:
+    def part(task: tuple[int, int]) -> _T:
         t, lo = task
         hi = min(lo + c_step, s)
         At = np.ascontiguousarray(A[:, :, t : t + t_step])
         XT = np.ascontiguousarray(Xs[lo:].T)
-        blk = _hkcore.ard_scale_columns(XT, np.ascontiguousarray(Xs[lo:hi]), inv_w, At, lam, inv_c, sq, ones)
-        k, uk = hi - lo, us[lo:hi]
-        q = np.einsum("spkj,k,j->sp", blk[..., :k], uk, uk)  # the diagonal block, both halves
-        if hi < s:
-            q += 2.0 * np.einsum("spkj,k,j->sp", blk[..., k:], uk, us[hi:])
-        return t, q
-
-    out = np.zeros((n_sc, p))
-
-    def add(results: Iterator[tuple[int, Array]]) -> Array:
-        for t, q in results:  # in the order of the tasks
-            out[:, t : t + q.shape[1]] += q
-        return out
+        Xc = np.ascontiguousarray(Xs[lo:hi])
+        return f(t, lo, hi, _hkcore.ard_scale_columns(XT, Xc, inv_w, At, lam, inv_c, sq, w))
 
     jobs = min(n_jobs, len(tasks))
     if jobs <= 1:
-        return add(map(part, tasks))
+        return list(map(part, tasks))
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(jobs) as pool:
-        return add(pool.map(part, tasks))
+        return list(pool.map(part, tasks))
+
+
+def _column_quadratics(
+    Xs: Array, us: Array, args: tuple[Array, Array, float, Array, NDArray[np.int64]], n_jobs: int
+) -> Array:
+    """uᵀK_{s,l} u per scale s and term l (S, p) over the lower block triangle (:func:`_lower_blocks`):
+    a chunk's diagonal block counted once (it holds both halves), the rows past it twice. As a
+    loop over pairs, but vectorised over the points (the pair loop cannot)."""
+
+    def part(t: int, lo: int, hi: int, blk: Array) -> tuple[int, Array]:
+        k, uk = hi - lo, us[lo:hi]
+        q = np.einsum("spkj,k,j->sp", blk[..., :k], uk, uk)
+        if hi < Xs.shape[0]:
+            q += 2.0 * np.einsum("spkj,k,j->sp", blk[..., k:], uk, us[hi:])
+        return t, q
+
+    out = np.zeros((args[3].shape[0], args[1].shape[2]))
+    for t, q in _lower_blocks(Xs, args, np.ones(args[3].shape[0]), part, n_jobs):
+        out[:, t : t + q.shape[1]] += q
+    return out
+
+
+def dictionary_gram(
+    hyperkernel: ARDDictionary, features: Array, beta: ArrayLike, X: Array, out: Array, *, n_jobs: int = 1
+) -> Array:
+    """K(β) = Σ_l β_l K_l over the points X (002 eq. 2.15) added to ``out`` on and below the diagonal.
+
+    ``out`` is an (m, m) array in Fortran order, for LAPACK's Cholesky factorisation with
+    ``lower=True``, which reads only the lower triangle (the diagonal blocks of the pass add to a
+    few entries above it too; the rest of the strict upper triangle is left as it was). One
+    compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`), its widths weighted
+    by β: half the pairs of :func:`learned_block`, and the exponentials vectorised.
+    """
+    b = np.asarray(beta, dtype=np.float64)
+    weights = np.asarray(features, dtype=np.float64)[:, -1]
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+
+    def write(t: int, lo: int, hi: int, blk: Array) -> None:  # chunks are disjoint: safe in threads
+        out[lo:, lo:hi] += np.einsum("s,skj->jk", bw, blk[:, 0])
+
+    for rows, args in _dictionary_groups(hyperkernel, features):
+        bw = np.ascontiguousarray(b[rows])
+        if np.any(bw != 0.0):
+            _lower_blocks(Xc, args, weights[rows], write, n_jobs)
+    return out
+
+
+def dictionary_products(
+    hyperkernel: ARDDictionary, features: Array, X: Array, u: ArrayLike, *, n_jobs: int = 1
+) -> Array:
+    """K_l u at every point of X for every term l of ``features``: an array (m, p).
+
+    One compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`): each chunk of
+    columns gives its own rows' products and, by symmetry, its share of the rows past it. The
+    chunks' parts are added in a fixed order, so the result does not depend on ``n_jobs``.
+    """
+    ua = np.ascontiguousarray(u, dtype=np.float64)
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+    m = Xc.shape[0]
+    weights = np.asarray(features, dtype=np.float64)[:, -1]
+    out = np.zeros((m, features.shape[0]))
+
+    def part(t: int, lo: int, hi: int, blk: Array) -> tuple[int, Array]:
+        k = hi - lo
+        Ku = np.zeros((m - lo, blk.shape[0]))
+        Ku[:k] = np.einsum("skj,j->ks", blk[:, 0], ua[lo:])
+        Ku[k:] = np.einsum("skj,k->js", blk[:, 0, :, k:], ua[lo:hi])
+        return lo, Ku
+
+    for rows, args in _dictionary_groups(hyperkernel, features):
+        for lo, Ku in _lower_blocks(Xc, args, weights[rows], part, n_jobs):
+            out[lo:, rows] += Ku
+    return out
 
 
 def quadratic_bounds(

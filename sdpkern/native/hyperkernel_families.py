@@ -63,7 +63,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, SumGram
-from ..kernels.hyperkernel_terms import TermGram, learned_block, term_block
+from ..kernels.hyperkernel_terms import TermGram, dictionary_gram, learned_block, term_block
+from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
 from .hyperkernel_master import (
     Curvature,
@@ -361,10 +362,12 @@ class _AlignmentFamily(MasterFamily):
     α free, q(α) = targetᵀα − (ε/2)‖α‖², u = α, and the squared regulariser (λ_Q/2)‖Lᵀβ‖².
 
     The inner maximiser α = (K(β) + εI)⁻¹target comes from a dense Cholesky factorisation of
-    K(β) + εI (m² memory, m³/3 flops per β step); there is no model, only β. The terms' dense
-    matrices are kept while they fit in the column-cache budget (``opts["sum_cache_bytes"]``, the
-    alignment has no column caches): K(β) is then a weighted sum per β step instead of the
-    kernel's exponentials over all m² pairs again.
+    K(β) + εI (m² memory, m³/3 flops per β step), whose factor the master's Newton step reuses
+    (:class:`~sdpkern.native.hyperkernel_master.InnerSolution`); there is no model, only β. For a
+    dictionary K(β) comes from one pass over the pairs' lower triangle per β step; for other
+    hyperkernels (many terms, a pair loop per entry) the terms' dense matrices are kept while they
+    fit in the column-cache budget (``opts["sum_cache_bytes"]``, the alignment has no column
+    caches), and K(β) is a weighted sum of them.
     """
 
     name: ClassVar[str] = "hyperkernel alignment"
@@ -379,13 +382,17 @@ class _AlignmentFamily(MasterFamily):
     def __post_init__(self) -> None:
         self.m = self.target.shape[0]
 
-    def _kernel(self, gram: GramOperator, budget: int) -> Array:
-        """K(β) dense: Σ_l β_l K_l from the kept term matrices when they fit in ``budget`` bytes."""
+    def _kernel(self, gram: GramOperator, budget: int, n_jobs: int) -> Array:
+        """K(β) dense (its lower triangle at least, in Fortran order): by a pass over the pairs, or
+        Σ_l β_l K_l from the kept term matrices when they fit in ``budget`` bytes (not for a
+        dictionary: its pass over half the pairs costs less than reading the kept matrices)."""
         if not (isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms)):
-            return _dense(gram)
+            return _dense(gram, n_jobs)
         terms = [t.op for t in gram.terms]
+        if isinstance(terms[0], TermGram) and isinstance(terms[0].hyperkernel, ARDDictionary):
+            return _dense(gram, n_jobs)
         if 8 * self.m * self.m * len(set(map(id, terms)) | set(self.blocks)) > budget:
-            return _dense(gram)
+            return _dense(gram, n_jobs)
         new = [op for op in terms if id(op) not in self.blocks]
         if new:
             first = new[0]
@@ -406,19 +413,21 @@ class _AlignmentFamily(MasterFamily):
         from scipy.linalg import LinAlgError, cho_factor, cho_solve
         from threadpoolctl import threadpool_limits
 
-        M = self._kernel(gram, int(opts["sum_cache_bytes"]))
+        M = self._kernel(gram, int(opts["sum_cache_bytes"]), int(opts["n_jobs"]))
         M[np.diag_indices_from(M)] += self.ridge
         try:
             # BLAS threads as n_jobs says: two OpenBLAS threads on the shared 2-core machine under load
             # took 0.76 s for a 300 × 300 Cholesky factorisation that one thread does in 1.6 ms
             with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
-                alpha = cho_solve(cho_factor(M, lower=True, overwrite_a=True, check_finite=False), self.target)
+                factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+                alpha = cho_solve(factor, self.target, check_finite=False)
         except LinAlgError as exc:  # K(β) + εI ⪰ εI: only a kernel that is not PSD fails here
             raise NotPSDError(
                 f"K(beta) + ridge*I is not positive definite (ridge = {self.ridge:g}): a basis kernel is not PSD"
             ) from exc
         Ku = self.target - self.ridge * alpha
-        return InnerSolution(alpha, alpha, Ku, self.constant(alpha), 0.0, 1)
+        # K(β) + εI is the Hessian's bordered matrix (:meth:`curvature`): its factor goes with the solution
+        return InnerSolution(alpha, alpha, Ku, self.constant(alpha), 0.0, 1, factor=factor)
 
     def constant(self, alpha: Array) -> float:
         return float(self.target @ alpha - 0.5 * self.ridge * float(alpha @ alpha))
@@ -434,9 +443,10 @@ class _AlignmentFamily(MasterFamily):
         return Curvature(np.arange(self.m), np.ones(self.m), np.full(self.m, self.ridge), None, np.zeros((0, self.m)))
 
 
-def _dense(gram: GramOperator) -> Array:
-    """K(β) as a dense matrix: the terms' blocks by the compiled loops (one pass per relevance
-    vector of a dictionary) instead of m columns through the caches."""
+def _dense(gram: GramOperator, n_jobs: int) -> Array:
+    """K(β) as a dense matrix in Fortran order (for a dictionary its lower triangle only, which
+    the Cholesky factorisation reads): the terms' blocks by the compiled loops (one pass per
+    relevance vector of a dictionary, over half the pairs) instead of m columns through the caches."""
     if isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms):
         ops = [t.op for t in gram.terms]
         assert all(isinstance(op, TermGram) for op in ops)
@@ -444,6 +454,9 @@ def _dense(gram: GramOperator) -> Array:
         assert isinstance(first, TermGram)
         feats = np.vstack([op.feature for op in ops if isinstance(op, TermGram)])
         X = first.X
+        if isinstance(first.hyperkernel, ARDDictionary):
+            out = np.zeros((X.shape[0], X.shape[0]), order="F")
+            return dictionary_gram(first.hyperkernel, feats, gram.weights, X, out, n_jobs=n_jobs)
         return np.array(learned_block(first.hyperkernel, feats, gram.weights, X, X), dtype=np.float64, order="F")
     return np.array(gram.to_dense(), dtype=np.float64, order="F")
 

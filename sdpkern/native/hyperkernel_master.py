@@ -67,6 +67,7 @@ from ..errors import DataError, SolverError
 from ..kernels.gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram, grouped
 from ..kernels.hyperkernel_terms import (
     TermGram,
+    dictionary_products,
     learned_block,
     learned_gram,
     quadratic_bounds,
@@ -76,6 +77,7 @@ from ..kernels.hyperkernel_terms import (
 )
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
+from .dual_svm import _one_blas_thread
 from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
 __all__ = [
@@ -184,6 +186,10 @@ class InnerSolution:
         Inner iterations (SMO steps).
     extras : dict
         Values the family reports with its model (e.g. the ν-SVM's margin ρ).
+    factor : tuple or None
+        SciPy's ``cho_factor`` of the bordered matrix of the maximiser's :class:`Curvature`, where
+        the solve factorised it (the alignment: K(β) + εI, with no equalities): the master's
+        Hessian solves with it instead of factorising again, then drops it (m² memory).
     """
 
     alpha: Array
@@ -193,6 +199,7 @@ class InnerSolution:
     offset: float
     n_iter: int
     extras: dict[str, float] = field(default_factory=dict)
+    factor: tuple[Array, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -442,10 +449,17 @@ class _Master:
                 out[k] = 0.5 * float(un @ Ku)
         return out
 
-    def free_blocks(self, terms: NDArray[np.intp], beta: Array, u: Array, F: NDArray[np.intp], K: Array) -> Array:
+    def free_blocks(
+        self, terms: NDArray[np.intp], beta: Array, u: Array, F: NDArray[np.intp], K: Array | None
+    ) -> Array:
         """(K_l u)[F] for ``terms`` (an array (len(F), len(terms))), and K(β)[F, F] (β = cβ') added
-        to ``K``, from one pass over the rows F and the columns of u's support and F: for a
-        dictionary one compiled pass per relevance vector, nothing cached."""
+        to ``K`` unless it is None, from one pass over the rows F and the columns of u's support
+        and F: for a dictionary one compiled pass per relevance vector, nothing cached; for
+        K = None and u supported everywhere, the pass over the pairs' lower triangle
+        (:func:`~sdpkern.kernels.hyperkernel_terms.dictionary_products`), half the pairs."""
+        B = self.B
+        if K is None and isinstance(B.hyperkernel, ARDDictionary) and np.count_nonzero(u) == u.size:
+            return dictionary_products(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])[F]
         cols = np.union1d(np.flatnonzero(u), F)
         uc = np.ascontiguousarray(u[cols])
         at = None if cols.size == F.size else np.searchsorted(cols, F)  # F's columns among cols
@@ -455,14 +469,14 @@ class _Master:
 
         def add(part: slice, ks: list[int], blk: Array) -> None:  # blk: K_k[F[part], cols] for k in ks
             V[part, ks] = (blk @ uc).T
-            Kb = np.tensordot(w[ks], blk, axes=1)
-            K[part] += Kb if at is None else Kb[:, at]
+            if K is not None:
+                Kb = np.tensordot(w[ks], blk, axes=1)
+                K[part] += Kb if at is None else Kb[:, at]
 
         plain, shared = grouped(ops)
         step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
         for lo in range(0, F.size if plain else 0, step):
             part = slice(lo, min(lo + step, F.size))
-            B = self.B
             add(part, plain, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]))
         for group, ks in shared:
             idx = [ops[k].group_index for k in ks]
@@ -480,18 +494,32 @@ class _Master:
         cv = self._curvature(point.inner.alpha)
         return None if cv is None else self._hessian(terms, point.beta, point.inner.u, cv)[0]
 
-    def _curvature(self, alpha: Array) -> Curvature | None:
-        cv = self.family.curvature(alpha)
-        if cv is None or cv.points.size == 0 or cv.points.size > self.opts["newton_points"]:
+    def _curvature(self, alpha: Array, factored: bool = False) -> Curvature | None:
+        """The family's :class:`Curvature` at ``alpha``, or None where it gives none, no variable is
+        free, ``opts["newton_points"]`` is 0 (level steps only), or more than that many are free
+        and the inner solve did not factorise the bordered matrix itself (``factored``)."""
+        cv, cap = self.family.curvature(alpha), self.opts["newton_points"]
+        if cv is None or cv.points.size == 0 or cap == 0 or (cv.points.size > cap and not factored):
             return None
         return cv
 
-    def _hessian(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array | None, Array]:
+    def _hessian(
+        self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature, factor: tuple[Array, bool] | None = None
+    ) -> tuple[Array | None, Array]:
         """D's Hessian at β' (:meth:`hessian`), or None where the bordered matrix is singular, and
-        the pass's (K_l u)[F], an array (len(F), len(terms))."""
+        the pass's (K_l u)[F], an array (len(F), len(terms)). With the inner solve's ``factor`` of
+        the bordered matrix (:class:`InnerSolution`) the pass gives (K_l u)[F] only and the
+        solve uses the factor."""
+        from scipy.linalg import cho_solve
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
+        if factor is not None:
+            Ku = self.free_blocks(terms, beta, u, F, None)
+            V = t[:, None] * Ku
+            with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
+                H = self.c * self.c * (V.T @ cho_solve(factor, V, check_finite=False))
+            return (0.5 * (H + H.T) if np.all(np.isfinite(H)) else None), Ku
         f, k = F.size, E.shape[0]
         kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
         M = kkt[:f, :f]
@@ -531,16 +559,18 @@ class _Master:
         self.smo_iterations += sol.n_iter
         u = sol.u
         H = None
-        cv = None if terms.size == 1 else self._curvature(sol.alpha)
+        factor, sol.factor = sol.factor, None  # m² memory: not kept with the point
+        cv = None if terms.size == 1 else self._curvature(sol.alpha, factored=factor is not None)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
             q = np.array([0.5 * float(u @ sol.Ku)])
         elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
             # u's support is the free set (the L2-SVM, the alignment): the Hessian's pass over the
             # support gives every (K_l u)[S], hence the cut, and the Newton step is then ready
-            H, Ku = self._hessian(terms, beta, u, cv)
+            H, Ku = self._hessian(terms, beta, u, cv, factor)
             q = self.c * 0.5 * (u[cv.points] @ Ku)
         else:
             q = self.c * self.quadratics(terms, u)
+        del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
 
@@ -819,7 +849,8 @@ def solve_master(
         The β step is a Newton step on D's exact Hessian (:class:`Curvature`,
         docs/hyperkernel_derivations.md §1.7) while the inner maximiser has at most this many free
         variables (its cost: a dense factorisation of that size), a level-bundle step otherwise
-        and after a Newton step that did not lower J; 0 for level steps only.
+        and after a Newton step that did not lower J; 0 for level steps only. Where the inner
+        solve factorises that matrix itself (the alignment) any size takes Newton steps.
 
     Returns
     -------
@@ -837,48 +868,54 @@ def solve_master(
     opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
     opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
              "working_set_rounds": 100, "newton_points": newton_points}  # fmt: skip
-    master = _Master(basis, family, float(lambda_Q), opts)
-    best = master.inner(terms, np.full(terms.size, 1.0 / terms.size), None)
-    cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha)]
-    history: list[dict[str, float]] = []
-    status, steps, rounds, gap, worst, lower = "iteration_limit", 1, 0, np.inf, np.inf, -np.inf
-    inner_tol = tol / 3
-    from tqdm.auto import tqdm
+    # one BLAS thread (or n_jobs where a pass asks for more): the loop's BLAS calls are small
+    # products between compiled passes, after each of which idle OpenBLAS threads spin on the
+    # other core (docs/hyperkernel.md, "One BLAS thread")
+    with _one_blas_thread():
+        master = _Master(basis, family, float(lambda_Q), opts)
+        best = master.inner(terms, np.full(terms.size, 1.0 / terms.size), None)
+        cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha)]
+        history: list[dict[str, float]] = []
+        status, steps, rounds, gap, worst, lower = "iteration_limit", 1, 0, np.inf, np.inf, -np.inf
+        inner_tol = tol / 3
+        from tqdm.auto import tqdm
 
-    with tqdm(total=None, disable=not progress, desc=family.name, unit="step") as bar:
-        for round_ in range(1, n["max_rounds"] + 1):
-            rounds = round_
-            limits = (inner_tol, n["max_steps"], t0, time_limit)
-            best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
-            J = best.J
-            margin = tol * max(1.0, abs(J))
-            lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, margin)
-            if J - lower > margin:
-                # after Newton steps the cuts are few and the aggregate a poor dual point; the best
-                # point's own maximiser is the dual optimum where D is smooth (the L2-SVM, the
-                # alignment): its bound when it is the higher
-                own, _, own_omitted = _certify(master, terms, best.beta, best.inner.alpha, lower, cuts, margin)
-                if own > lower:
-                    lower, omitted = own, own_omitted
-            gap = max(J - lower, 0.0) / max(1.0, abs(J))
-            worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
-            history.append({"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0})
-            bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
-            if gap <= tol:
-                status = "optimal"
-                break
-            if stop is not None:
-                status = stop
-                break
-            cand = np.argsort(omitted)[::-1][: n["add_per_round"]]
-            cand = cand[omitted[cand] > 0.5 * tol * max(1.0, abs(J))]
-            if cand.size == 0:  # only the restricted solve is short of tol: solve it tighter
-                if inner_tol < 1e-4 * tol:  # the inner solve's accuracy is the floor
-                    status = "optimal_inaccurate"
+        with tqdm(total=None, disable=not progress, desc=family.name, unit="step") as bar:
+            for round_ in range(1, n["max_rounds"] + 1):
+                rounds = round_
+                limits = (inner_tol, n["max_steps"], t0, time_limit)
+                best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
+                J = best.J
+                margin = tol * max(1.0, abs(J))
+                lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, margin)
+                if J - lower > margin:
+                    # after Newton steps the cuts are few and the aggregate a poor dual point; the best
+                    # point's own maximiser is the dual optimum where D is smooth (the L2-SVM, the
+                    # alignment): its bound when it is the higher
+                    own, _, own_omitted = _certify(master, terms, best.beta, best.inner.alpha, lower, cuts, margin)
+                    if own > lower:
+                        lower, omitted = own, own_omitted
+                gap = max(J - lower, 0.0) / max(1.0, abs(J))
+                worst = max(float(omitted.max()) if omitted.size else 0.0, 0.0)
+                history.append(
+                    {"objective": J, "gap": gap, "terms": float(terms.size), "time": time.perf_counter() - t0}
+                )
+                bar.set_postfix(gap=f"{gap:.1e}", terms=terms.size)
+                if gap <= tol:
+                    status = "optimal"
                     break
-                inner_tol /= 10
-                continue
-            terms, best = _add_terms(master, terms, cand, beta_full, best)
+                if stop is not None:
+                    status = stop
+                    break
+                cand = np.argsort(omitted)[::-1][: n["add_per_round"]]
+                cand = cand[omitted[cand] > 0.5 * tol * max(1.0, abs(J))]
+                if cand.size == 0:  # only the restricted solve is short of tol: solve it tighter
+                    if inner_tol < 1e-4 * tol:  # the inner solve's accuracy is the floor
+                        status = "optimal_inaccurate"
+                        break
+                    inner_tol /= 10
+                    continue
+                terms, best = _add_terms(master, terms, cand, beta_full, best)
     stats = {"lower_bound": lower, "gap": gap, "max_violation": worst, "status": status, "rounds": rounds,
              "steps": steps, "total_time": time.perf_counter() - t0, "history": history}  # fmt: skip
     return _result(master, terms, best, stats)
@@ -1078,8 +1115,9 @@ def estimate_fit_bytes(
     ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the Newton step's matrix
     over at most :data:`NEWTON_POINTS` free variables, the sampled basis
     (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
-    alignment's inner solve) two m×m matrices (K(β) + εI and its Cholesky factor) and the dense
-    term matrices it keeps (at most half of ``cache_bytes``) instead of the caches. ``"conic"``:
+    alignment's inner solve) two m×m matrices (K(β) + εI, factorised in place, and for a
+    hyperkernel other than a dictionary the block it is summed from) and the dense term matrices
+    it may keep (at most half of ``cache_bytes``) instead of the caches. ``"conic"``:
     the m(m+1)/2 pair candidates of the m² basis with their Cholesky columns, the (p, m, m) stack
     of base kernels and the SOCP's m×m factor.
     """
