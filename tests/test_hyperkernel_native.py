@@ -154,11 +154,11 @@ def test_quadratics_by_either_compiled_loop_match_combine(monkeypatch, limit):
 @pytest.mark.parametrize("n_rel", [1, 2])
 def test_dictionary_passes_over_the_lower_triangle_match_the_dense_blocks(monkeypatch, n_rel):
     # K(β) (its lower triangle) and every term's K_l u by the passes over the pairs' lower block
-    # triangle, against the dense term blocks; a small block budget makes every chunk boundary
-    # crossed (a 3-column chunk of 6 widths over 70 rows); the chunks are summed in a fixed
-    # order, so K_l u has the same bits in any thread count
+    # triangle, and K(β)v over a rectangle, against the dense term blocks; a small block budget
+    # makes every chunk boundary crossed (a 3-column chunk of 6 widths over 70 rows); the chunks
+    # are summed in a fixed order, so the products have the same bits in any thread count
     from sdpkern.kernels import hyperkernel_terms
-    from sdpkern.kernels.hyperkernel_terms import dictionary_gram, dictionary_products, term_block
+    from sdpkern.kernels.hyperkernel_terms import dictionary_gram, dictionary_matvec, dictionary_products, term_block
 
     monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 6 * 70 * 3)
     rng = np.random.default_rng(n_rel)
@@ -179,6 +179,12 @@ def test_dictionary_passes_over_the_lower_triangle_match_the_dense_blocks(monkey
     Ku = np.einsum("lij,j->il", blocks, u)
     assert np.allclose(one, Ku, rtol=0, atol=1e-13 * np.abs(Ku).max())
     np.testing.assert_array_equal(dictionary_products(hk, feats, X, u, n_jobs=2), one)
+    # K(β)[rows, cols] v over a rectangle of the pairs (the L2-SVM's outputs off its support)
+    rows, cols = np.arange(0, 70, 3), np.arange(1, 70, 2)
+    Kv = dictionary_matvec(hk, feats, beta, X[rows], X[cols], u[cols])
+    ref_v = ref[np.ix_(rows, cols)] @ u[cols]
+    assert np.allclose(Kv, ref_v, rtol=0, atol=1e-13 * np.abs(ref_v).max())
+    np.testing.assert_array_equal(dictionary_matvec(hk, feats, beta, X[rows], X[cols], u[cols], n_jobs=2), Kv)
 
 
 @pytest.mark.parametrize("d,scales", [(2, "ladder"), (6, (1.0,)), (6, (1.0, 0.3))])

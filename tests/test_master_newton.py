@@ -131,3 +131,37 @@ def test_symmetric_solve_matches_numpy_and_refuses_a_singular_matrix(definite: b
     S = np.zeros((30, 30), order="F")
     S[:10, :10] = (G @ G.T)[:10, :10]
     assert hm._solve_symmetric(S, B, definite) is None
+
+
+@pytest.mark.parametrize("data", [("pima", 6), ("banana", 7), ("wdbc", 8)])
+def test_l2_svm_direct_solve_is_the_smo_maximiser_and_its_factor_the_hessians(data: tuple[str, int]) -> None:
+    # the L2-SVM's inner solve from its support vectors' KKT system (_direct), against the SMO's
+    # from the same warm start at the same β (smo_tol 1e-11): the same maximiser, outputs and
+    # cut; and the Hessian from the direct solve's factor against the one the master computes
+    # afresh (its own pass over F × supp u and its own factorisation)
+    X, y = _data(data[0], 150, data[1])
+    weights = np.random.default_rng(data[1]).integers(0, 3, 150).astype(float)  # some weights 0
+    family = hf._L2SVCFamily(y=y, C=1.0, weights=weights)
+    master, terms = _master(family, X)
+    rng = np.random.default_rng(data[1])
+    beta = rng.dirichlet(np.ones(terms.size))
+    start = master.inner(terms, beta, None)
+    near = np.clip(beta + 1e-4 * rng.standard_normal(terms.size), 0.0, None)
+    near /= near.sum()
+    family.settled = False
+    smo = master.inner(terms, near, start.inner.alpha)
+    assert smo.inner.n_iter > 0
+    family.settled = True
+    direct = master.inner(terms, near, start.inner.alpha)
+    assert direct.inner.n_iter == 0  # the direct solve ran, no SMO step
+    scale = np.abs(smo.inner.alpha).max()
+    np.testing.assert_allclose(direct.inner.alpha, smo.inner.alpha, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(direct.inner.Ku, smo.inner.Ku, rtol=0, atol=1e-8 * np.abs(smo.inner.Ku).max())
+    np.testing.assert_allclose(direct.q, smo.q, rtol=1e-8)
+    assert abs(direct.J - smo.J) <= 1e-10 * abs(smo.J)
+    assert direct.H is not None
+    cv = master._curvature(direct.inner.alpha)
+    assert cv is not None
+    fresh, _ = master._hessian(terms, near, direct.inner.u, cv)
+    assert fresh is not None
+    np.testing.assert_allclose(direct.H, fresh, rtol=0, atol=1e-9 * np.abs(fresh).max())

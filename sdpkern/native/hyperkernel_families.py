@@ -63,10 +63,11 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, SumGram
-from ..kernels.hyperkernel_terms import TermGram, dictionary_gram, learned_block, term_block
+from ..kernels.hyperkernel_terms import TermGram, dictionary_gram, dictionary_matvec, learned_block, term_block
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
 from .hyperkernel_master import (
+    HESSIAN_RIDGE,
     Curvature,
     InnerSolution,
     MasterFamily,
@@ -87,6 +88,14 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
+
+
+#: Support changes :meth:`_L2SVCFamily._direct` follows (each a factorisation) before the SMO takes over
+_DIRECT_ROUNDS = 3
+
+#: :meth:`_L2SVCFamily._direct` is tried once an SMO solve moved at most this share of its support
+#: (far from the optimum β steps move hundreds of points, and the direct solve would not settle)
+_SETTLED = 0.01
 
 
 def _core_options(opts: dict[str, Any], restrict: Restrict, tol: float) -> dict[str, Any]:
@@ -203,6 +212,8 @@ class _L2SVCFamily(MasterFamily):
     weights: Array | None = None
     diag: Array = field(init=False)
     upper: Array = field(init=False)
+    #: whether the last SMO solve ended with nearly the support it started from (:meth:`_direct`)
+    settled: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.m = self.y.shape[0]
@@ -217,16 +228,85 @@ class _L2SVCFamily(MasterFamily):
         from .svm_core import solve_qp
 
         y = self.y
+        if alpha0 is not None and self.settled:
+            direct = self._direct(gram, alpha0, opts)
+            if direct is not None:
+                return direct
         a0 = np.zeros(self.m) if alpha0 is None else np.clip(alpha0, 0.0, self.upper)
         qp = solve_qp(
             _with_bias(gram), y, -np.ones(self.m), self.upper, a0, D=self.diag, constraints="none",
             shrinking=True, **_core_options(opts, lambda W: _with_bias(restrict(W)), opts["smo_tol"]),
         )  # fmt: skip
         alpha = qp.alpha
+        moved = np.count_nonzero((a0 > 0.0) != (alpha > 0.0))
+        self.settled = alpha0 is not None and bool(moved <= _SETTLED * np.count_nonzero(alpha))
         bias = float(y @ alpha)
         # ∇ = Y(K + 11ᵀ)Yα + Dα − 1, so (K(β) + 11ᵀ)(y∘α) = y∘(∇ + 1 − Dα)
         Ku = y * (qp.grad + 1.0 - self.diag * alpha) - bias
         return InnerSolution(alpha, y * alpha, Ku, self.constant(alpha), -bias, qp.n_iter)
+
+    def _direct(self, gram: GramOperator, alpha0: Array, opts: dict[str, Any]) -> InnerSolution | None:
+        """The maximiser with ``alpha0``'s support vectors kept, from their KKT system, or None.
+
+        With the other variables at 0, the support F's α_F solves (M + y_F y_Fᵀ)α_F = 1, M =
+        Y_F K(β)[F, F] Y_F + diag(1/(2Cw_F)) (the QP's gradient vanishes on F): one pass over F's
+        pairs (half of them for a dictionary), a Cholesky factorisation of M (plus
+        :data:`~sdpkern.native.hyperkernel_master.HESSIAN_RIDGE`, as the Hessian's) and yy_Fᵀ by
+        Sherman-Morrison. That is the maximiser when every α_F > 0 and no point outside F has a
+        gradient below −``smo_tol`` (one pass over F × the rest gives their outputs): the KKT
+        conditions the SMO stops at, met to rounding on F. M is the Hessian's bordered matrix at
+        that point (:meth:`curvature`), so its factor goes with the solution. None, and the SMO
+        runs, where F is empty or has more than ``newton_points`` points (its factorisation would
+        cost more than the SMO), M is not definite in floating point, or the support changes.
+        """
+        F = np.flatnonzero(alpha0 > 0.0)
+        y = self.y
+        for _ in range(_DIRECT_ROUNDS):
+            if F.size == 0 or F.size > opts["newton_points"]:
+                return None
+            got = self._kkt_solve(gram, F, opts)
+            if got is None:
+                return None
+            factor, aF = got
+            if not np.all(aF > 0.0):  # leaving the support: solve again without them
+                F = F[aF > 0.0]
+                continue
+            yF, bias = y[F], float(y[F] @ aF)
+            # on F the system's rows: y_i((K(β)u)_i + yᵀα) + D_i α_i = 1
+            Ku = np.empty(self.m)
+            Ku[F] = yF * (1.0 - self.diag[F] * aF) - bias
+            rest = np.setdiff1d(np.arange(self.m), F)
+            if rest.size:
+                Ku[rest] = _outputs(gram, rest, F, yF * aF, opts["n_jobs"])
+                live = rest[self.upper[rest] > 0]  # weight 0: α = 0 whatever its gradient
+                enter = live[y[live] * (Ku[live] + bias) - 1.0 < -opts["smo_tol"]]
+                if enter.size:  # entering the support
+                    F = np.union1d(F, enter)
+                    continue
+            alpha = np.zeros(self.m)
+            alpha[F] = aF
+            return InnerSolution(alpha, y * alpha, Ku, self.constant(alpha), -bias, 0, factor=factor)
+        return None
+
+    def _kkt_solve(self, gram: GramOperator, F: NDArray[np.intp], opts: dict[str, Any]) -> tuple[Any, Array] | None:
+        """(the Cholesky factor of M, α_F) of :meth:`_direct`'s system on F, or None where M is not
+        definite in floating point."""
+        from scipy.linalg import LinAlgError, cho_factor, cho_solve
+        from threadpoolctl import threadpool_limits
+
+        yF = self.y[F]
+        M = _dense(gram, opts["n_jobs"], F)
+        M *= yF[:, None]
+        M *= yF[None, :]
+        M[np.diag_indices(F.size)] += self.diag[F]
+        M[np.diag_indices(F.size)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
+        try:
+            with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
+                factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+                Z = cho_solve(factor, np.column_stack([np.ones(F.size), yF]), check_finite=False)
+        except LinAlgError:
+            return None
+        return factor, Z[:, 0] - Z[:, 1] * (float(yF @ Z[:, 0]) / (1.0 + float(yF @ Z[:, 1])))
 
     def constant(self, alpha: Array) -> float:
         return float(alpha.sum() - 0.5 * float(self.y @ alpha) ** 2 - 0.5 * float(self.diag @ (alpha * alpha)))
@@ -443,22 +523,40 @@ class _AlignmentFamily(MasterFamily):
         return Curvature(np.arange(self.m), np.ones(self.m), np.full(self.m, self.ridge), None, np.zeros((0, self.m)))
 
 
-def _dense(gram: GramOperator, n_jobs: int) -> Array:
-    """K(β) as a dense matrix in Fortran order (for a dictionary its lower triangle only, which
-    the Cholesky factorisation reads): the terms' blocks by the compiled loops (one pass per
-    relevance vector of a dictionary, over half the pairs) instead of m columns through the caches."""
-    if isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms):
-        ops = [t.op for t in gram.terms]
-        assert all(isinstance(op, TermGram) for op in ops)
-        first = ops[0]
-        assert isinstance(first, TermGram)
-        feats = np.vstack([op.feature for op in ops if isinstance(op, TermGram)])
-        X = first.X
-        if isinstance(first.hyperkernel, ARDDictionary):
-            out = np.zeros((X.shape[0], X.shape[0]), order="F")
-            return dictionary_gram(first.hyperkernel, feats, gram.weights, X, out, n_jobs=n_jobs)
-        return np.array(learned_block(first.hyperkernel, feats, gram.weights, X, X), dtype=np.float64, order="F")
-    return np.array(gram.to_dense(), dtype=np.float64, order="F")
+def _terms(gram: GramOperator) -> tuple[TermGram, Array, Array] | None:
+    """(a term operator, the terms' features, their weights β) where ``gram`` is K(β) over term
+    operators, else None."""
+    if not (isinstance(gram, SumGram) and all(isinstance(t.op, TermGram) for t in gram.terms)):
+        return None
+    ops = [t.op for t in gram.terms if isinstance(t.op, TermGram)]
+    return ops[0], np.vstack([op.feature for op in ops]), np.asarray(gram.weights, dtype=np.float64)
+
+
+def _dense(gram: GramOperator, n_jobs: int, points: NDArray[np.intp] | None = None) -> Array:
+    """K(β)[P, P] as a dense matrix in Fortran order (P the ``points``, all by default; for a
+    dictionary its lower triangle only, which the Cholesky factorisation reads): the terms'
+    blocks by the compiled loops (one pass per relevance vector of a dictionary, over half the
+    pairs) instead of columns through the caches."""
+    got = _terms(gram)
+    if got is None:
+        K = gram.to_dense() if points is None else gram.block(points, points)
+        return np.array(K, dtype=np.float64, order="F")
+    first, feats, beta = got
+    X = first.X if points is None else first.X[points]
+    if isinstance(first.hyperkernel, ARDDictionary):
+        out = np.zeros((X.shape[0], X.shape[0]), order="F")
+        return dictionary_gram(first.hyperkernel, feats, beta, X, out, n_jobs=n_jobs)
+    return np.array(learned_block(first.hyperkernel, feats, beta, X, X), dtype=np.float64, order="F")
+
+
+def _outputs(gram: GramOperator, rows: NDArray[np.intp], cols: NDArray[np.intp], v: Array, n_jobs: int) -> Array:
+    """K(β)[rows, cols] v by a pass over those pairs, nothing cached."""
+    got = _terms(gram)
+    if got is not None and isinstance(got[0].hyperkernel, ARDDictionary):
+        X = got[0].X
+        return dictionary_matvec(got[0].hyperkernel, got[1], got[2], X[rows], X[cols], v, n_jobs=n_jobs)
+    step = max(1, (1 << 22) // max(1, cols.size))
+    return np.concatenate([gram.block(rows[lo : lo + step], cols) @ v for lo in range(0, rows.size, step)])
 
 
 # ------------------------------------------------------------------------------------ entry points

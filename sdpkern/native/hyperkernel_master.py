@@ -20,7 +20,8 @@ natively:
   (:func:`~sdpkern.kernels.hyperkernel_terms.learned_gram`; every term keeps its own capped column
   cache, so a new β costs additions), warm-started: sdpkern's one SMO core for the SVM families
   (:mod:`sdpkern.native.svm_core`, libsvm's second-order pair selection and shrinking), a dense
-  Cholesky solve for the alignment;
+  Cholesky solve for the alignment (and for the L2-SVM once its support settles: its support
+  vectors' KKT system), whose factor the Newton step reuses;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
   D(β) ≥ q(α_k) − Σ_l β_l q_l(α_k) that every inner solve gives (exact: D is a maximum of these
   affine functions), each step a small SOCP in #S + 2 variables.
@@ -455,12 +456,13 @@ class _Master:
         """(K_l u)[F] for ``terms`` (an array (len(F), len(terms))), and K(β)[F, F] (β = cβ') added
         to ``K`` unless it is None, from one pass over the rows F and the columns of u's support
         and F: for a dictionary one compiled pass per relevance vector, nothing cached; for
-        K = None and u supported everywhere, the pass over the pairs' lower triangle
+        K = None and u supported within F, the pass over F's pairs' lower triangle
         (:func:`~sdpkern.kernels.hyperkernel_terms.dictionary_products`), half the pairs."""
         B = self.B
-        if K is None and isinstance(B.hyperkernel, ARDDictionary) and np.count_nonzero(u) == u.size:
-            return dictionary_products(B.hyperkernel, B.features[terms], B.X, u, n_jobs=self.opts["n_jobs"])[F]
         cols = np.union1d(np.flatnonzero(u), F)
+        if K is None and isinstance(B.hyperkernel, ARDDictionary) and cols.size == F.size:
+            # u's support within F: K_l u on F needs F's pairs only, and they are symmetric
+            return dictionary_products(B.hyperkernel, B.features[terms], B.X[F], u[F], n_jobs=self.opts["n_jobs"])
         uc = np.ascontiguousarray(u[cols])
         at = None if cols.size == F.size else np.searchsorted(cols, F)  # F's columns among cols
         ops = [self.term_op(int(l)) for l in terms]
@@ -514,33 +516,31 @@ class _Master:
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
-        if factor is not None:
-            Ku = self.free_blocks(terms, beta, u, F, None)
-            V = t[:, None] * Ku
-            with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
-                H = self.c * self.c * (V.T @ cho_solve(factor, V, check_finite=False))
-            return (0.5 * (H + H.T) if np.all(np.isfinite(H)) else None), Ku
         f, k = F.size, E.shape[0]
-        kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
-        M = kkt[:f, :f]
-        Ku = self.free_blocks(terms, beta, u, F, M)
+        if factor is None:
+            kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
+            M = kkt[:f, :f]
+            Ku = self.free_blocks(terms, beta, u, F, M)
+            M *= t[:, None]
+            M *= t[None, :]
+            M[np.diag_indices(f)] += cv.diag
+            # free copies of one point (repeated points, integer sample weights) make M singular,
+            # their rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest
+            # diagonal entry gives M's least-norm solution on them instead of no Newton step
+            M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
+            kkt[:f, f:], kkt[f:, :f] = E.T, E
+        else:
+            Ku = self.free_blocks(terms, beta, u, F, None)
         V = t[:, None] * Ku  # v_l = T_Fᵀ K_l u
-        M *= t[:, None]
-        M *= t[None, :]
-        M[np.diag_indices(f)] += cv.diag
-        # free copies of one point (repeated points, integer sample weights) make M singular, their
-        # rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest diagonal
-        # entry gives M's least-norm solution on them instead of no Newton step
-        M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
-        kkt[:f, f:], kkt[f:, :f] = E.T, E
         rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
         rhs[:f, : V.shape[1]] = V
         if cv.rank_one is not None:  # M + wwᵀ by Sherman-Morrison: one more right-hand side, no f × f outer product
             rhs[:f, -1] = cv.rank_one
-        # M is positive definite when K(β) is semidefinite and −∇²q's diagonal positive
-        definite = k == 0 and bool(np.all(cv.diag > 0))
         with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
-            Z = _solve_symmetric(kkt, rhs, definite)
+            if factor is not None:  # the inner solve's, of the same M (with its ridge)
+                Z = cho_solve(factor, rhs, check_finite=False)
+            else:  # M is positive definite when K(β) is semidefinite and −∇²q's diagonal positive
+                Z = _solve_symmetric(kkt, rhs, k == 0 and bool(np.all(cv.diag > 0)))
         if Z is None:
             return None, Ku
         X = Z[:f, : V.shape[1]]
