@@ -138,6 +138,13 @@ def test_native_family_matches_clarabel_on_the_pair_basis(family):
     _compare(family, name, 70, 1, "pair", 100.0)
 
 
+def test_alignment_certifies_where_the_first_cuts_dwarf_the_last():
+    # the first β steps' cuts are in the 1e5s where J is 25: the cutting-plane model, solved in
+    # that unit at Clarabel's default tolerance, came back 8e-5 above its minimum (above V*),
+    # the restricted loop stopped at once every round, and the fit ended optimal_inaccurate
+    _compare("alignment", "banana", 50, 1, "dict", 1.0)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "family,name,m,seed,basis,lq", [(f, *inst) for f in _FAMILIES for inst in _instances(f)]

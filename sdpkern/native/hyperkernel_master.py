@@ -666,14 +666,17 @@ def _model_min(a: Array, Q: Array, Ls: Array, reg: _Regulariser) -> tuple[float,
     rows = np.zeros((k, nx))  # a_k − Q_kᵀβ ≤ θ
     rows[:, :n] = -Q / s
     rows[:, n] = -1.0
-    out = _simplex_socp(n, c, rows, -a / s, Ls, cone)
+    out = _simplex_socp(n, c, rows, -a / s, Ls, cone, tol=1e-11) or _simplex_socp(n, c, rows, -a / s, Ls, cone)
     if out is None:
         raise SolverError("the bundle's cutting-plane model (a small SOCP) was not solved by Clarabel")
     sol, lam = out
     x = np.asarray(sol.x, dtype=np.float64)
     lam = np.clip(lam, 0.0, None)
     lam = lam / lam.sum() if lam.sum() > 0 else np.full(k, 1.0 / k)
-    return s * float(sol.obj_val), np.clip(x[:n], 0.0, None), lam
+    # the lower of the primal and dual values: the restricted loop stops on J − value ≤ tol, and
+    # the unit s (the largest cut, from the first steps: 1e5 where J is 25) scales the solver's
+    # absolute error; a value above the model's minimum (from J by more than that) stalled it
+    return s * min(float(sol.obj_val), float(sol.obj_val_dual)), np.clip(x[:n], 0.0, None), lam
 
 
 def _data_scale(*parts: Any) -> float:
