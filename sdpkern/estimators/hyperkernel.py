@@ -132,7 +132,7 @@ class _HyperkernelBase(SdpkernEstimator):
         for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
         points, 30,000, each SVM solve is a decomposition over working sets of about that size),
         ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB) and ``newton_points``
-        (Newton β steps while at most this many inner variables are free, 8000; 0 for the level
+        (Newton β steps while at most this many inner variables are free, 10,000; 0 for the level
         bundle's steps only).
     random_state : int or None, default=0
         Seeds the random sample of the width rule.

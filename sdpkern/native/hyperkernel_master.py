@@ -96,8 +96,9 @@ Array = NDArray[np.float64]
 
 #: Newton β steps while at most this many variables of the inner maximiser are free: the
 #: Hessian's f × f bordered matrix (docs/hyperkernel_derivations.md §1.7) then stays within
-#: 512 MB, and its factorisation (f³/3 flops) within about one inner solve at m = 10,000
-NEWTON_POINTS = 8000
+#: 800 MB (K(β)'s column cache is released before it), and its factorisation (f³/3 flops)
+#: within about one inner solve at m = 10,000, where a level step in its place costs a whole one
+NEWTON_POINTS = 10_000
 
 #: The ridge on the Hessian's bordered matrix, relative to its largest diagonal entry
 #: (:meth:`_Master._hessian`): a few hundred ulps, so that it survives the addition, and no more
@@ -556,6 +557,7 @@ class _Master:
         weights = self.c * beta
         gram = learned_gram([self.term_op(int(l)) for l in terms], weights, cache_bytes=self.opts["sum_cache_bytes"])
         sol = self.family.solve(gram, alpha0, lambda W: self.subset_gram(terms, weights, W), self.opts)
+        del gram  # K(β)'s column cache (up to 7/8 of cache_bytes) serves this β only: not beside the Hessian's matrix
         self.smo_iterations += sol.n_iter
         u = sol.u
         H = None
@@ -1115,8 +1117,10 @@ def estimate_fit_bytes(
 
     ``"native"``: the column caches (at most ``cache_bytes``, and no more than all columns of
     the terms and of K(β); above ``working_set`` points the working-set SMO's cache,
-    ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead), the Newton step's matrix
-    over at most :data:`NEWTON_POINTS` free variables, the sampled basis
+    ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead) or, where larger, the terms'
+    caches (half of ``cache_bytes`` at most) with the Newton step's matrix over at most
+    :data:`NEWTON_POINTS` free variables (K(β)'s and the working sets' caches are released
+    before it), the sampled basis
     (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
     alignment's inner solve) two m×m matrices (K(β) + εI, factorised in place, and for a
     hyperkernel other than a dictionary the block it is summed from) and the dense term matrices
@@ -1132,8 +1136,8 @@ def estimate_fit_bytes(
             cols = min(working_set_cache_bytes, 8 * w * w) + 2 * 8 * (1 << 24)
         else:
             cols = min(cache_bytes, 8 * m * m * (max_terms + 1))
-        if not dense:  # the Newton step's bordered matrix over the free variables
-            cols += 8 * min(m, NEWTON_POINTS) ** 2
+        if not dense:  # the Newton step's bordered matrix, once K(β)'s cache is released: the terms' half
+            cols = max(cols, min(cols, cache_bytes // 2) + 8 * min(m, NEWTON_POINTS) ** 2)
         return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
     pairs = m * (m + 1) // 2
     return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
