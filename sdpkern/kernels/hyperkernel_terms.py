@@ -636,7 +636,8 @@ def dictionary_gram(
 def dictionary_products(
     hyperkernel: ARDDictionary, features: Array, X: Array, u: ArrayLike, *, n_jobs: int = 1
 ) -> Array:
-    """K_l u at every point of X for every term l of ``features``: an array (m, p).
+    """K_l u at every point of X for every term l of ``features``: an array (m, p) (the Newton
+    step's v_l and the cut's ½uᵀK_l u, docs/hyperkernel_derivations.md §1.7; K_l of 002 eq. 2.22).
 
     One compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`): each chunk of
     columns gives its own rows' products and, by symmetry, its share of the rows past it. The
