@@ -202,7 +202,9 @@ class _L2SVCFamily(MasterFamily):
     q(α) = 1ᵀα − ½(yᵀα)² − ½Σ_i α_i²/(2Cw_i), u = y∘α.
 
     ``C`` is scikit-learn's C of the squared hinge (loss C Σ w_i ξ_i², (3.10)'s C' = 2C); points of
-    weight 0 have α_i = 0. The model is f = K(α∘y) + yᵀα (``offset`` = −yᵀα).
+    weight 0 have α_i = 0. The model is f = K(α∘y) + yᵀα (``offset`` = −yᵀα). The inner problem is
+    the core's QP without constraint, or, once the support has settled, its support vectors' KKT
+    system (:meth:`_direct`).
     """
 
     name: ClassVar[str] = "hyperkernel L2-SVM"
