@@ -189,9 +189,10 @@ class InnerSolution:
     extras : dict
         Values the family reports with its model (e.g. the ν-SVM's margin ρ).
     factor : tuple or None
-        SciPy's ``cho_factor`` of the bordered matrix of the maximiser's :class:`Curvature`, where
-        the solve factorised it (the alignment: K(β) + εI, with no equalities): the master's
-        Hessian solves with it instead of factorising again, then drops it (m² memory).
+        SciPy's ``cho_factor`` of the bordered matrix of the maximiser's :class:`Curvature` (without
+        its rank-one part, which the Hessian adds by Sherman-Morrison), where the solve factorised
+        it: the alignment's K(β) + εI, the L2-SVM's direct solve. The master's Hessian solves with
+        it instead of factorising again, then drops it (f² memory).
     """
 
     alpha: Array
