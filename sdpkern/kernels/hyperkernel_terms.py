@@ -624,12 +624,12 @@ def dictionary_gram(
     Xc = np.ascontiguousarray(X, dtype=np.float64)
 
     def write(t: int, lo: int, hi: int, blk: Array) -> None:  # chunks are disjoint: safe in threads
-        out[lo:, lo:hi] += np.einsum("s,skj->jk", bw, blk[:, 0])
+        out[lo:, lo:hi] += blk[:, 0].sum(axis=0).T
 
     for rows, args in _dictionary_groups(hyperkernel, features):
-        bw = np.ascontiguousarray(b[rows])
+        bw = b[rows] * weights[rows]  # β in the scales' weights, as dictionary_matvec's
         if np.any(bw != 0.0):
-            _lower_blocks(Xc, args, weights[rows], write, n_jobs)
+            _lower_blocks(Xc, args, bw, write, n_jobs)
     return out
 
 
