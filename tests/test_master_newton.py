@@ -116,6 +116,28 @@ def test_newton_points_is_checked() -> None:
         _fit("csvm", X, y, newton_points=-1)
 
 
+@pytest.mark.parametrize(("weight", "squared"), [(0.0, True), (10.0, True), (10.0, False)])
+def test_newton_step_is_the_models_minimiser_where_the_hessian_is_large(weight: float, squared: bool) -> None:
+    # the β step's small QP against its KKT solution (an interior minimiser, so 1ᵀβ = 1 is the
+    # only active constraint): with H in the 1e4s its values are 1e4 where the last β steps'
+    # J differ by 1e-4, and at Clarabel's default tolerance the step was 7.5e-8 off (6e-7 with
+    # the norm's cone; the steps then stalled short of the minimum). Asked: 1e-10 where the
+    # model is a QP, 1e-8 through the norm's cone (1.9e-9 measured at tolerance 1e-11)
+    rng = np.random.default_rng(0)
+    n = 12
+    G = rng.standard_normal((n, n))
+    H = 1e4 * (G @ G.T / n + np.eye(n))
+    L = rng.standard_normal((n, 3))
+    center = np.full(n, 1.0 / n)
+    beta = rng.dirichlet(np.full(n, 5.0))
+    # stationarity of −qᵀβ + ½(β − c)ᵀH(β − c) + R(β) on 1ᵀβ = 1, multiplier 3
+    reg = hm._Regulariser(weight, squared)
+    q = H @ (beta - center) + reg.grad(beta, L) + 3.0
+    step = hm._newton_step(q, center, H, L, reg)
+    assert step is not None
+    np.testing.assert_allclose(step, beta, rtol=0, atol=1e-10 if squared else 1e-8)
+
+
 @pytest.mark.parametrize("definite", [True, False])
 def test_symmetric_solve_matches_numpy_and_refuses_a_singular_matrix(definite: bool) -> None:
     # the Hessian's solve (Cholesky where the bordered matrix is definite, else Bunch-Kaufman)

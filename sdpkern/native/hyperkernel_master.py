@@ -737,18 +737,23 @@ def _level_step(a: Array, Q: Array, Ls: Array, reg: _Regulariser, center: Array,
 
 def _newton_step(q: Array, center: Array, H: Array, Ls: Array, reg: _Regulariser) -> Array | None:
     """argmin_{β ∈ Δ_S} −qᵀβ + ½(β − β̂)ᵀH(β − β̂) + R(β): D's quadratic model at β̂ (slopes q,
-    curvature H) plus the exact regulariser."""
+    curvature H) plus the exact regulariser: κ‖Lᵀβ‖² as the quadratic βᵀ(κLLᵀ)β, the norm by its cone."""
     n = center.shape[0]
-    cone = _cone_of(reg)
+    cone = None if reg.squared else _cone_of(reg)
     nx = n + int(cone is not None)  # (β[, t])
     P = np.zeros((nx, nx))
-    P[:n, :n] = H
+    P[:n, :n] = H + 2.0 * reg.weight * (Ls @ Ls.T) if reg.squared else H
     c = np.zeros(nx)
     c[:n] = -q - H @ center
     if cone is not None:
         c[n] = reg.weight
     s = _data_scale(P, c)
-    out = _simplex_socp(n, c / s, np.zeros((0, nx)), np.zeros(0), Ls, cone, P=P / s)
+    # at tolerance 1e-11 (the default as a fallback) and the squared regulariser in P, not a cone:
+    # the model's values are of H's size, 1e4 where J's last steps differ by 1e-4; at the default
+    # 1e-8, or through the cone at 1e-11, the step was 1e-8 off, and the steps stalled short of the
+    # minimum (alignment, classif10 m = 2000: three steps at one J, then a level step 2.5e-7 lower)
+    args = (n, c / s, np.zeros((0, nx)), np.zeros(0), Ls, cone)
+    out = _simplex_socp(*args, P=P / s, tol=1e-11) or _simplex_socp(*args, P=P / s)
     if out is None:
         return None
     bv = np.clip(np.asarray(out[0].x, dtype=np.float64)[:n], 0.0, None)
