@@ -15,7 +15,7 @@ in threads.
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport exp, pow
+from libc.math cimport exp, log1p, pow
 
 from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
@@ -145,9 +145,11 @@ cdef void _column_products(
     double lam, const double[::1] inv_c, const long[::1] squarings, double[:, ::1] den, double[:, ::1] prod,
     double[::1] E,
 ) noexcept nogil:
-    """K_{s,l}(x_j, xc) = prod[s·p + l, j] · (1 − λ)^(d mod 64) / den[s·p + l, j] for every point j of
-    XT (d, n): the loops over the points run innermost, contiguous in XT, so that the products
-    over d, the squarings from one scale to the next and the divisions vectorise."""
+    """K_{s,l}(x_j, xc) = prod[s·p + l, j] · (1 − λ)^(d' mod 64) / den[s·p + l, j] for every point j of
+    XT (d, n), times :func:`_ignored`'s constant, d' the dimensions with inv_w > 0: the loops over
+    the points run innermost, contiguous in XT, so that the products over d, the squarings from
+    one scale to the next and the divisions vectorise. A dimension with inv_w = 0 (one a
+    dictionary's relevance vector ignores) has ψ = 0 at every pair: it is skipped here."""
     cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n = XT.shape[1], n_sc = inv_c.shape[0]
     cdef Py_ssize_t sp = n_sc * p, j, d, s, l, k, r, cnt
     cdef double a, v, coef, xd
@@ -158,6 +160,8 @@ cdef void _column_products(
             prod[r, j] = 1.0
     cnt = 0
     for d in range(n_dim):
+        if inv_w[d] == 0.0:
+            continue
         xd = xc[d]
         for s in range(n_sc):
             if s > 0 and squarings[s] > 0:
@@ -184,6 +188,26 @@ cdef void _column_products(
             cnt = 0
 
 
+cdef object _ignored(const double[::1] inv_w, const double[:, :, ::1] A, double lam):
+    """(the number of dimensions with inv_w > 0, per scale s and term l the product over the
+    others of their constant factor (1 − λ)/(1 − A[s, d, l]), an array (S·p,)): ψ_d = 0 there at
+    every pair, so :func:`_column_products` skips them (a relevance vector of a dictionary that
+    keeps 2 of 20 features: a tenth of the work). The product is taken as the exponential of a
+    sum of logarithms, which neither under- nor overflows for any number of dimensions."""
+    cdef Py_ssize_t n_sc = A.shape[0], n_dim = A.shape[1], p = A.shape[2], d, s, l, kept = 0
+    logs = np.zeros(n_sc * p)
+    cdef double[::1] lg = logs
+    cdef double head = log1p(-lam)
+    for d in range(n_dim):
+        if inv_w[d] != 0.0:
+            kept += 1
+            continue
+        for s in range(n_sc):
+            for l in range(p):
+                lg[s * p + l] += head - log1p(-A[s, d, l])
+    return kept, np.exp(logs)
+
+
 cdef object _columns(
     const double[:, ::1] XT, const double[:, ::1] Xc, const double[::1] inv_w, const double[:, :, ::1] A,
     double lam, const double[::1] inv_c, const long[::1] squarings, const double[::1] scale_w, bint summed,
@@ -194,14 +218,17 @@ cdef object _columns(
     same bits either way."""
     cdef Py_ssize_t p = A.shape[2], n = XT.shape[1], n_sc = inv_c.shape[0], nk = Xc.shape[0]
     cdef Py_ssize_t j, s, l, r, c, so
-    cdef double tail = pow(1.0 - lam, <double>(XT.shape[0] % 64))
+    if Xc.shape[1] != XT.shape[0]:
+        raise ValueError("Xc and XT have different numbers of features")
+    kept, const_arr = _ignored(inv_w, A, lam)
+    cdef double tail = pow(1.0 - lam, <double>(kept % 64))
+    cdef double[::1] const = const_arr
+    cdef double w
     out_arr = np.zeros((1 if summed else n_sc, p, nk, n))
     cdef double[:, :, :, ::1] out = out_arr
     cdef double[:, ::1] den = np.empty((n_sc * p, n))
     cdef double[:, ::1] prod = np.empty((n_sc * p, n))
     cdef double[::1] E = np.empty(n)
-    if Xc.shape[1] != XT.shape[0]:
-        raise ValueError("Xc and XT have different numbers of features")
     with nogil:
         for c in range(nk):
             _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E)
@@ -209,8 +236,9 @@ cdef object _columns(
                 so = 0 if summed else s
                 for l in range(p):
                     r = s * p + l
+                    w = scale_w[s] * tail * const[r]
                     for j in range(n):
-                        out[so, l, c, j] += prod[r, j] * (scale_w[s] * tail / den[r, j])
+                        out[so, l, c, j] += prod[r, j] * (w / den[r, j])
     return out_arr
 
 
