@@ -1268,6 +1268,7 @@ def smo(
     Py_ssize_t[::1] active,
     Py_ssize_t n_active,
     bint shrinking,
+    double target=-INFINITY,
 ):
     """SMO on  min ½αᵀQα + pᵀα,  0 ≤ α ≤ upper,  with the equality constraints of ``mode`` (0: none,
     1: yᵀα fixed, 2: yᵀα and eᵀα fixed), Q_st = y_s y_t K(s mod n, t mod n) + D_t[s = t] (module
@@ -1279,10 +1280,14 @@ def smo(
     caller reconstructs ``v`` on the set-aside variables and calls again. Stops when the maximal
     KKT violation on the active variables is ≤ ``tol`` (mode 1: max over I_up of v minus min over
     I_low; mode 2: the larger of the two classes' such gaps; mode 0: the largest projected
-    gradient) or after ``max_iter`` steps. The passes run without the GIL.
+    gradient) or after ``max_iter`` steps, or (modes 1-2) once the objective has decreased by
+    ``target`` or more (a negative number; −inf: never). The passes run without the GIL.
 
-    Returns ``(iterations, violation, n_active, min_curvature)``; ``min_curvature`` < 0 is the
-    most negative second-order curvature met (Q is then not positive semidefinite).
+    Returns ``(iterations, violation, n_active, min_curvature, decrease)``; ``min_curvature`` < 0
+    is the most negative second-order curvature met (Q is then not positive semidefinite);
+    ``decrease`` the objective's change over the steps (0 unless ``target`` is finite): a pair
+    step changes it by ½(∇_i + ∇'_i)Δα_i + ½(∇_j + ∇'_j)Δα_j exactly (a quadratic), ∇ = −y∘v
+    before and after the step.
     """
     cdef Problem p
     cdef Py_ssize_t l = y.shape[0]
@@ -1294,6 +1299,9 @@ def smo(
     cdef long long it = 0, counter
     cdef bint fresh
     cdef double bij = 0.0, aij = 1.0, viol
+    cdef bint track = target > -INFINITY
+    cdef double df = 0.0, ai0 = 0.0, aj0 = 0.0, gi0 = 0.0, gj0 = 0.0
+    cdef Py_ssize_t i0 = 0, j0 = 0
     cdef double *Ki
     cdef double *Kj
     cdef Py_ssize_t extra[BATCH]
@@ -1324,7 +1332,7 @@ def smo(
     if mode == 0:
         p.n_active = l
         it = _coordinate_steps(&p, cache, tol, max_iter, &viol)
-        return it, viol, l, p.min_curv
+        return it, viol, l, p.min_curv, 0.0
     for t in range(n_active, l):  # set aside by an earlier call
         stv[active[t]] |= S_OUT
     p.n_active = n_active
@@ -1375,12 +1383,20 @@ def smo(
             m_ahead = _ahead(&p, &slot_of[0], False, k, extra)
         Kj = cache.col_ahead(k, extra, m_ahead)
         Ki = cache.col(_kidx(&p, i))  # still cached: stamped this tick
+        if track:
+            i0, j0 = i, j
+            ai0, aj0 = alpha[i], alpha[j]
+            gi0, gj0 = -y[i] * v[i], -y[j] * v[j]
         with nogil:
             i = _update_pair(&p, i, j, Ki, Kj, bij, aij, gmax)
+        if track:
+            df += 0.5 * ((gi0 - y[i0] * v[i0]) * (alpha[i0] - ai0) + (gj0 - y[j0] * v[j0]) * (alpha[j0] - aj0))
         fresh = i != -2
         if fresh and i < 0:  # nothing left in I_up: optimal
             it += 1
             viol = 0.0
             break
         it += 1
-    return it, viol, p.n_active, p.min_curv
+        if track and df <= target:
+            break
+    return it, viol, p.n_active, p.min_curv, df

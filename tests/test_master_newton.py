@@ -108,6 +108,31 @@ def test_newton_steps_reach_the_level_bundles_optimum_in_fewer_steps(name: str, 
     assert newton.steps <= level.steps
 
 
+def test_csvm_trial_points_stop_once_worse_than_the_best_and_the_optimum_is_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a trial point's SMO stops once its dual value shows J ≥ the best J (twonorm, m = 400: one
+    # trial point does); the second route ignores that level and solves every point to the end:
+    # the same certified optimum (1e-6 relative, the master's tolerance) in more SMO steps
+    X, y = _data("twonorm", 400, 5)
+    solve = hm.solve_csvc
+    statuses: list[str] = []
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        sol = solve(*args, **kw)
+        statuses.append(sol.status)
+        return sol
+
+    monkeypatch.setattr(hm, "solve_csvc", spy)
+    stopped = _fit("csvm", X, y)
+    assert statuses.count("objective_target") >= 1
+    monkeypatch.setattr(hm, "solve_csvc", lambda *a, objective_target=None, **kw: solve(*a, **kw))
+    full = _fit("csvm", X, y)
+    assert stopped.status == full.status == "optimal"
+    assert abs(stopped.objective - full.objective) <= 1e-6 * max(1.0, abs(full.objective))
+    assert stopped.smo_iterations < full.smo_iterations
+
+
 def test_newton_points_is_checked() -> None:
     from sdpkern.errors import ParameterError
 

@@ -204,6 +204,31 @@ def test_avx2_and_baseline_passes_agree():
         _close(a.objective, b.objective)
 
 
+@pytest.mark.parametrize("working_set", [None, 60])
+@pytest.mark.parametrize("name", ["moons", "cancer", "blobs"])
+def test_objective_target_stops_once_the_objective_is_below_it(name, working_set):
+    # the core tracks the objective by its exact change per pair step; the solution's objective is
+    # then recomputed from α and the gradient (a second route): it is at or below the target, by
+    # at most what the last step moved, and the solve took fewer steps than to the optimum. A
+    # target below the optimum is never reached: the solve is the plain one.
+    X, y, g = _classification(name)
+
+    def run(target):  # type: ignore[no-untyped-def]
+        K = KernelGram(Gaussian(gamma=g), X)
+        return svm_core.solve_csvc(K, y, 10.0, tol=TOL, working_set=working_set, objective_target=target)
+
+    plain = run(None)
+    assert plain.status == "optimal"
+    target = 0.5 * plain.objective  # the objective starts at 0 and decreases to plain's
+    stopped = run(target)
+    assert stopped.status == "objective_target" and stopped.n_iter < plain.n_iter
+    assert stopped.objective <= target + 1e-12 * abs(target)
+    assert stopped.objective > plain.objective
+    assert np.all(stopped.alpha >= 0) and np.all(stopped.alpha <= 10.0) and abs(stopped.alpha @ y) <= 1e-10
+    below = run(plain.objective - 1.0)
+    assert below.status == "optimal" and below.n_iter == plain.n_iter and below.objective == plain.objective
+
+
 def test_iteration_limit_is_reported_not_certified():
     X, y, g = _classification("cancer")
     sol = svm_core.solve_csvc(KernelGram(Gaussian(gamma=g), X), y, 100.0, max_iter=5)

@@ -109,7 +109,8 @@ class QPSolution:
     n_iter : int
         SMO steps (over every working-set round).
     status : str
-        ``"optimal"`` (KKT violation ≤ ``tol``) or ``"iteration_limit"``.
+        ``"optimal"`` (KKT violation ≤ ``tol``), ``"iteration_limit"``, or ``"objective_target"``
+        (stopped at :func:`solve_qp`'s ``objective_target``: α is feasible, not optimal).
     kkt_violation : float
         The stopping quantity on every variable (module docstring).
     tol : float
@@ -157,7 +158,7 @@ class SVMSolution:
         libsvm's division by r²).
     n_iter : int
     status : str
-        ``"optimal"`` or ``"iteration_limit"``.
+        ``"optimal"``, ``"iteration_limit"`` or ``"objective_target"`` (:class:`QPSolution`).
     certificate : dict
         ``{"measure": "kkt_violation", "value": ..., "tol": ...}`` plus, for the ν-forms, ``"r"``.
     rho, r : float
@@ -287,6 +288,7 @@ class SMOState:
         self.kidx = np.arange(self.l) % self.n
         self.active = np.arange(self.l, dtype=np.intp)
         self.n_iter = 0
+        self.reached = False  # the last run stopped at its objective target
         self.dropped_columns = 0  # computed by operators since replaced (:meth:`set_operator`)
         self.dropped_ahead = (0, 0)  # their columns computed ahead, and of those asked for
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + D)
@@ -345,26 +347,44 @@ class SMOState:
         """The stopping quantity on every variable (module docstring)."""
         return _violation(self.y, self.alpha, self.v, self.upper, self.mode)
 
-    def run(self, tol: float, budget: int) -> float:
+    def objective(self) -> float:
+        """½αᵀQα + pᵀα = ½αᵀ(∇ + p) (v current on every variable, as between runs)."""
+        return 0.5 * float(self.alpha @ (self.grad() + self.p))
+
+    def run(self, tol: float, budget: int, target: float | None = None) -> float:
         """SMO to ``tol`` (at most ``budget`` steps); returns the violation on every variable.
 
         libsvm's protocol: with shrinking, a first pass to 10·tol, v reconstructed on the
-        set-aside variables, then passes to tol until every variable satisfies it."""
+        set-aside variables, then passes to tol until every variable satisfies it. With a
+        ``target`` (modes 1-2) it also stops once the objective is at or below it, ``reached``
+        then True: a caller that only needs to know the optimum is below a level (the
+        hyperkernel master's trial points) does not pay for the rest of the solve."""
         core = _core()
         stage = 10.0 * tol if self.shrinking else tol
         done, viol = 0, np.inf
+        level = -np.inf if target is None or self.mode == 0 else float(target)
+        track = level > -np.inf
+        f = self.objective() if track else 0.0
+        self.reached = False
         while done < budget:
-            it, viol, na, curv = core.smo(
+            if track and f <= level:
+                self.reached = True
+                break
+            it, viol, na, curv, df = core.smo(
                 self.K.cache, self.n, self.y, self.alpha, self.v, self.upper, self.D, self.QD, self.mode, stage,
-                budget - done, self.active, self.l, self.shrinking,
+                budget - done, self.active, self.l, self.shrinking, level - f if track else -np.inf,
             )  # fmt: skip
             done += int(it)
+            f += df
             scale = float(np.max(np.abs(self.QD))) if self.QD.size else 1.0
             if curv < -1e-10 * max(scale, 1e-300):
                 raise not_psd_error(self.K, np.unique(self.kidx[self.alpha > 0]), self.D[: self.n], float(curv))
             if na < self.l:
                 self.reconstruct()
                 viol = self.violation()
+            if track and f <= level:
+                self.reached = True
+                break
             if viol <= stage and stage > tol:
                 stage = tol
                 continue
@@ -418,6 +438,7 @@ def solve_qp(
     working_set: int | None = WORKING_SET,
     restrict: Restrict | None = None,
     n_jobs: int = 1,
+    objective_target: float | None = None,
 ) -> QPSolution:
     """min ½αᵀQα + pᵀα  s.t. 0 ≤ α ≤ upper and the equality constraints, by SMO (module docstring).
 
@@ -457,6 +478,10 @@ def solve_qp(
         column cache; default ``K.subset(W, cache_bytes=WORKING_SET_CACHE_BYTES)``.
     n_jobs : int, default=1
         Threads for the outputs of the points outside a working set (``K.block_product``).
+    objective_target : float, optional
+        Stop, with status ``"objective_target"``, once the objective is at or below this value
+        (with one or two equality constraints): the minimum is then known to be below it, and α
+        is a feasible point that shows it.
 
     Returns
     -------
@@ -473,29 +498,33 @@ def solve_qp(
         working_set = check_integer(working_set, "working_set", 2)
     cols0 = K.columns_computed
     if working_set is not None and K.n > working_set:
-        alpha, grad, n_iter, rounds = _decompose(
-            K, ya, pa, ua, Da, a, constraints, tol, budget, bool(shrinking), working_set, restrict, n_jobs
-        )
+        alpha, grad, n_iter, rounds, reached = _decompose(
+            K, ya, pa, ua, Da, a, constraints, tol, budget, bool(shrinking), working_set, restrict, n_jobs,
+            objective_target,
+        )  # fmt: skip
         viol = _violation(ya, alpha, -ya * grad, ua, _MODES[constraints])
         columns = 0
     else:
         st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking))
-        viol = st.run(tol, budget)
-        alpha, grad, n_iter, rounds = st.alpha, st.grad(), st.n_iter, 1
+        viol = st.run(tol, budget, objective_target)
+        alpha, grad, n_iter, rounds, reached = st.alpha, st.grad(), st.n_iter, 1, st.reached
         columns = K.columns_computed - cols0
     rho, r = _offsets(ya, alpha, grad, ua, _MODES[constraints])
+    status = "optimal" if viol <= tol else "objective_target" if reached else "iteration_limit"
     return QPSolution(
         alpha=alpha, grad=grad, rho=rho, r=r, objective=0.5 * float(alpha @ (grad + pa)), n_iter=int(n_iter),
-        status="optimal" if viol <= tol else "iteration_limit", kkt_violation=float(viol), tol=tol, rounds=rounds,
-        columns=int(columns), seconds=time.perf_counter() - t0,
+        status=status, kkt_violation=float(viol), tol=tol, rounds=rounds, columns=int(columns),
+        seconds=time.perf_counter() - t0,
     )  # fmt: skip
 
 
 def _decompose(
     K: GramOperator, y: Array, p: Array, upper: Array, D: Array, alpha: Array, constraints: Constraints, tol: float,
-    budget: int, shrinking: bool, ws: int, restrict: Restrict | None, n_jobs: int,
-) -> tuple[Array, Array, int, int]:  # fmt: skip
-    """:func:`solve_qp`'s working-set decomposition; returns (α, ∇, SMO steps, rounds)."""
+    budget: int, shrinking: bool, ws: int, restrict: Restrict | None, n_jobs: int, target: float | None = None,
+) -> tuple[Array, Array, int, int, bool]:  # fmt: skip
+    """:func:`solve_qp`'s working-set decomposition; returns (α, ∇, SMO steps, rounds, whether the
+    objective reached ``target``: a working set's problem is the whole one restricted, so its
+    objective is the whole one's)."""
     n, l = K.n, y.shape[0]
     kidx = np.arange(l) % n
     sub = restrict if restrict is not None else (lambda W: K.subset(W, cache_bytes=WORKING_SET_CACHE_BYTES))
@@ -520,7 +549,7 @@ def _decompose(
         var = W if l == n else np.concatenate([W, W + n])
         # the variables outside W are 0, so the problem on W is the whole problem restricted
         st = SMOState(sub(W), y[var], p[var], upper[var], D[var], alpha[var].copy(), constraints, shrinking)
-        st.run(tol, max(1, budget - done))
+        st.run(tol, max(1, budget - done), target)
         done += st.n_iter
         du = point_u(_scatter(st.alpha, var, l)) - u
         alpha[var] = st.alpha
@@ -532,10 +561,10 @@ def _decompose(
         if moved.size and outside.size:
             Ku[outside] += K.block_product(outside, moved, du[moved], n_jobs=n_jobs)
         grad = y * Ku[kidx] + D * alpha + p
-        if _violation(y, alpha, -y * grad, upper, mode) <= tol or done >= budget:
+        if st.reached or _violation(y, alpha, -y * grad, upper, mode) <= tol or done >= budget:
             break
         W = _next_working_set(y, alpha, grad, upper, kidx, n, ws, mode)
-    return alpha, grad, done, rounds
+    return alpha, grad, done, rounds, st.reached
 
 
 def _scatter(values: Array, var: Index, l: int) -> Array:
@@ -654,7 +683,7 @@ Options = tuple[float, int | None, bool, int | None, Restrict | None, int]
 
 def _run(
     K: GramOperator, y: Array, p: Array, upper: Array, a0: Array, D: Array | None, constraints: Constraints,
-    options: Options,
+    options: Options, objective_target: float | None = None,
 ) -> tuple[QPSolution, Array]:  # fmt: skip
     """:func:`solve_qp` with the problem definitions' options (tol, max_iter, shrinking,
     working_set, restrict, n_jobs), and K u at the n kernel points (u the expansion coefficients of
@@ -662,7 +691,7 @@ def _run(
     tol, max_iter, shrinking, working_set, restrict, n_jobs = options
     qp = solve_qp(
         K, y, p, upper, a0, D=D, constraints=constraints, tol=tol, max_iter=max_iter, shrinking=shrinking,
-        working_set=working_set, restrict=restrict, n_jobs=n_jobs,
+        working_set=working_set, restrict=restrict, n_jobs=n_jobs, objective_target=objective_target,
     )  # fmt: skip
     diag = 0.0 if D is None else D
     return qp, np.asarray((y * (qp.grad - diag * qp.alpha - p))[: K.n], dtype=np.float64)
@@ -681,7 +710,7 @@ def _solution(
 
 def _c_form(
     K: GramOperator, y: ArrayLike, C: float, sample_weight: ArrayLike | None, alpha0: ArrayLike | None,
-    squared: bool, options: Options,
+    squared: bool, options: Options, objective_target: float | None = None,
 ) -> SVMSolution:  # fmt: skip
     """C-SVC (0 ≤ α ≤ C w) or, ``squared``, L2-SVC (α ≥ 0, D = 1/(2 C w); weight-0 points pinned at 0)."""
     ya = _labels(K, y, options[0], options[1])
@@ -695,7 +724,7 @@ def _c_form(
     else:
         upper = C * w
     a0 = np.zeros(K.n) if alpha0 is None else _feasible(alpha0, upper, ya, 0.0)
-    qp, Ku = _run(K, ya, -np.ones(K.n), upper, a0, D, "one", options)
+    qp, Ku = _run(K, ya, -np.ones(K.n), upper, a0, D, "one", options, objective_target)
     return _solution(qp, ya * qp.alpha, -qp.rho, Ku)
 
 
@@ -703,6 +732,7 @@ def solve_csvc(
     K: GramOperator, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None, tol: float = 1e-3,
     max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
     working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
+    objective_target: float | None = None,
 ) -> SVMSolution:
     """C-SVC: min ½αᵀYKYα − eᵀα  s.t. yᵀα = 0, 0 ≤ α_i ≤ C w_i (libsvm's ``solve_c_svc``).
 
@@ -718,7 +748,7 @@ def solve_csvc(
         scikit-learn's C > 0.
     sample_weight : (n,) array, optional
         Per-point weights w (C_i = C w_i; a weight-2 point is a repeated point).
-    tol, max_iter, shrinking, working_set, restrict, n_jobs
+    tol, max_iter, shrinking, working_set, restrict, n_jobs, objective_target
         As :func:`solve_qp`.
     alpha0 : (n,) array, optional
         Warm start (clipped to the box, the classes' sums made equal).
@@ -728,7 +758,8 @@ def solve_csvc(
     SVMSolution
         ``dual_coef`` = y∘α, ``intercept`` = −ρ.
     """
-    return _c_form(K, y, C, sample_weight, alpha0, False, (tol, max_iter, shrinking, working_set, restrict, n_jobs))
+    options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
+    return _c_form(K, y, C, sample_weight, alpha0, False, options, objective_target)
 
 
 def solve_l2svc(
