@@ -750,9 +750,9 @@ def _newton_step(q: Array, center: Array, H: Array, Ls: Array, reg: _Regulariser
         c[n] = reg.weight
     s = _data_scale(P, c)
     # at tolerance 1e-11 (the default as a fallback) and the squared regulariser in P, not a cone:
-    # the model's values are of H's size, 1e4 where J's last steps differ by 1e-4; at the default
-    # 1e-8, or through the cone at 1e-11, the step was 1e-8 off, and the steps stalled short of the
-    # minimum (alignment, classif10 m = 2000: three steps at one J, then a level step 2.5e-7 lower)
+    # the model's values are of H's size, orders above the differences of J between the last
+    # steps, and a step solved less tightly stalled short of the minimum (docs/hyperkernel.md,
+    # "The Newton step's accuracy")
     args = (n, c / s, np.zeros((0, nx)), np.zeros(0), Ls, cone)
     out = _simplex_socp(*args, P=P / s, tol=1e-11) or _simplex_socp(*args, P=P / s)
     if out is None:
@@ -1062,8 +1062,9 @@ def _restricted(
         nb = beta_lb / beta_lb.sum() if nb is None else nb
         master.opts["objective_scale"] = scale  # the inner solve's accuracy is relative to it
         # a family whose inner solve can stop once its dual value shows J(nb) ≥ J (the C-SVM's SMO)
-        # does: such a point cannot be the best, and the stopped maximiser's cut is still valid
-        # (a first Newton step that failed: 22.3 of 86 s of HyperkernelSVC() at m = 10,000)
+        # does: such a point cannot be the best, and the stopped maximiser's cut is still valid; a
+        # failed Newton step's point, where most points become support vectors, is the costly case
+        # (docs/hyperkernel.md, "A trial point the C-SVM's SMO gives up on")
         master.opts["dual_level"] = J - reg.value(nb, Ls) + 1e-9 * scale
         point = master.inner(terms, nb, best.inner.alpha)
         master.opts["dual_level"] = None
