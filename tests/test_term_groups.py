@@ -65,7 +65,8 @@ def test_columns_skip_ignored_dimensions_and_match_the_pair_loop(d, kept):
         w = np.ascontiguousarray(B.features[rows, -1])
         blk = ard_scale_columns(XT, np.ascontiguousarray(X[cols]), *args, w)[:, 0]
         for s in range(len(rows)):
-            one = (args[0], args[1][s : s + 1], args[2], args[3][s : s + 1], args[4][:1] * 0, w[s : s + 1])
+            # scale s alone (no squaring from a previous scale) through the pair loop
+            one = (args[0], args[1][s : s + 1], args[2], args[3][s : s + 1], np.zeros(1, dtype=np.int64), w[s : s + 1])
             ref = ard_block(np.ascontiguousarray(X[cols]), X, *one)[0]
             np.testing.assert_allclose(blk[s], ref, rtol=1e-12, atol=0)
 
