@@ -821,7 +821,7 @@ def radial_gram_inplace(double[:, ::1] G, const double[::1] sq, double sign, int
 cdef double TAU = 1e-12
 
 
-# The two passes of a pair step (mode 1) over every variable in memory order, four at a time (GCC/
+# The two passes of a pair step (modes 1-2) over every variable in memory order, four at a time (GCC/
 # Clang vector extensions, built for AVX2 and used where the CPU has it, :func:`simd`): shrunk
 # variables are marked by a status bit (S_OUT) instead of being skipped through the index list,
 # so the loads are contiguous and no branch depends on a variable; the update of v also runs over
@@ -912,6 +912,156 @@ cdef extern from *:
         } \
         *gmax = gm; \
         return nxt;
+    /* mode 2 (Solver_NU): a lane pairs with its own class's first index, chosen by the class bit
+       (S_POS: group 1); each class keeps its own least I_low value */
+    #define SDPK_SELJ2_BLOCK(t, S, V, QDv, K0v, K1v, valid) do { \
+            const sdpk_v4l s_ = (S); \
+            const sdpk_v4d v_ = (V); \
+            const sdpk_v4l low_ = ((s_ & 10) == 2) & (valid); \
+            const sdpk_v4l pos_ = (s_ & 4) == 4; \
+            g0 = SDPK_BLEND(low_ & ~pos_ & (v_ < g0), v_, g0); \
+            g1 = SDPK_BLEND(low_ & pos_ & (v_ < g1), v_, g1); \
+            const sdpk_v4d b_ = SDPK_BLEND(pos_, gmax1v, gmax0v) - v_; \
+            sdpk_v4d c_ = SDPK_BLEND(pos_, div1, div0) + (QDv) - 2.0 * SDPK_BLEND(pos_, (K1v), (K0v)); \
+            const sdpk_v4l cand_ = low_ & (b_ > 0.0); \
+            mc = SDPK_BLEND(cand_ & (c_ < mc), c_, mc); \
+            c_ = SDPK_BLEND(c_ <= 0.0, tauv, c_); \
+            const sdpk_v4d b2_ = b_ * b_; \
+            const sdpk_v4l better_ = cand_ & (b2_ * bc > bb2 * c_); \
+            bb2 = SDPK_BLEND(better_, b2_, bb2); bc = SDPK_BLEND(better_, c_, bc); \
+            bb = SDPK_BLEND(better_, b_, bb); \
+            bj = SDPK_BLENDL(better_, idx + (t), bj); \
+        } while (0)
+    #define SDPK_BODY_SELJ2 \
+        const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, inf = one * INFINITY; \
+        const sdpk_v4d gmax0v = one * gmax0, gmax1v = one * gmax1, div0 = one * di0, div1 = one * di1; \
+        const sdpk_v4d tauv = one * tau; \
+        const sdpk_v4l idx = {0, 1, 2, 3}, all = idx == idx; \
+        sdpk_v4d g0 = inf, g1 = inf, mc = one * *min_curv, bb2 = 0.0 * one, bc = one, bb = 0.0 * one; \
+        sdpk_v4l bj = all; /* -1: none */ \
+        ptrdiff_t t = 0; \
+        for (; t + 4 <= n; t += 4) \
+            SDPK_SELJ2_BLOCK(t, sdpk_status4(st + t), sdpk_load4(v + t), sdpk_load4(QD + t), \
+                             sdpk_load4(K0 + t), sdpk_load4(K1 + t), all); \
+        if (t < n) { \
+            unsigned char sb[4] = {0, 0, 0, 0}; double vb[4] = {0}, qb[4] = {0}, k0[4] = {0}, k1[4] = {0}; \
+            for (ptrdiff_t r = t; r < n; r++) \
+                { sb[r - t] = st[r]; vb[r - t] = v[r]; qb[r - t] = QD[r]; k0[r - t] = K0[r]; k1[r - t] = K1[r]; } \
+            const sdpk_v4l valid = idx < (long long)(n - t); \
+            SDPK_SELJ2_BLOCK(t, sdpk_status4(sb), sdpk_load4(vb), sdpk_load4(qb), sdpk_load4(k0), \
+                             sdpk_load4(k1), valid); \
+        } \
+        ptrdiff_t j = -1; double best_b2 = 0.0, best_c = 1.0, gm0 = INFINITY, gm1 = INFINITY, m = *min_curv; \
+        int order[4] = {0, 1, 2, 3}; \
+        for (int a = 1; a < 4; a++) for (int c = a; c > 0 && bj[order[c]] < bj[order[c - 1]]; c--) \
+            { int tmp = order[c]; order[c] = order[c - 1]; order[c - 1] = tmp; } \
+        for (int a = 0; a < 4; a++) { \
+            const int l = order[a]; \
+            if (g0[l] < gm0) gm0 = g0[l]; \
+            if (g1[l] < gm1) gm1 = g1[l]; \
+            if (mc[l] < m) m = mc[l]; \
+            if (bj[l] >= 0 && bb2[l] * best_c > best_b2 * bc[l]) \
+                { best_b2 = bb2[l]; best_c = bc[l]; j = bj[l]; *bij = bb[l]; *aij = bc[l]; } \
+        } \
+        gmin[0] = gm0; gmin[1] = gm1; *min_curv = m; \
+        return j;
+    /* mode 2's update, with each class's next first index (argmax over its I_up of the new v) */
+    #define SDPK_BODY_UPD2 \
+        const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, dv = one * delta; \
+        const sdpk_v4l idx = {0, 1, 2, 3}, all = idx == idx; \
+        sdpk_v4d g0 = -one * INFINITY, g1 = g0; sdpk_v4l b0 = all, b1 = all; \
+        ptrdiff_t t = 0; \
+        for (; t + 4 <= n; t += 4) { \
+            const sdpk_v4d vt = sdpk_load4(v + t) - dv * (sdpk_load4(Ki + t) - sdpk_load4(Kj + t)); \
+            sdpk_store4(v + t, vt); \
+            const sdpk_v4l s_ = sdpk_status4(st + t); \
+            const sdpk_v4l up_ = (s_ & 9) == 1, pos_ = (s_ & 4) == 4; \
+            const sdpk_v4l better0_ = up_ & ~pos_ & (vt > g0), better1_ = up_ & pos_ & (vt > g1); \
+            g0 = SDPK_BLEND(better0_, vt, g0); b0 = SDPK_BLENDL(better0_, idx + t, b0); \
+            g1 = SDPK_BLEND(better1_, vt, g1); b1 = SDPK_BLENDL(better1_, idx + t, b1); \
+        } \
+        ptrdiff_t n0 = -1, n1 = -1; double gm0 = -INFINITY, gm1 = -INFINITY; \
+        for (int l = 0; l < 4; l++) { \
+            if (b0[l] >= 0 && (g0[l] > gm0 || (g0[l] == gm0 && b0[l] < n0))) { gm0 = g0[l]; n0 = b0[l]; } \
+            if (b1[l] >= 0 && (g1[l] > gm1 || (g1[l] == gm1 && b1[l] < n1))) { gm1 = g1[l]; n1 = b1[l]; } \
+        } \
+        for (; t < n; t++) { \
+            const double vt = v[t] - delta * (Ki[t] - Kj[t]); \
+            v[t] = vt; \
+            if ((st[t] & 9) == 1) { \
+                if (st[t] & 4) { if (vt > gm1) { gm1 = vt; n1 = t; } } \
+                else if (vt > gm0) { gm0 = vt; n0 = t; } \
+            } \
+        } \
+        gmax[0] = gm0; gmax[1] = gm1; nxt[0] = n0; nxt[1] = n1;
+    /* mode 0 (single-coordinate steps): the last step's update v −= δK (none where K is NULL)
+       fused with the next step's greedy choice, in the index-list loop's arithmetic, order and
+       ties (the largest gain > best, the earliest index); the variable ``skip`` (the last step's,
+       whose v also takes a diagonal term) is updated but left out of the choice */
+    #define SDPK_COORD_BLOCK(t, valid) do { \
+            sdpk_v4d vt = sdpk_load4(v + (t)); \
+            if (K) { vt = vt - dv * sdpk_load4(K + (t)); sdpk_store4(v + (t), vt); } \
+            const sdpk_v4d g_ = -sdpk_load4(y + (t)) * vt; \
+            const sdpk_v4d a_ = sdpk_load4(alpha + (t)), u_ = sdpk_load4(upper + (t)); \
+            const sdpk_v4l up_ = (g_ < 0.0) & (a_ < u_); \
+            const sdpk_v4l act_ = (up_ | ((g_ > 0.0) & (a_ > 0.0))) & (valid) & ((idx + (t)) != skipv); \
+            const sdpk_v4d val_ = SDPK_BLEND(up_, -g_, g_); \
+            vio = SDPK_BLEND(act_ & (val_ > vio), val_, vio); \
+            sdpk_v4d h_ = sdpk_load4(QD + (t)); \
+            const sdpk_v4l neg_ = h_ <= 0.0; \
+            mc = SDPK_BLEND(act_ & neg_ & (h_ < mc), h_, mc); \
+            h_ = SDPK_BLEND(neg_, tauv, h_); \
+            sdpk_v4d d_ = -g_ / h_; \
+            const sdpk_v4d lo_ = -a_, hi_ = u_ - a_; \
+            d_ = SDPK_BLEND(d_ < lo_, lo_, d_); \
+            d_ = SDPK_BLEND(d_ > hi_, hi_, d_); \
+            const sdpk_v4d gain_ = -(g_ * d_ + half * h_ * d_ * d_); \
+            const sdpk_v4l better_ = act_ & (gain_ > bg); \
+            bg = SDPK_BLEND(better_, gain_, bg); bs = SDPK_BLEND(better_, d_, bs); \
+            bi = SDPK_BLENDL(better_, idx + (t), bi); \
+        } while (0)
+    #define SDPK_COORD_ARGS ptrdiff_t n, const double *y, double *v, const double *alpha, const double *upper, \
+        const double *QD, const double *K, double delta, ptrdiff_t skip, double tau, double *viol, \
+        double *best, double *step, double *min_curv
+    #define SDPK_BODY_COORD \
+        const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, dv = one * delta, tauv = one * tau, half = 0.5 * one; \
+        const sdpk_v4l idx = {0, 1, 2, 3}, all = idx == idx, skipv = all * 0 + (long long)skip; \
+        sdpk_v4d vio = 0.0 * one, mc = one * *min_curv, bg = 0.0 * one, bs = 0.0 * one; \
+        sdpk_v4l bi = all; /* -1: none */ \
+        ptrdiff_t t = 0; \
+        for (; t + 4 <= n; t += 4) SDPK_COORD_BLOCK(t, all); \
+        ptrdiff_t i = -1; double b = 0.0, st = 0.0, vi = 0.0, m = *min_curv; \
+        for (int l = 0; l < 4; l++) { \
+            if (vio[l] > vi) vi = vio[l]; \
+            if (mc[l] < m) m = mc[l]; \
+            if (bi[l] >= 0 && (bg[l] > b || (bg[l] == b && bi[l] < i))) { b = bg[l]; i = bi[l]; st = bs[l]; } \
+        } \
+        for (; t < n; t++) { /* the tail, as the index-list loop */ \
+            double vt = v[t]; \
+            if (K) { vt -= delta * K[t]; v[t] = vt; } \
+            if (t == skip) continue; \
+            const double g = -y[t] * vt; \
+            double val; \
+            if (g < 0.0 && alpha[t] < upper[t]) val = -g; \
+            else if (g > 0.0 && alpha[t] > 0.0) val = g; \
+            else continue; \
+            if (val > vi) vi = val; \
+            double h = QD[t]; \
+            if (h <= 0.0) { if (h < m) m = h; h = tau; } \
+            double d = -g / h; \
+            if (d < -alpha[t]) d = -alpha[t]; \
+            if (d > upper[t] - alpha[t]) d = upper[t] - alpha[t]; \
+            const double gain = -(g * d + 0.5 * h * d * d); \
+            if (gain > b) { b = gain; i = t; st = d; } \
+        } \
+        if (vi > *viol) *viol = vi; \
+        *min_curv = m; *best = b; *step = st; \
+        return i;
+    #define SDPK_SELJ2_ARGS ptrdiff_t n, const unsigned char *st, const double *v, const double *QD, \
+        const double *K0, const double *K1, double gmax0, double gmax1, double di0, double di1, double tau, \
+        double *gmin, double *bij, double *aij, double *min_curv
+    #define SDPK_UPD2_ARGS ptrdiff_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj, \
+        double delta, double *gmax, ptrdiff_t *nxt
     #define SDPK_SELJ_ARGS ptrdiff_t n, const unsigned char *st, const double *v, const double *QD, \
         const double *Ki, double gmax, double di, double tau, double *gmin, double *bij, double *aij, double *min_curv
     #define SDPK_UPD_ARGS ptrdiff_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj, \
@@ -925,12 +1075,109 @@ cdef extern from *:
     #endif
     SDPK_TARGET static ptrdiff_t sdpk_select_j(SDPK_SELJ_ARGS) { SDPK_BODY_SELJ }
     SDPK_TARGET static ptrdiff_t sdpk_update_v(SDPK_UPD_ARGS) { SDPK_BODY_UPD }
+    SDPK_TARGET static ptrdiff_t sdpk_select_j2(SDPK_SELJ2_ARGS) { SDPK_BODY_SELJ2 }
+    SDPK_TARGET static void sdpk_update_v2(SDPK_UPD2_ARGS) { SDPK_BODY_UPD2 }
+    SDPK_TARGET static ptrdiff_t sdpk_coord(SDPK_COORD_ARGS) { SDPK_BODY_COORD }
     """
     Py_ssize_t sdpk_select_j(Py_ssize_t n, const unsigned char *st, const double *v, const double *QD,
                              const double *Ki, double gmax, double di, double tau, double *gmin, double *bij,
                              double *aij, double *min_curv) noexcept nogil
     Py_ssize_t sdpk_update_v(Py_ssize_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj,
                              double delta, double *gmax) noexcept nogil
+    Py_ssize_t sdpk_select_j2(Py_ssize_t n, const unsigned char *st, const double *v, const double *QD,
+                              const double *K0, const double *K1, double gmax0, double gmax1, double di0,
+                              double di1, double tau, double *gmin, double *bij, double *aij,
+                              double *min_curv) noexcept nogil
+    Py_ssize_t sdpk_coord(Py_ssize_t n, const double *y, double *v, const double *alpha, const double *upper,
+                          const double *QD, const double *K, double delta, Py_ssize_t skip, double tau,
+                          double *viol, double *best, double *step, double *min_curv) noexcept nogil
+    void sdpk_update_v2(Py_ssize_t n, const unsigned char *st, double *v, const double *Ki, const double *Kj,
+                        double delta, double *gmax, Py_ssize_t *nxt) noexcept nogil
+
+
+# A second thread for the passes (``smo(..., threads=2)``): it runs the variables [h, l) of each
+# pass while the calling thread runs [0, h). It waits for a pass by spinning a short while (the
+# passes follow each other within microseconds), then on a condition variable (while the caller
+# computes columns, for instance), so that it does not hold the core the column threads need.
+cdef extern from *:
+    """
+    #include <pthread.h>
+    #include <sched.h>
+    #if defined(__x86_64__) || defined(__i386__)
+    #define SDPK_PAUSE() __builtin_ia32_pause()
+    #else
+    #define SDPK_PAUSE() do { } while (0)
+    #endif
+    #define SDPK_SPINS 4000
+    typedef void (*sdpk_job_fn)(void *);
+    typedef struct {
+        pthread_t th;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        sdpk_job_fn fn;
+        void *arg;
+        long posted;    /* the last job posted (> 0, increasing), −1: stop */
+        long finished;  /* the last job done */
+        int sleeping;
+    } sdpk_team;
+    static long sdpk_team_next(sdpk_team *t, long seen) {
+        long job;
+        for (int k = 0; k < SDPK_SPINS; k++) {
+            if ((job = __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE)) != seen) return job;
+            SDPK_PAUSE();
+        }
+        pthread_mutex_lock(&t->mu);
+        t->sleeping = 1;
+        while ((job = __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE)) == seen) pthread_cond_wait(&t->cv, &t->mu);
+        t->sleeping = 0;
+        pthread_mutex_unlock(&t->mu);
+        return job;
+    }
+    static void *sdpk_team_main(void *arg) {
+        sdpk_team *t = (sdpk_team *)arg;
+        long seen = 0, job;
+        while ((job = sdpk_team_next(t, seen)) >= 0) {
+            seen = job;
+            t->fn(t->arg);
+            __atomic_store_n(&t->finished, job, __ATOMIC_RELEASE);
+        }
+        return NULL;
+    }
+    /* 1 when the thread runs, 0 when it could not be started (the caller then runs every pass) */
+    static int sdpk_team_start(sdpk_team *t, sdpk_job_fn fn, void *arg) {
+        t->fn = fn; t->arg = arg; t->posted = 0; t->finished = 0; t->sleeping = 0;
+        if (pthread_mutex_init(&t->mu, NULL) != 0) return 0;
+        if (pthread_cond_init(&t->cv, NULL) != 0) { pthread_mutex_destroy(&t->mu); return 0; }
+        if (pthread_create(&t->th, NULL, sdpk_team_main, t) != 0) {
+            pthread_cond_destroy(&t->cv); pthread_mutex_destroy(&t->mu); return 0;
+        }
+        return 1;
+    }
+    static void sdpk_team_post(sdpk_team *t, long job) {
+        pthread_mutex_lock(&t->mu);
+        __atomic_store_n(&t->posted, job, __ATOMIC_RELEASE);
+        if (t->sleeping) pthread_cond_signal(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+    }
+    static void sdpk_team_wait(sdpk_team *t, long job) {
+        for (long k = 0; __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE) != job; k++) {
+            if (k < SDPK_SPINS) SDPK_PAUSE(); else sched_yield();
+        }
+    }
+    static void sdpk_team_stop(sdpk_team *t) {
+        sdpk_team_post(t, -1);
+        pthread_join(t->th, NULL);
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+    }
+    """
+    ctypedef void (*sdpk_job_fn)(void *) noexcept nogil
+    ctypedef struct sdpk_team:
+        pass
+    int sdpk_team_start(sdpk_team *t, sdpk_job_fn fn, void *arg) noexcept nogil
+    void sdpk_team_post(sdpk_team *t, long job) noexcept nogil
+    void sdpk_team_wait(sdpk_team *t, long job) noexcept nogil
+    void sdpk_team_stop(sdpk_team *t) noexcept nogil
 
 
 # one status byte per variable, so that the selection passes read 1 byte instead of y, α and the
@@ -965,6 +1212,10 @@ cdef struct Problem:
     Py_ssize_t *active
     Py_ssize_t n_active
     double min_curv    # most negative curvature met (< 0: Q is not positive semidefinite)
+    Py_ssize_t h       # the passes' split: [0, h) and [h, l) (h = l: one part; :func:`_split_point`)
+    bint vec           # the pair steps' AVX2 passes (else the index-list loops: :func:`_shrink`)
+    bint split         # mode 2 with l = 2n, y = +1 on the first n and −1 on the rest (ν-SVR's α, α*):
+                       # each block of n variables is one group
 
 
 cdef inline Py_ssize_t _kidx(const Problem *p, Py_ssize_t t) noexcept nogil:
@@ -1074,37 +1325,192 @@ cdef Py_ssize_t _select_j(Problem *p, const Py_ssize_t *ii, const double *gmax, 
     return j
 
 
-cdef Py_ssize_t _select_j_blocks(Problem *p, Py_ssize_t i, double gmax, const double *Ki, double *gmin,
-                                 double *bij, double *aij) noexcept nogil:
-    """:func:`_select_j` for mode 1 by the contiguous AVX2 pass, once per block of n variables."""
-    cdef Py_ssize_t b, off, jb, j = -1
-    cdef double gb, bb, ab, best_b2 = 0.0, best_c = 1.0
-    gmin[0] = INFINITY
-    b = 0
-    while b * p.n < p.l:
-        off = b * p.n
-        jb = sdpk_select_j(p.n, p.st + off, p.v + off, p.QD + off, Ki, gmax, p.QD[i], TAU, &gb, &bb, &ab,
-                           &p.min_curv)
-        if gb < gmin[0]:
-            gmin[0] = gb
-        if jb >= 0 and bb * bb * best_c > best_b2 * ab:
-            best_b2 = bb * bb
-            best_c = ab
-            j = jb + off
-            bij[0] = bb
-            aij[0] = ab
-        b += 1
-    return j
+# ---- the AVX2 passes over a range of variables, in two parts that a second thread can share
+# Above SPLIT_MIN variables every pass runs as two parts, [0, h) and [h, l), merged in index order
+# whether or not a second thread runs one of them: the bits do not depend on the threads.
+cdef enum:
+    SPLIT_MIN = 4096
 
 
-cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
-                             double bij, double aij, double *gmax) noexcept nogil:
+cdef enum:
+    PASS_SELECT = 1   # WSS2's second index (modes 1-2)
+    PASS_UPDATE = 2   # v −= δ(K_i − K_j) with the next first indices (modes 1-2)
+    PASS_COORD = 3    # mode 0's update fused with its next choice
+
+
+cdef struct Part:
+    Py_ssize_t j       # select: the best second index; coordinate: the best variable (−1: none)
+    double b2, c, b    # select: its b², c and b
+    double best, step  # coordinate: its gain and step
+    double gmin[2]     # select: each group's least v over I_low
+    Py_ssize_t nxt[2]  # update: each group's argmax over I_up of the new v (−1: none)
+    double g[2]        # update: its value
+    double viol        # coordinate: the largest projected-gradient entry
+    double min_curv
+
+
+cdef struct Team:
+    Problem *p
+    int kind
+    const double *gmax
+    const double *K0   # select: each group's first index's column (the other's where it has none)
+    const double *K1
+    double di0, di1    # select: their diagonal entries
+    const double *Ki   # update, coordinate: the step's columns (coordinate: NULL on the first pass)
+    const double *Kj
+    double delta
+    Py_ssize_t last    # coordinate: the last step's variable
+    Part out           # the part [h, l)
+    sdpk_team c
+    long job
+    bint on            # the second thread runs
+
+
+cdef Py_ssize_t _split_point(Py_ssize_t l, Py_ssize_t n) noexcept nogil:
+    """h: the blocks' boundary where l = 2n; half of the n variables (a multiple of the 4 lanes)
+    above SPLIT_MIN; else l (one part)."""
+    if l == 2 * n:
+        return n
+    if l >= SPLIT_MIN:
+        return (l // 2) & ~3
+    return l
+
+
+cdef void _part_init(Part *o, double min_curv) noexcept nogil:
+    o.j = -1
+    o.b2, o.c, o.b = 0.0, 1.0, 0.0
+    o.best, o.step = 0.0, 0.0
+    o.gmin[0], o.gmin[1] = INFINITY, INFINITY
+    o.nxt[0], o.nxt[1] = -1, -1
+    o.g[0], o.g[1] = -INFINITY, -INFINITY
+    o.viol = 0.0
+    o.min_curv = min_curv
+
+
+cdef void _pass(Team *t, Py_ssize_t lo, Py_ssize_t hi, Part *o) noexcept nogil:
+    """The pass t.kind over the variables [lo, hi) into ``o``, piece by piece within the blocks of
+    n variables (variable s reads kernel index s mod n), the pieces merged in index order. In
+    mode 1, and for mode 2's α/α* blocks (``split``), each piece is one group: mode 1's passes,
+    which read one column instead of two."""
+    cdef Problem *p = t.p
+    cdef Py_ssize_t s = lo, end, ko, jb, b
+    cdef int g
+    cdef double gb[2]
+    cdef double bb = 0.0, ab = 1.0, sb = 0.0
+    cdef Py_ssize_t nb[2]
+    _part_init(o, p.min_curv)
+    while s < hi:
+        b = s // p.n
+        end = min(hi, (b + 1) * p.n)
+        ko = s - b * p.n
+        if t.kind == PASS_SELECT:
+            if p.mode == 1 or p.split:
+                g = 0 if p.mode == 1 else 1 - <int>b
+                jb = sdpk_select_j(end - s, p.st + s, p.v + s, p.QD + s, (t.K1 if g else t.K0) + ko, t.gmax[g],
+                                   t.di1 if g else t.di0, TAU, &gb[g], &bb, &ab, &o.min_curv)
+                gb[1 - g] = INFINITY
+            else:
+                jb = sdpk_select_j2(end - s, p.st + s, p.v + s, p.QD + s, t.K0 + ko, t.K1 + ko, t.gmax[0], t.gmax[1],
+                                    t.di0, t.di1, TAU, gb, &bb, &ab, &o.min_curv)
+            for g in range(2):
+                if gb[g] < o.gmin[g]:
+                    o.gmin[g] = gb[g]
+            if jb >= 0 and bb * bb * o.c > o.b2 * ab:
+                o.b2, o.c, o.b, o.j = bb * bb, ab, bb, jb + s
+        elif t.kind == PASS_UPDATE:
+            if p.mode == 1 or p.split:
+                g = 0 if p.mode == 1 else 1 - <int>b
+                nb[g] = sdpk_update_v(end - s, p.st + s, p.v + s, t.Ki + ko, t.Kj + ko, t.delta, &gb[g])
+                nb[1 - g] = -1
+            else:
+                sdpk_update_v2(end - s, p.st + s, p.v + s, t.Ki + ko, t.Kj + ko, t.delta, gb, nb)
+            for g in range(2):
+                if nb[g] >= 0 and gb[g] > o.g[g]:
+                    o.g[g], o.nxt[g] = gb[g], nb[g] + s
+        else:
+            jb = sdpk_coord(end - s, p.y + s, p.v + s, p.alpha + s, p.upper + s, p.QD + s,
+                            NULL if t.Ki == NULL else t.Ki + ko, t.delta, t.last - s if s <= t.last < end else -1,
+                            TAU, &o.viol, &bb, &sb, &o.min_curv)
+            if jb >= 0 and bb > o.best:
+                o.best, o.j, o.step = bb, jb + s, sb
+        s = end
+
+
+cdef void _merge(int kind, Part *o, const Part *w) noexcept nogil:
+    """``o`` (the lower indices) and ``w`` merged, as one pass over both would (ties: the earlier)."""
+    cdef int g
+    if w.min_curv < o.min_curv:
+        o.min_curv = w.min_curv
+    if kind == PASS_SELECT:
+        for g in range(2):
+            if w.gmin[g] < o.gmin[g]:
+                o.gmin[g] = w.gmin[g]
+        if w.j >= 0 and w.b2 * o.c > o.b2 * w.c:
+            o.b2, o.c, o.b, o.j = w.b2, w.c, w.b, w.j
+    elif kind == PASS_UPDATE:
+        for g in range(2):
+            if w.nxt[g] >= 0 and w.g[g] > o.g[g]:
+                o.g[g], o.nxt[g] = w.g[g], w.nxt[g]
+    else:
+        if w.viol > o.viol:
+            o.viol = w.viol
+        if w.j >= 0 and w.best > o.best:
+            o.best, o.j, o.step = w.best, w.j, w.step
+
+
+cdef void _team_job(void *arg) noexcept nogil:
+    cdef Team *t = <Team *>arg
+    _pass(t, t.p.h, t.p.l, &t.out)
+
+
+cdef void _run_pass(Team *t, int kind, Part *o) noexcept nogil:
+    """The pass ``kind`` over every variable into ``o``: [0, h) here and [h, l) by the second
+    thread where it runs, else after it."""
+    cdef Problem *p = t.p
+    t.kind = kind
+    if t.on:
+        t.job += 1
+        sdpk_team_post(&t.c, t.job)
+        _pass(t, 0, p.h, o)
+        sdpk_team_wait(&t.c, t.job)
+    else:
+        _pass(t, 0, p.h, o)
+        if p.h < p.l:
+            _pass(t, p.h, p.l, &t.out)
+    if p.h < p.l:
+        _merge(kind, o, &t.out)
+    p.min_curv = o.min_curv
+
+
+cdef Py_ssize_t _select_j_avx2(Team *t, const Py_ssize_t *ii, const double *gmax, const double **Kis, double *gmin,
+                               double *bij, double *aij) noexcept nogil:
+    """:func:`_select_j` by the AVX2 passes. A group without a first index has gmax −inf, so none
+    of its variables is a candidate; its column pointer is the other group's, read and masked off."""
+    cdef Part o
+    cdef Problem *p = t.p
+    t.gmax = gmax
+    t.K0 = Kis[0] if ii[0] >= 0 else Kis[1]
+    t.K1 = Kis[1] if ii[1] >= 0 else Kis[0]
+    t.di0 = p.QD[ii[0]] if ii[0] >= 0 else 0.0
+    t.di1 = p.QD[ii[1]] if ii[1] >= 0 else 0.0
+    _run_pass(t, PASS_SELECT, &o)
+    gmin[0], gmin[1] = o.gmin[0], o.gmin[1]
+    if o.j >= 0:
+        bij[0], aij[0] = o.b, o.c
+    return o.j
+
+
+cdef bint _update_pair(Team *team, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
+                       double bij, double aij, double *gmax, Py_ssize_t *ii) noexcept nogil:
     """Move y_iα_i up and y_jα_j down by the clipped Newton step b/c; keep v current on the active
-    variables. In mode 1, returns the next step's first index (argmax over I_up of the updated v,
-    ``gmax`` its value), found in the same pass as the update; −2 otherwise (select afresh)."""
-    cdef Py_ssize_t a, t, b, off, nb, nxt = -1
-    cdef double delta = bij / aij, hi_i, hi_j, val, g = -INFINITY, gb
+    variables. In mode 1, and in mode 2 by the AVX2 passes, finds the next step's first indices in
+    the same pass as the update (``ii``, ``gmax``: each group's argmax over I_up of the updated v,
+    and its value; −1, −inf for none) and returns True; False otherwise (select afresh)."""
+    cdef Problem *p = team.p
+    cdef Py_ssize_t a, t
+    cdef double delta = bij / aij, hi_i, hi_j, val
     cdef int clip = 0
+    cdef Part o
     hi_i = p.upper[i] - p.alpha[i] if p.y[i] > 0 else p.alpha[i]
     hi_j = p.alpha[j] if p.y[j] > 0 else p.upper[j] - p.alpha[j]
     if delta >= hi_i and hi_i <= hi_j:
@@ -1129,27 +1535,20 @@ cdef Py_ssize_t _update_pair(Problem *p, Py_ssize_t i, Py_ssize_t j, const doubl
     # the diagonal terms first, so that each v[t] is final when the pass below reads it
     p.v[i] -= p.D[i] * delta
     p.v[j] += p.D[j] * delta
-    if sdpk_use_avx2:
-        b = 0
-        while b * p.n < p.l:
-            off = b * p.n
-            nb = sdpk_update_v(p.n, p.st + off, p.v + off, Ki, Kj, delta, &gb)
-            if nb >= 0 and gb > g:
-                g = gb
-                nxt = nb + off
-            b += 1
-    else:
-        for a in range(p.n_active):
-            t = p.active[a]
-            val = p.v[t] - delta * (Ki[_kidx(p, t)] - Kj[_kidx(p, t)])
-            p.v[t] = val
-            if (p.st[t] & S_UP) and val > g:
-                g = val
-                nxt = t
-    if p.mode != 1:
-        return -2
-    gmax[0] = g
-    return nxt
+    if p.vec:
+        team.Ki, team.Kj, team.delta = Ki, Kj, delta
+        _run_pass(team, PASS_UPDATE, &o)
+        gmax[0], gmax[1], ii[0], ii[1] = o.g[0], o.g[1], o.nxt[0], o.nxt[1]
+        return True
+    gmax[0], gmax[1], ii[0], ii[1] = -INFINITY, -INFINITY, -1, -1
+    for a in range(p.n_active):
+        t = p.active[a]
+        val = p.v[t] - delta * (Ki[_kidx(p, t)] - Kj[_kidx(p, t)])
+        p.v[t] = val
+        if (p.st[t] & S_UP) and val > gmax[0]:
+            gmax[0] = val
+            ii[0] = t
+    return p.mode == 1
 
 
 cdef int _cmp_index(const void *a, const void *b) noexcept nogil:
@@ -1160,7 +1559,12 @@ cdef int _cmp_index(const void *a, const void *b) noexcept nogil:
 cdef void _shrink(Problem *p) noexcept nogil:
     """libsvm's shrinking: set aside bound variables that cannot enter a violating pair of their
     group any more (in I_up only with v below every I_low v, or in I_low only with v above every
-    I_up v). Active indices are left ascending: the passes then read memory in order."""
+    I_up v). Active indices are left ascending: the passes then read memory in order.
+
+    The AVX2 passes read every variable, set aside or not, at about half an index-list loop's
+    cost per variable: once half the variables or more are set aside, the steps of this call go
+    on with the index-list loops (:func:`_smo_steps`; the regressions at a tight tolerance, where
+    most of the 2n variables are set aside)."""
     cdef double gmax[2]
     cdef double gmin[2]
     cdef Py_ssize_t a, t
@@ -1196,9 +1600,63 @@ cdef void _shrink(Problem *p) noexcept nogil:
     qsort(p.active, p.n_active, sizeof(Py_ssize_t), _cmp_index)
 
 
-cdef long long _coordinate_steps(Problem *p, ColumnCache cache, double tol, long long max_iter, double *viol) except -1:
+cdef inline void _coord_one(Problem *p, Py_ssize_t t, double *viol, double *best, Py_ssize_t *bi,
+                            double *step) noexcept nogil:
+    """Mode 0's choice at one variable t, as :func:`_coordinate_steps`'s loop, merged into the
+    best so far (``bi`` its index; a tie goes to the earlier index)."""
+    cdef double g = -p.y[t] * p.v[t], val, h, d, gain
+    if g < 0.0 and p.alpha[t] < p.upper[t]:
+        val = -g
+    elif g > 0.0 and p.alpha[t] > 0.0:
+        val = g
+    else:
+        return
+    if val > viol[0]:
+        viol[0] = val
+    h = p.QD[t]
+    if h <= 0.0:
+        if h < p.min_curv:
+            p.min_curv = h
+        h = TAU
+    d = -g / h
+    if d < -p.alpha[t]:
+        d = -p.alpha[t]
+    if d > p.upper[t] - p.alpha[t]:
+        d = p.upper[t] - p.alpha[t]
+    gain = -(g * d + 0.5 * h * d * d)
+    if gain > best[0] or (gain == best[0] and bi[0] >= 0 and t < bi[0]):
+        best[0] = gain
+        bi[0] = t
+        step[0] = d
+
+
+cdef Py_ssize_t _coord_pass(Team *t, const double *K, double delta, Py_ssize_t last, double *viol,
+                            double *step) noexcept nogil:
+    """Mode 0's fused AVX2 pass (``sdpk_coord``): the last step's update of v (variable ``last``
+    moved by ``delta`` along the kernel column K; none where K is NULL, the first pass) and the
+    next step's choice, returned (−1: none) with its ``step``. ``viol``: the largest
+    projected-gradient entry."""
+    cdef Problem *p = t.p
+    cdef Part o
+    cdef Py_ssize_t i
+    cdef double best
+    t.Ki, t.delta, t.last = K, delta, last
+    _run_pass(t, PASS_COORD, &o)
+    viol[0], step[0], i, best = o.viol, o.step, o.j, o.best
+    if last >= 0:  # its diagonal term after the column's, as the two-pass loop; then its own choice
+        p.v[last] -= p.D[last] * delta
+        _coord_one(p, last, viol, &best, &i, step)
+    return i
+
+
+cdef long long _coordinate_steps(Team *team, ColumnCache cache, double tol, long long max_iter, double *viol) except -1:
     """Mode 0: single-coordinate Newton steps, greedy by gain, over every variable (no equality
-    constraint). ``viol``: the largest projected-gradient entry."""
+    constraint). ``viol``: the largest projected-gradient entry. With AVX2 a step's update of v
+    and the next step's choice are one pass (:func:`_coord_pass`), with the same bits as the two
+    loops below."""
+    if sdpk_use_avx2:
+        return _coordinate_steps_fused(team, cache, tol, max_iter, viol)
+    cdef Problem *p = team.p
     cdef long long it = 0
     cdef Py_ssize_t t, i
     cdef double g, val, h, delta, lo, hi, gain, best, step
@@ -1253,6 +1711,37 @@ cdef long long _coordinate_steps(Problem *p, ColumnCache cache, double tol, long
     return it
 
 
+cdef long long _coordinate_steps_fused(Team *team, ColumnCache cache, double tol, long long max_iter,
+                                       double *viol) except -1:
+    cdef Problem *p = team.p
+    cdef long long it = 0
+    cdef Py_ssize_t i, t, last = -1
+    cdef double step = 0.0, delta = 0.0
+    cdef double *Ki = NULL
+    viol[0] = INFINITY
+    while it < max_iter:
+        if (it & 1023) == 0:
+            PyErr_CheckSignals()
+        cache.tick += 1
+        with nogil:  # Ki is still cached: no column was asked for since
+            i = _coord_pass(team, Ki, delta, last, viol, &step)
+        last = -1
+        if viol[0] <= tol or i < 0:
+            break
+        Ki = cache.col(_kidx(p, i))
+        p.alpha[i] += step
+        if p.alpha[i] < 0.0:
+            p.alpha[i] = 0.0
+        delta = p.y[i] * step
+        last = i
+        it += 1
+    if last >= 0:  # max_iter reached: the last step's update, without a choice after it
+        for t in range(p.l):
+            p.v[t] -= delta * Ki[_kidx(p, t)]
+        p.v[last] -= p.D[last] * delta
+    return it
+
+
 def smo(
     ColumnCache cache,
     Py_ssize_t n_kernel,
@@ -1269,6 +1758,7 @@ def smo(
     Py_ssize_t n_active,
     bint shrinking,
     double target=-INFINITY,
+    int threads=1,
 ):
     """SMO on  min ½αᵀQα + pᵀα,  0 ≤ α ≤ upper,  with the equality constraints of ``mode`` (0: none,
     1: yᵀα fixed, 2: yᵀα and eᵀα fixed), Q_st = y_s y_t K(s mod n, t mod n) + D_t[s = t] (module
@@ -1281,7 +1771,9 @@ def smo(
     KKT violation on the active variables is ≤ ``tol`` (mode 1: max over I_up of v minus min over
     I_low; mode 2: the larger of the two classes' such gaps; mode 0: the largest projected
     gradient) or after ``max_iter`` steps, or (modes 1-2) once the objective has decreased by
-    ``target`` or more (a negative number; −inf: never). The passes run without the GIL.
+    ``target`` or more (a negative number; −inf: never). The passes run without the GIL; with
+    ``threads`` ≥ 2 and at least SPLIT_MIN variables, a second thread runs half of each AVX2 pass
+    (the same bits as one thread).
 
     Returns ``(iterations, violation, n_active, min_curvature, decrease)``; ``min_curvature`` < 0
     is the most negative second-order curvature met (Q is then not positive semidefinite);
@@ -1291,23 +1783,7 @@ def smo(
     """
     cdef Problem p
     cdef Py_ssize_t l = y.shape[0]
-    cdef Py_ssize_t t, j, i
-    cdef Py_ssize_t ii[2]
-    cdef double gmax[2]
-    cdef double gmin[2]
-    cdef const double *Kis[2]
-    cdef long long it = 0, counter
-    cdef bint fresh
-    cdef double bij = 0.0, aij = 1.0, viol
-    cdef bint track = target > -INFINITY
-    cdef double df = 0.0, ai0 = 0.0, aj0 = 0.0, gi0 = 0.0, gj0 = 0.0
-    cdef Py_ssize_t i0 = 0, j0 = 0
-    cdef double *Ki
-    cdef double *Kj
-    cdef Py_ssize_t extra[BATCH]
-    cdef Py_ssize_t k, m_ahead
-    cdef int g
-    cdef Py_ssize_t[::1] slot_of = cache.slot_array
+    cdef Py_ssize_t t
     # columns computed ahead, in batches (col_ahead), for a kernel the core evaluates itself from at
     # least AHEAD_WIDTH numbers per point: below that a column costs about what the look-ahead's scan
     # over the variables does
@@ -1329,16 +1805,63 @@ def smo(
     p.st = &stv[0]
     p.active = &active[0]
     p.min_curv = 0.0
+    p.split = mode == 2 and l == 2 * n_kernel
+    for t in range(l if p.split else 0):
+        if (y[t] > 0) != (t < n_kernel):
+            p.split = False
+            break
+    p.h = _split_point(l, n_kernel)
+    cdef Team team
+    team.p = &p
+    team.job = 0
+    team.Ki = NULL
+    team.last = -1
+    team.on = False
+    if threads > 1 and p.h < l and l >= SPLIT_MIN and sdpk_use_avx2:
+        team.on = sdpk_team_start(&team.c, _team_job, &team) == 1
+    try:
+        return _smo_steps(&team, cache, tol, max_iter, n_active, shrinking, target, ahead, stv, active,
+                          y, alpha, v)
+    finally:
+        if team.on:
+            sdpk_team_stop(&team.c)
+
+
+cdef tuple _smo_steps(Team *team, ColumnCache cache, double tol, long long max_iter, Py_ssize_t n_active,
+                      bint shrinking, double target, bint ahead, unsigned char[::1] stv, Py_ssize_t[::1] active,
+                      double[::1] y, double[::1] alpha, double[::1] v):
+    """:func:`smo`'s steps on the problem set up there."""
+    cdef Problem *pp = team.p
+    cdef Py_ssize_t l = pp.l
+    cdef int mode = pp.mode
+    cdef Py_ssize_t t, j, i
+    cdef Py_ssize_t ii[2]
+    cdef double gmax[2]
+    cdef double gmin[2]
+    cdef const double *Kis[2]
+    cdef long long it = 0, counter
+    cdef bint fresh
+    cdef double bij = 0.0, aij = 1.0, viol
+    cdef bint track = target > -INFINITY
+    cdef double df = 0.0, ai0 = 0.0, aj0 = 0.0, gi0 = 0.0, gj0 = 0.0
+    cdef Py_ssize_t i0 = 0, j0 = 0
+    cdef double *Ki
+    cdef double *Kj
+    cdef Py_ssize_t extra[BATCH]
+    cdef Py_ssize_t k, m_ahead
+    cdef int g
+    cdef Py_ssize_t[::1] slot_of = cache.slot_array
     if mode == 0:
-        p.n_active = l
-        it = _coordinate_steps(&p, cache, tol, max_iter, &viol)
-        return it, viol, l, p.min_curv, 0.0
+        pp.n_active = l
+        it = _coordinate_steps(team, cache, tol, max_iter, &viol)
+        return it, viol, l, pp.min_curv, 0.0
     for t in range(n_active, l):  # set aside by an earlier call
         stv[active[t]] |= S_OUT
-    p.n_active = n_active
+    pp.n_active = n_active
+    pp.vec = sdpk_use_avx2 and 2 * n_active > l
     counter = min(l, 1000)
     viol = INFINITY
-    fresh = False  # i and gmax already found by the last _update_pair
+    fresh = False  # ii and gmax already found by the last _update_pair
     i = -1
     while it < max_iter:
         if (it & 1023) == 0:
@@ -1348,55 +1871,53 @@ def smo(
         if shrinking and counter == 0:
             counter = min(l, 1000)
             with nogil:
-                _shrink(&p)
+                _shrink(pp)
+            pp.vec = pp.vec and 2 * pp.n_active > l
             fresh = False
-        if fresh:
-            ii[0] = i
-        else:
+        if not fresh:
             with nogil:
-                _select_i(&p, gmax, ii)
+                _select_i(pp, gmax, ii)
         if ii[0] < 0 and ii[1] < 0:
             viol = 0.0
             break
         for g in range(2):
             Kis[g] = NULL
             if ii[g] >= 0:
-                k = _kidx(&p, ii[g])
+                k = _kidx(pp, ii[g])
                 m_ahead = 0
                 if ahead and slot_of[k] < 0:
-                    m_ahead = _ahead(&p, &slot_of[0], True, k, extra)
+                    m_ahead = _ahead(pp, &slot_of[0], True, k, extra)
                 Kis[g] = cache.col_ahead(k, extra, m_ahead)
         with nogil:
-            if mode == 1 and sdpk_use_avx2:
-                j = _select_j_blocks(&p, ii[0], gmax[0], Kis[0], gmin, &bij, &aij)
+            if pp.vec:
+                j = _select_j_avx2(team, ii, gmax, Kis, gmin, &bij, &aij)
             else:
-                j = _select_j(&p, ii, gmax, Kis, gmin, &bij, &aij)
+                j = _select_j(pp, ii, gmax, Kis, gmin, &bij, &aij)
         viol = gmax[0] - gmin[0]
         if mode == 2 and gmax[1] - gmin[1] > viol:
             viol = gmax[1] - gmin[1]
         if viol <= tol or j < 0:
             break
-        i = ii[_group(&p, p.st[j])]
-        k = _kidx(&p, j)
+        i = ii[_group(pp, pp.st[j])]
+        k = _kidx(pp, j)
         m_ahead = 0
         if ahead and slot_of[k] < 0:
-            m_ahead = _ahead(&p, &slot_of[0], False, k, extra)
+            m_ahead = _ahead(pp, &slot_of[0], False, k, extra)
         Kj = cache.col_ahead(k, extra, m_ahead)
-        Ki = cache.col(_kidx(&p, i))  # still cached: stamped this tick
+        Ki = cache.col(_kidx(pp, i))  # still cached: stamped this tick
         if track:
             i0, j0 = i, j
             ai0, aj0 = alpha[i], alpha[j]
             gi0, gj0 = -y[i] * v[i], -y[j] * v[j]
         with nogil:
-            i = _update_pair(&p, i, j, Ki, Kj, bij, aij, gmax)
+            fresh = _update_pair(team, i, j, Ki, Kj, bij, aij, gmax, ii)
         if track:
             df += 0.5 * ((gi0 - y[i0] * v[i0]) * (alpha[i0] - ai0) + (gj0 - y[j0] * v[j0]) * (alpha[j0] - aj0))
-        fresh = i != -2
-        if fresh and i < 0:  # nothing left in I_up: optimal
+        if fresh and ii[0] < 0 and ii[1] < 0:  # nothing left in I_up: optimal
             it += 1
             viol = 0.0
             break
         it += 1
         if track and df <= target:
             break
-    return it, viol, p.n_active, p.min_curv, df
+    return it, viol, pp.n_active, pp.min_curv, df

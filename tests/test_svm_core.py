@@ -189,6 +189,11 @@ def test_decomposition_shrinking_and_warm_start_reach_the_same_optimum(problem):
 
 
 def test_avx2_and_baseline_passes_agree():
+    # the pair step's selection and update as AVX2 passes over every variable and as the
+    # baseline's index-list loops: one pair rule (libsvm's WSS2; the ν-forms within each class,
+    # Solver_NU), so the same optimum and, but where two candidates' scores tie to round-off, the
+    # same pairs: the step counts agree to 1 %. Mode 1 (C-SVC, ε-SVR) and mode 2 (ν-SVC, ν-SVR,
+    # whose α and α* are two blocks over one kernel)
     X, y, g = _classification("cancer")
     if not _svmcore.simd():
         pytest.skip("no AVX2 on this CPU")
@@ -197,11 +202,79 @@ def test_avx2_and_baseline_passes_agree():
         for avx2 in (True, False):
             _svmcore.simd(avx2)
             out[avx2] = (svm_core.solve_csvc(KernelGram(Gaussian(gamma=g), X), y, 5.0, tol=TOL),
-                         svm_core.solve_epsilon_svr(KernelGram(Gaussian(gamma=g), X), X[:, 0], 5.0, 0.1, tol=TOL))
+                         svm_core.solve_epsilon_svr(KernelGram(Gaussian(gamma=g), X), X[:, 0], 5.0, 0.1, tol=TOL),
+                         svm_core.solve_nusvc(KernelGram(Gaussian(gamma=g), X), y, 0.3, tol=TOL),
+                         svm_core.solve_nu_svr(KernelGram(Gaussian(gamma=g), X), X[:, 0], 5.0, 0.4, tol=TOL))
     finally:
         _svmcore.simd(True)
     for a, b in zip(out[True], out[False]):
+        assert a.status == b.status == "optimal"
         _close(a.objective, b.objective)
+        assert abs(a.n_iter - b.n_iter) <= 0.01 * b.n_iter
+
+
+@pytest.mark.parametrize("case", ["l2", "box", "two_blocks", "step_cap"])
+@pytest.mark.parametrize("name", ["moons", "cancer", "blobs"])
+def test_coordinate_steps_fused_pass_gives_the_two_loops_bits(name, case):
+    # mode 0 (no equality constraint: the hyperkernel L2-SVM's K + 1 with D = 1/(C w)): with AVX2
+    # a step's update of v and the next step's choice are one pass; the baseline runs the two
+    # index-list loops. The same arithmetic in the same order, so the same steps and bits: with
+    # no upper bound, a box, two variables per point (l = 2n), and a cap on the steps that stops
+    # between a step and its update
+    X, y, g = _classification(name)
+    if not _svmcore.simd():
+        pytest.skip("no AVX2 on this CPU")
+    n = X.shape[0]
+    K = PrecomputedGram(Gaussian(gamma=g)(X) + 1.0)
+    if case == "two_blocks":
+        args = (np.concatenate([y, -y]), np.concatenate([-np.ones(n), 0.3 * np.ones(n)]), 2.0, np.zeros(2 * n))
+        kw: dict[str, object] = {}
+    else:
+        args = (y, -np.ones(n), 1.0 if case == "box" else np.inf, np.zeros(n))
+        kw = {"D": None if case == "box" else 0.5, "max_iter": 37 if case == "step_cap" else None}
+    out = {}
+    try:
+        for avx2 in (True, False):
+            _svmcore.simd(avx2)
+            out[avx2] = svm_core.solve_qp(K, *args, constraints="none", tol=TOL, **kw)  # type: ignore[arg-type]
+    finally:
+        _svmcore.simd(True)
+    a, b = out[True], out[False]
+    assert a.status == b.status == ("iteration_limit" if case == "step_cap" else "optimal")
+    assert a.n_iter == b.n_iter
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+    np.testing.assert_array_equal(a.grad, b.grad)
+
+
+@pytest.mark.parametrize("problem", ["csvc", "nusvc", "nu_svr", "l2_no_bias"])
+def test_a_second_thread_gives_the_same_steps_and_bits(problem):
+    # above SPLIT_MIN (4096) variables every AVX2 pass runs as two parts merged in index order,
+    # the second by another thread with n_jobs=2: the same choices, so the same steps and bits as
+    # one thread. Mode 1 (C-SVC), mode 2 with mixed classes (ν-SVC) and as the α/α* blocks
+    # (ν-SVR, l = 2n), mode 0 (K + 1 with D, no equality constraint)
+    if not _svmcore.simd():
+        pytest.skip("no AVX2 on this CPU: the index-list loops run on one thread")
+    rng = np.random.default_rng(7)
+    m = 2100 if problem == "nu_svr" else 4200
+    X = rng.normal(size=(m, 4))
+    z = X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + 0.3 * rng.normal(size=m)
+    y = np.where(z > np.median(z), 1.0, -1.0)
+    K = Gaussian(gamma=0.2)(X)
+
+    def run(n_jobs: int) -> svm_core.SVMSolution | svm_core.QPSolution:
+        if problem == "csvc":
+            return svm_core.solve_csvc(PrecomputedGram(K), y, 5.0, tol=1e-4, working_set=None, n_jobs=n_jobs)
+        if problem == "nusvc":
+            return svm_core.solve_nusvc(PrecomputedGram(K), y, 0.3, tol=1e-4, working_set=None, n_jobs=n_jobs)
+        if problem == "nu_svr":
+            return svm_core.solve_nu_svr(PrecomputedGram(K), z, 5.0, 0.3, tol=1e-4, working_set=None, n_jobs=n_jobs)
+        return svm_core.solve_qp(PrecomputedGram(K + 1.0), y, -np.ones(m), np.inf, np.zeros(m), D=0.2,
+                                 constraints="none", tol=1e-4, working_set=None, n_jobs=n_jobs)  # fmt: skip
+
+    one, two = run(1), run(2)
+    assert one.status == two.status == "optimal"
+    assert one.n_iter == two.n_iter > 100
+    np.testing.assert_array_equal(one.alpha, two.alpha)
 
 
 @pytest.mark.parametrize("working_set", [None, 60])

@@ -13,10 +13,16 @@ Prints, in one run:
    (the old package is built from REV under the name ``sdpkern_ab``): time ratio new/old
    (best of 5, interleaved) and the relative gap of the optima, on several data sets.
 
+3. with ``--only threads``: the core's passes on one thread and with a second (``n_jobs=2``) on
+   7400-10,000 points (twonorm, ringnorm, Friedman #1; C-SVC, ν-SVC, ν-SVR and the
+   single-coordinate form of the hyperkernel L2-SVM, K + 1 with no equality constraint): wall
+   time (best of 3, interleaved), the ratio, and whether the two gave the same bits.
+
 Usage::
 
     python examples/benchmarks/bench_svm_core.py                 # section 1
     python examples/benchmarks/bench_svm_core.py --ab <rev>      # and the A/B of section 2
+    python examples/benchmarks/bench_svm_core.py --only threads  # section 3
     python examples/benchmarks/bench_svm_core.py --quick         # small sizes (docs gallery)
 """
 
@@ -215,11 +221,54 @@ def section_ab(rev: str, quick: bool) -> None:
     print(f"   new/old time ratio: worst {worst:.2f}x, all fits together {total_new / total_old:.2f}x")
 
 
+# ------------------------------------------------------------------------------------ section 3
+def _thread_cases(X: np.ndarray, y: np.ndarray | None, z: np.ndarray | None) -> dict:  # type: ignore[type-arg]
+    """The solves of section 3 on one set, each a function of n_jobs."""
+    from sdpkern.kernels.gram import PrecomputedGram
+
+    n, g = X.shape[0], 1.0 / X.shape[1]
+    if z is not None:
+        return {"nu-SVR": lambda j: svm_core.solve_nu_svr(KernelGram(Gaussian(gamma=g), X), z, 10.0, 0.3, n_jobs=j)}
+    Kb = PrecomputedGram(Gaussian(gamma=g)(X) + 1.0)  # the hyperkernel L2-SVM's form: the bias in the kernel
+    return {
+        "C-SVC": lambda j: svm_core.solve_csvc(KernelGram(Gaussian(gamma=g), X), y, 1.0, n_jobs=j),
+        "nu-SVC": lambda j: svm_core.solve_nusvc(KernelGram(Gaussian(gamma=g), X), y, 0.3, n_jobs=j),
+        "L2 mode 0": lambda j: svm_core.solve_qp(Kb, y, -np.ones(n), np.inf, np.zeros(n), D=0.5, constraints="none",
+                                                 n_jobs=j),
+    }  # fmt: skip
+
+
+def section_threads(quick: bool) -> None:
+    from sklearn.datasets import make_friedman1
+
+    print("== 3. the SMO passes on one thread and with a second (n_jobs=2), wall seconds, best of 3 ==")
+    print(f"{'set':>9} {'n':>6} {'problem':>9} | {'1 thread':>8} {'2 threads':>9} {'ratio':>6} {'steps':>7} "
+          f"{'same bits':>9}")
+    sets: list[tuple[str, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
+    for name in ("twonorm", "ringnorm"):
+        X, y = keel(name, 1500 if quick else None)
+        sets.append((name, X, y, None))
+    X, z = make_friedman1(1500 if quick else 10000, noise=1.0, random_state=0)
+    sets.append(("friedman1", StandardScaler().fit_transform(X), None, z))
+    for name, X, y, z in sets:
+        for prob, solve in _thread_cases(X, y, z).items():
+            best = {1: np.inf, 2: np.inf}
+            sols = {}
+            for _ in range(3):
+                for j in (1, 2):
+                    t0 = time.perf_counter()
+                    sols[j] = solve(j)
+                    best[j] = min(best[j], time.perf_counter() - t0)
+            same = np.array_equal(sols[1].alpha, sols[2].alpha) and sols[1].n_iter == sols[2].n_iter
+            print(f"{name:>9} {X.shape[0]:>6} {prob:>9} | {best[1]:>8.2f} {best[2]:>9.2f} {best[2] / best[1]:>6.2f} "
+                  f"{sols[1].n_iter:>7d} {str(same):>9}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--ab", metavar="REV", default=None, help="a git revision from before the core")
-    parser.add_argument("--only", choices=["libsvm", "ab"], default=None)
+    parser.add_argument("--only", choices=["libsvm", "ab", "threads"], default=None)
     args = parser.parse_args(argv)
     # libsvm uses no BLAS; the core's products over cached columns are small: one thread each
     with threadpool_limits(limits=1, user_api="blas"):
@@ -227,6 +276,8 @@ def main(argv: list[str] | None = None) -> None:
             section_libsvm(args.quick)
         if args.ab is not None and args.only in (None, "ab"):
             section_ab(args.ab, args.quick)
+        if args.only == "threads":
+            section_threads(args.quick)
 
 
 if __name__ == "__main__":

@@ -275,15 +275,18 @@ class SMOState:
         A feasible start (kept and updated in place).
     constraints : {"none", "one", "nu"}
     shrinking : bool
+    threads : int
+        Threads for the SMO's passes over the variables (2 at most help; the same bits for any).
     """
 
     def __init__(
         self, K: GramOperator, y: Array, p: Array, upper: Array, D: Array, alpha: Array, constraints: Constraints,
-        shrinking: bool = True,
+        shrinking: bool = True, threads: int = 1,
     ) -> None:  # fmt: skip
         self.K, self.y, self.p, self.upper, self.D, self.alpha = K, y, p, upper, D, alpha
         self.mode = _MODES[constraints]
         self.shrinking = shrinking and self.mode > 0
+        self.threads = threads
         self.l, self.n = y.shape[0], K.n
         self.kidx = np.arange(self.l) % self.n
         self.active = np.arange(self.l, dtype=np.intp)
@@ -372,7 +375,7 @@ class SMOState:
                 break
             it, viol, na, curv, df = core.smo(
                 self.K.cache, self.n, self.y, self.alpha, self.v, self.upper, self.D, self.QD, self.mode, stage,
-                budget - done, self.active, self.l, self.shrinking, level - f if track else -np.inf,
+                budget - done, self.active, self.l, self.shrinking, level - f if track else -np.inf, self.threads,
             )  # fmt: skip
             done += int(it)
             f += df
@@ -477,7 +480,8 @@ def solve_qp(
         ``restrict(W)`` returns K on the points W (sorted indices) as a GramOperator with its own
         column cache; default ``K.subset(W, cache_bytes=WORKING_SET_CACHE_BYTES)``.
     n_jobs : int, default=1
-        Threads for the outputs of the points outside a working set (``K.block_product``).
+        Threads for the outputs of the points outside a working set (``K.block_product``) and, from
+        2, a second thread for the SMO's passes over the variables (the same bits as one thread).
     objective_target : float, optional
         Stop, with status ``"objective_target"``, once the objective is at or below this value
         (with one or two equality constraints): the minimum is then known to be below it, and α
@@ -505,7 +509,7 @@ def solve_qp(
         viol = _violation(ya, alpha, -ya * grad, ua, _MODES[constraints])
         columns = 0
     else:
-        st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking))
+        st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking), n_jobs)
         viol = st.run(tol, budget, objective_target)
         alpha, grad, n_iter, rounds, reached = st.alpha, st.grad(), st.n_iter, 1, st.reached
         columns = K.columns_computed - cols0
@@ -548,7 +552,7 @@ def _decompose(
         rounds += 1
         var = W if l == n else np.concatenate([W, W + n])
         # the variables outside W are 0, so the problem on W is the whole problem restricted
-        st = SMOState(sub(W), y[var], p[var], upper[var], D[var], alpha[var].copy(), constraints, shrinking)
+        st = SMOState(sub(W), y[var], p[var], upper[var], D[var], alpha[var].copy(), constraints, shrinking, n_jobs)
         st.run(tol, max(1, budget - done), target)
         done += st.n_iter
         du = point_u(_scatter(st.alpha, var, l)) - u
