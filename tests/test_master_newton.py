@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from sdpkern.datasets import load_keel
+from sdpkern.kernels import hyperkernel_terms
 from sdpkern.kernels.hyperkernels import ARDDictionary
 from sdpkern.native import hyperkernel_families as hf
 from sdpkern.native import hyperkernel_master as hm
@@ -44,10 +45,10 @@ def _family(name: str, y: np.ndarray) -> hm.MasterFamily:
     return hf._NuSVRFamily(y=target, C=1.0, nu=0.3)
 
 
-def _master(family: hm.MasterFamily, X: np.ndarray) -> tuple[hm._Master, np.ndarray]:
+def _master(family: hm.MasterFamily, X: np.ndarray, n_jobs: int = 1) -> tuple[hm._Master, np.ndarray]:
     R = np.vstack([np.ones(X.shape[1]), (np.arange(X.shape[1]) < X.shape[1] // 2).astype(float)])
     B = ARDDictionary(relevances=R).fitted(X).basis(X)
-    opts = hm._master_options(B, 1, 64 << 20, 1e-11, 10**8, 1)
+    opts = hm._master_options(B, 1, 64 << 20, 1e-11, 10**8, n_jobs)
     opts |= {"working_set": 10**6, "working_set_cache_bytes": 64 << 20, "working_set_rounds": 100,
              "newton_points": 10**6}  # fmt: skip
     return hm._Master(B, family, 0.5, opts), np.arange(B.size)
@@ -66,6 +67,24 @@ def test_hessian_with_repeated_points_matches_differences_of_the_gradient(name: 
     # bordered matrix singular; the ridge gives its least-norm solution, not a missing Hessian
     X, y = _data("pima", 80, 5)
     _check_hessian(name, np.vstack([X, X]), np.concatenate([y, y]), 5)
+
+
+@pytest.mark.parametrize("name", ["csvm", "nusvm", "one_class", "nu_regression"])
+def test_hessian_blocks_consumed_in_two_threads_give_the_same_bits(name: str, monkeypatch: Any) -> None:
+    # the Hessian's pass over K(β)[F, support ∪ F] (free_blocks): each chunk of rows is computed
+    # and added into K(β)[F, F] and the (K_l u)[F] in one of n_jobs threads, each writing its own
+    # rows, so two threads give one thread's bits. Chunks of a few rows: many of them
+    monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 4000)
+    X, y = _data("pima", 160, 3)
+    beta = np.random.default_rng(3).dirichlet(np.ones(12))
+    H = []
+    for n_jobs in (1, 2):
+        master, terms = _master(_family(name, y), X, n_jobs)
+        assert terms.size == 12
+        point = master.inner(terms, beta, None)
+        H.append(master.hessian(terms, point))
+    assert H[0] is not None and H[1] is not None
+    np.testing.assert_array_equal(H[0], H[1])
 
 
 def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> None:

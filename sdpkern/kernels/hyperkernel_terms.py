@@ -395,13 +395,17 @@ class TermGroup:
             mine = blk if members_at == list(range(blk.shape[0])) else blk[members_at]
             out_t[pos] += np.einsum("s,skr->kr", weights, mine)
 
-    def row_blocks(self, rows: Index, cols: Index) -> Iterator[tuple[slice, Array]]:
-        """Every member's K[rows, cols] by chunks of rows: pairs (a slice of ``rows``, an array
-        (S, rows in the slice, len(cols))) within the block budget, nothing cached."""
+    def each_row_block(self, rows: Index, cols: Index, f: Callable[[slice, Array], None]) -> None:
+        """f(part, blk) for every member's K[rows, cols] by chunks of rows (``part`` a slice of
+        ``rows``, ``blk`` an array (S, rows in the slice, len(cols))) within the block budget,
+        nothing cached. f runs in the thread that computed its chunk (``n_jobs`` threads), so it
+        must write only its own rows: a consumer as costly as the chunk then shares the threads
+        instead of waiting for one, and no chunk waits in memory for it."""
         parts = self._chunks(rows, cols.size)
-        yield from zip(parts, self._map(lambda part: self.scale_columns(cols, rows[part]), parts))
+        for _ in self._map(lambda part: f(part, self.scale_columns(cols, rows[part])), parts):
+            pass
 
-    def _map(self, f: Callable[[Any], Array], parts: list[Any]) -> Iterator[Array]:
+    def _map(self, f: Callable[[Any], _T], parts: list[Any]) -> Iterator[_T]:
         """f over ``parts``, in ``n_jobs`` threads when there are several (the compiled loops
         release the GIL), in order."""
         if self.n_jobs == 1 or len(parts) < 2:

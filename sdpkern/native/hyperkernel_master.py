@@ -57,7 +57,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -466,8 +468,10 @@ class _Master:
         if K is None and isinstance(B.hyperkernel, ARDDictionary) and cols.size == F.size:
             # u's support within F: K_l u on F needs F's pairs only, and they are symmetric
             return dictionary_products(B.hyperkernel, B.features[terms], B.X[F], u[F], n_jobs=self.opts["n_jobs"])
+        # F's columns first: K(β)[F, F] is then the blocks' first len(F) columns, a view, where
+        # picking them out of the sorted columns copied them
+        cols = np.concatenate([F, np.setdiff1d(cols, F, assume_unique=True)])
         uc = np.ascontiguousarray(u[cols])
-        at = None if cols.size == F.size else np.searchsorted(cols, F)  # F's columns among cols
         ops = [self.term_op(int(l)) for l in terms]
         w = self.c * beta
         V = np.empty((F.size, len(ops)))
@@ -475,8 +479,7 @@ class _Master:
         def add(part: slice, ks: list[int], blk: Array) -> None:  # blk: K_k[F[part], cols] for k in ks
             V[part, ks] = (blk @ uc).T
             if K is not None:
-                Kb = np.tensordot(w[ks], blk, axes=1)
-                K[part] += Kb if at is None else Kb[:, at]
+                K[part] += np.tensordot(w[ks], blk, axes=1)[:, : F.size]
 
         plain, shared = grouped(ops)
         step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
@@ -485,9 +488,9 @@ class _Master:
             add(part, plain, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]))
         for group, ks in shared:
             idx = [ops[k].group_index for k in ks]
-            whole = idx == list(range(group.weights.size))
-            for part, blk in group.row_blocks(F, cols):
-                add(part, ks, blk if whole else blk[idx])
+            pick = None if idx == list(range(group.weights.size)) else idx
+            # in the threads that compute the chunks: each writes its own rows of V and K
+            group.each_row_block(F, cols, partial(_add_rows, add, ks, pick))
         return V
 
     def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
@@ -577,6 +580,12 @@ class _Master:
         del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
+
+
+def _add_rows(add: Callable[[slice, list[int], Array], None], ks: list[int], pick: list[int] | None, part: slice,
+              blk: Array) -> None:
+    """:meth:`_Master.free_blocks`'s consumer of a group's chunk: the members ``pick`` (all: None)."""
+    add(part, ks, blk if pick is None else blk[pick])
 
 
 def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
@@ -848,9 +857,11 @@ def solve_master(
     progress : bool
         Show a tqdm bar with the current gap.
     n_jobs : int
-        Threads for the quadratics ½uᵀK_l u of the certificate (s²·d per term and round for s
-        support vectors; :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`) and, above
-        ``working_set`` points, for the outputs of the points outside the working set.
+        Threads for the compiled passes over the kernel (the certificate's quadratics ½uᵀK_l u,
+        :func:`~sdpkern.kernels.hyperkernel_terms.term_quadratics`; batches of columns; the
+        Hessian's blocks), the BLAS factorisations, the outputs of the points outside a working
+        set, and, from 2, a second thread for the inner SVM's SMO passes
+        (:func:`~sdpkern.native.svm_core.solve_qp`).
     working_set, working_set_cache_bytes : int
         Above ``working_set`` points each SVM solve is a decomposition over working sets of
         about that many points (the core's decomposition,
