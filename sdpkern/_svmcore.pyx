@@ -843,6 +843,28 @@ cdef extern from *:
     { sdpk_v4l r = {st[0], st[1], st[2], st[3]}; return r; }
     static inline sdpk_v4d sdpk_load4(const double *x) { sdpk_v4d r; memcpy(&r, x, sizeof r); return r; }
     static inline void sdpk_store4(double *x, sdpk_v4d v) { memcpy(x, &v, sizeof v); }
+    /* WSS2 in each lane: the candidates (in I_low with b = gmax − v > 0) and the best b²/c so far */
+    #define SDPK_WSS2_LANES(t, low, b, c0) do { \
+            sdpk_v4d c_l = (c0); \
+            const sdpk_v4l cand_ = (low) & ((b) > 0.0); \
+            mc = SDPK_BLEND(cand_ & (c_l < mc), c_l, mc); \
+            c_l = SDPK_BLEND(c_l <= 0.0, tauv, c_l); \
+            const sdpk_v4d b2_ = (b) * (b); \
+            const sdpk_v4l better_ = cand_ & (b2_ * bc > bb2 * c_l); \
+            bb2 = SDPK_BLEND(better_, b2_, bb2); bc = SDPK_BLEND(better_, c_l, bc); \
+            bb = SDPK_BLEND(better_, (b), bb); \
+            bj = SDPK_BLENDL(better_, idx + (t), bj); \
+        } while (0)
+    /* the lanes in index order (the earlier index wins unless strictly better), into l */
+    #define SDPK_LANES_IN_ORDER(l, body) do { \
+            int order[4] = {0, 1, 2, 3}; \
+            for (int a = 1; a < 4; a++) for (int c = a; c > 0 && bj[order[c]] < bj[order[c - 1]]; c--) \
+                { int tmp = order[c]; order[c] = order[c - 1]; order[c - 1] = tmp; } \
+            for (int a = 0; a < 4; a++) { const int l = order[a]; body } \
+        } while (0)
+    #define SDPK_WSS2_MERGE(l) \
+        if (bj[l] >= 0 && bb2[l] * best_c > best_b2 * bc[l]) \
+            { best_b2 = bb2[l]; best_c = bc[l]; j = bj[l]; *bij = bb[l]; *aij = bc[l]; }
     /* one block of 4 of the WSS2 second-index pass (lanes beyond ``valid`` masked off) */
     #define SDPK_SELJ_BLOCK(t, S, V, QDv, KIv, valid) do { \
             const sdpk_v4l s_ = (S); \
@@ -850,15 +872,8 @@ cdef extern from *:
             const sdpk_v4l low_ = ((s_ & 10) == 2) & (valid); \
             g = SDPK_BLEND(low_ & (v_ < g), v_, g); \
             const sdpk_v4d b_ = gmaxv - v_; \
-            sdpk_v4d c_ = div + (QDv) - 2.0 * (KIv); \
-            const sdpk_v4l cand_ = low_ & (b_ > 0.0); \
-            mc = SDPK_BLEND(cand_ & (c_ < mc), c_, mc); \
-            c_ = SDPK_BLEND(c_ <= 0.0, tauv, c_); \
-            const sdpk_v4d b2_ = b_ * b_; \
-            const sdpk_v4l better_ = cand_ & (b2_ * bc > bb2 * c_); \
-            bb2 = SDPK_BLEND(better_, b2_, bb2); bc = SDPK_BLEND(better_, c_, bc); \
-            bb = SDPK_BLEND(better_, b_, bb); \
-            bj = SDPK_BLENDL(better_, idx + (t), bj); \
+            const sdpk_v4d c_ = div + (QDv) - 2.0 * (KIv); \
+            SDPK_WSS2_LANES(t, low_, b_, c_); \
         } while (0)
     #define SDPK_BODY_SELJ \
         const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, inf = one * INFINITY; \
@@ -878,16 +893,7 @@ cdef extern from *:
         } \
         /* merge the lanes in index order: the earlier index wins unless strictly better */ \
         ptrdiff_t j = -1; double best_b2 = 0.0, best_c = 1.0, gm = INFINITY, m = *min_curv; \
-        int order[4] = {0, 1, 2, 3}; \
-        for (int a = 1; a < 4; a++) for (int c = a; c > 0 && bj[order[c]] < bj[order[c - 1]]; c--) \
-            { int tmp = order[c]; order[c] = order[c - 1]; order[c - 1] = tmp; } \
-        for (int a = 0; a < 4; a++) { \
-            const int l = order[a]; \
-            if (g[l] < gm) gm = g[l]; \
-            if (mc[l] < m) m = mc[l]; \
-            if (bj[l] >= 0 && bb2[l] * best_c > best_b2 * bc[l]) \
-                { best_b2 = bb2[l]; best_c = bc[l]; j = bj[l]; *bij = bb[l]; *aij = bc[l]; } \
-        } \
+        SDPK_LANES_IN_ORDER(l, if (g[l] < gm) gm = g[l]; if (mc[l] < m) m = mc[l]; SDPK_WSS2_MERGE(l)); \
         *gmin = gm; *min_curv = m; \
         return j;
     #define SDPK_BODY_UPD \
@@ -922,15 +928,8 @@ cdef extern from *:
             g0 = SDPK_BLEND(low_ & ~pos_ & (v_ < g0), v_, g0); \
             g1 = SDPK_BLEND(low_ & pos_ & (v_ < g1), v_, g1); \
             const sdpk_v4d b_ = SDPK_BLEND(pos_, gmax1v, gmax0v) - v_; \
-            sdpk_v4d c_ = SDPK_BLEND(pos_, div1, div0) + (QDv) - 2.0 * SDPK_BLEND(pos_, (K1v), (K0v)); \
-            const sdpk_v4l cand_ = low_ & (b_ > 0.0); \
-            mc = SDPK_BLEND(cand_ & (c_ < mc), c_, mc); \
-            c_ = SDPK_BLEND(c_ <= 0.0, tauv, c_); \
-            const sdpk_v4d b2_ = b_ * b_; \
-            const sdpk_v4l better_ = cand_ & (b2_ * bc > bb2 * c_); \
-            bb2 = SDPK_BLEND(better_, b2_, bb2); bc = SDPK_BLEND(better_, c_, bc); \
-            bb = SDPK_BLEND(better_, b_, bb); \
-            bj = SDPK_BLENDL(better_, idx + (t), bj); \
+            const sdpk_v4d c_ = SDPK_BLEND(pos_, div1, div0) + (QDv) - 2.0 * SDPK_BLEND(pos_, (K1v), (K0v)); \
+            SDPK_WSS2_LANES(t, low_, b_, c_); \
         } while (0)
     #define SDPK_BODY_SELJ2 \
         const sdpk_v4d one = {1.0, 1.0, 1.0, 1.0}, inf = one * INFINITY; \
@@ -952,17 +951,8 @@ cdef extern from *:
                              sdpk_load4(k1), valid); \
         } \
         ptrdiff_t j = -1; double best_b2 = 0.0, best_c = 1.0, gm0 = INFINITY, gm1 = INFINITY, m = *min_curv; \
-        int order[4] = {0, 1, 2, 3}; \
-        for (int a = 1; a < 4; a++) for (int c = a; c > 0 && bj[order[c]] < bj[order[c - 1]]; c--) \
-            { int tmp = order[c]; order[c] = order[c - 1]; order[c - 1] = tmp; } \
-        for (int a = 0; a < 4; a++) { \
-            const int l = order[a]; \
-            if (g0[l] < gm0) gm0 = g0[l]; \
-            if (g1[l] < gm1) gm1 = g1[l]; \
-            if (mc[l] < m) m = mc[l]; \
-            if (bj[l] >= 0 && bb2[l] * best_c > best_b2 * bc[l]) \
-                { best_b2 = bb2[l]; best_c = bc[l]; j = bj[l]; *bij = bb[l]; *aij = bc[l]; } \
-        } \
+        SDPK_LANES_IN_ORDER(l, if (g0[l] < gm0) gm0 = g0[l]; if (g1[l] < gm1) gm1 = g1[l]; \
+                               if (mc[l] < m) m = mc[l]; SDPK_WSS2_MERGE(l)); \
         gmin[0] = gm0; gmin[1] = gm1; *min_curv = m; \
         return j;
     /* mode 2's update, with each class's next first index (argmax over its I_up of the new v) */
@@ -1653,79 +1643,26 @@ cdef long long _coordinate_steps(Team *team, ColumnCache cache, double tol, long
     """Mode 0: single-coordinate Newton steps, greedy by gain, over every variable (no equality
     constraint). ``viol``: the largest projected-gradient entry. With AVX2 a step's update of v
     and the next step's choice are one pass (:func:`_coord_pass`), with the same bits as the two
-    loops below."""
-    if sdpk_use_avx2:
-        return _coordinate_steps_fused(team, cache, tol, max_iter, viol)
+    index-list loops (:func:`_coord_one` over the variables, then :func:`_coord_update`)."""
     cdef Problem *p = team.p
+    cdef bint fused = sdpk_use_avx2
     cdef long long it = 0
-    cdef Py_ssize_t t, i
-    cdef double g, val, h, delta, lo, hi, gain, best, step
-    cdef double *Ki
-    viol[0] = INFINITY
-    while it < max_iter:
-        if (it & 1023) == 0:
-            PyErr_CheckSignals()
-        cache.tick += 1
-        best = 0.0
-        viol[0] = 0.0
-        i = -1
-        step = 0.0
-        for t in range(p.l):
-            g = -p.y[t] * p.v[t]  # ∇_t
-            if g < 0.0 and p.alpha[t] < p.upper[t]:
-                val = -g
-            elif g > 0.0 and p.alpha[t] > 0.0:
-                val = g
-            else:
-                continue
-            if val > viol[0]:
-                viol[0] = val
-            h = p.QD[t]
-            if h <= 0.0:
-                if h < p.min_curv:
-                    p.min_curv = h
-                h = TAU
-            delta = -g / h
-            lo = -p.alpha[t]
-            hi = p.upper[t] - p.alpha[t]
-            if delta < lo:
-                delta = lo
-            if delta > hi:
-                delta = hi
-            gain = -(g * delta + 0.5 * h * delta * delta)
-            if gain > best:
-                best = gain
-                i = t
-                step = delta
-        if viol[0] <= tol or i < 0:
-            break
-        Ki = cache.col(_kidx(p, i))
-        p.alpha[i] += step
-        if p.alpha[i] < 0.0:
-            p.alpha[i] = 0.0
-        delta = p.y[i] * step
-        for t in range(p.l):
-            p.v[t] -= delta * Ki[_kidx(p, t)]
-        p.v[i] -= p.D[i] * delta
-        it += 1
-    return it
-
-
-cdef long long _coordinate_steps_fused(Team *team, ColumnCache cache, double tol, long long max_iter,
-                                       double *viol) except -1:
-    cdef Problem *p = team.p
-    cdef long long it = 0
-    cdef Py_ssize_t i, t, last = -1
-    cdef double step = 0.0, delta = 0.0
+    cdef Py_ssize_t t, i, last = -1
+    cdef double best, step = 0.0, delta = 0.0
     cdef double *Ki = NULL
     viol[0] = INFINITY
     while it < max_iter:
         if (it & 1023) == 0:
             PyErr_CheckSignals()
         cache.tick += 1
-        with nogil:  # Ki is still cached: no column was asked for since
-            i = _coord_pass(team, Ki, delta, last, viol, &step)
-        last = -1
+        if fused:
+            with nogil:  # Ki is still cached: no column was asked for since
+                i = _coord_pass(team, Ki, delta, last, viol, &step)
+            last = -1
+        else:
+            best, viol[0], i, step = 0.0, 0.0, -1, 0.0
+            for t in range(p.l):
+                _coord_one(p, t, viol, &best, &i, &step)
         if viol[0] <= tol or i < 0:
             break
         Ki = cache.col(_kidx(p, i))
@@ -1733,13 +1670,22 @@ cdef long long _coordinate_steps_fused(Team *team, ColumnCache cache, double tol
         if p.alpha[i] < 0.0:
             p.alpha[i] = 0.0
         delta = p.y[i] * step
-        last = i
+        if fused:
+            last = i  # the next pass updates v
+        else:
+            _coord_update(p, Ki, delta, i)
         it += 1
     if last >= 0:  # max_iter reached: the last step's update, without a choice after it
-        for t in range(p.l):
-            p.v[t] -= delta * Ki[_kidx(p, t)]
-        p.v[last] -= p.D[last] * delta
+        _coord_update(p, Ki, delta, last)
     return it
+
+
+cdef inline void _coord_update(Problem *p, const double *K, double delta, Py_ssize_t i) noexcept nogil:
+    """Mode 0's update of v after variable i moved by ``delta`` along the kernel column K."""
+    cdef Py_ssize_t t
+    for t in range(p.l):
+        p.v[t] -= delta * K[_kidx(p, t)]
+    p.v[i] -= p.D[i] * delta
 
 
 def smo(
