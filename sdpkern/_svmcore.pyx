@@ -1493,7 +1493,7 @@ cdef Py_ssize_t _select_j_avx2(Team *t, const Py_ssize_t *ii, const double *gmax
 cdef bint _update_pair(Team *team, Py_ssize_t i, Py_ssize_t j, const double *Ki, const double *Kj,
                        double bij, double aij, double *gmax, Py_ssize_t *ii) noexcept nogil:
     """Move y_iα_i up and y_jα_j down by the clipped Newton step b/c; keep v current on the active
-    variables. In mode 1, and in mode 2 by the AVX2 passes, finds the next step's first indices in
+    variables. In mode 1, and in mode 2 by the AVX2 passes (``vec``), finds the next step's first indices in
     the same pass as the update (``ii``, ``gmax``: each group's argmax over I_up of the updated v,
     and its value; −1, −inf for none) and returns True; False otherwise (select afresh)."""
     cdef Problem *p = team.p
@@ -1757,6 +1757,7 @@ def smo(
             p.split = False
             break
     p.h = _split_point(l, n_kernel)
+    p.vec = sdpk_use_avx2  # (modes 1-2: and while shrinking leaves half the variables, _smo_steps)
     cdef Team team
     team.p = &p
     team.job = 0
