@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
@@ -476,7 +475,9 @@ class _Master:
         w = self.c * beta
         V = np.empty((F.size, len(ops)))
 
-        def add(part: slice, ks: list[int], blk: Array) -> None:  # blk: K_k[F[part], cols] for k in ks
+        def add(part: slice, blk: Array, ks: list[int], pick: list[int] | None = None) -> None:
+            """blk[pick]: K_k[F[part], cols] for k in ks (all of blk where pick is None)."""
+            blk = blk if pick is None else blk[pick]
             V[part, ks] = (blk @ uc).T
             if K is not None:
                 K[part] += np.tensordot(w[ks], blk, axes=1)[:, : F.size]
@@ -485,12 +486,12 @@ class _Master:
         step = max(1, (1 << 22) // max(1, len(plain) * cols.size))
         for lo in range(0, F.size if plain else 0, step):
             part = slice(lo, min(lo + step, F.size))
-            add(part, plain, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]))
+            add(part, term_block(B.hyperkernel, B.features[terms[plain]], B.X[F[part]], B.X[cols]), plain)
         for group, ks in shared:
             idx = [ops[k].group_index for k in ks]
             pick = None if idx == list(range(group.weights.size)) else idx
             # in the threads that compute the chunks: each writes its own rows of V and K
-            group.each_row_block(F, cols, partial(_add_rows, add, ks, pick))
+            group.each_row_block(F, cols, partial(add, ks=ks, pick=pick))
         return V
 
     def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
@@ -580,12 +581,6 @@ class _Master:
         del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
         return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
-
-
-def _add_rows(add: Callable[[slice, list[int], Array], None], ks: list[int], pick: list[int] | None, part: slice,
-              blk: Array) -> None:
-    """:meth:`_Master.free_blocks`'s consumer of a group's chunk: the members ``pick`` (all: None)."""
-    add(part, ks, blk if pick is None else blk[pick])
 
 
 def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
