@@ -21,6 +21,9 @@ from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
 cnp.import_array()
 
+#: Doubles of one tile of :func:`_columns`'s work rows: 24 KiB, within a core's L1 data cache.
+cdef Py_ssize_t TILE_DOUBLES = 32768
+
 cdef ufunc_loop EXP_LOOP = NULL
 cdef void *EXP_DATA = NULL
 
@@ -143,19 +146,20 @@ def ard_quadratics(
 cdef void _column_products(
     const double[:, ::1] XT, const double* xc, const double[::1] inv_w, const double[:, :, ::1] A,
     double lam, const double[::1] inv_c, const long[::1] squarings, double[:, ::1] den, double[:, ::1] prod,
-    double[::1] E,
+    double[::1] E, Py_ssize_t j0, Py_ssize_t j1,
 ) noexcept nogil:
-    """K_{s,l}(x_j, xc) = prod[s·p + l, j] · (1 − λ)^(d' mod 64) / den[s·p + l, j] for every point j of
-    XT (d, n), times :func:`_ignored`'s constant, d' the dimensions with inv_w > 0: the loops over
-    the points run innermost, contiguous in XT, so that the products over d, the squarings from
-    one scale to the next and the divisions vectorise. A dimension with inv_w = 0 (one a
-    dictionary's relevance vector ignores) has ψ = 0 at every pair: it is skipped here."""
-    cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n = XT.shape[1], n_sc = inv_c.shape[0]
+    """K_{s,l}(x_j, xc) = prod[s·p + l, j] · (1 − λ)^(d' mod 64) / den[s·p + l, j] for the points
+    j0 ≤ j < j1 of XT (d, n), times :func:`_ignored`'s constant, d' the dimensions with inv_w > 0:
+    the loops over the points run innermost, contiguous in XT, so that the products over d, the
+    squarings from one scale to the next and the divisions vectorise. A dimension with inv_w = 0
+    (one a dictionary's relevance vector ignores) has ψ = 0 at every pair: it is skipped here.
+    Each entry's arithmetic does not depend on the range it is computed in."""
+    cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n_sc = inv_c.shape[0]
     cdef Py_ssize_t sp = n_sc * p, j, d, s, l, k, r, cnt
     cdef double a, v, coef, xd
     cdef double c64 = pow(1.0 - lam, 64.0)
     for r in range(sp):
-        for j in range(n):
+        for j in range(j0, j1):
             den[r, j] = 1.0
             prod[r, j] = 1.0
     cnt = 0
@@ -166,23 +170,23 @@ cdef void _column_products(
         for s in range(n_sc):
             if s > 0 and squarings[s] > 0:
                 for k in range(squarings[s]):
-                    for j in range(n):
+                    for j in range(j0, j1):
                         E[j] = E[j] * E[j]
             else:
                 coef = inv_w[d] * inv_c[s]
-                for j in range(n):
+                for j in range(j0, j1):
                     v = XT[d, j] - xd
                     E[j] = -v * v * coef
-                _vexp(&E[0], n)
+                _vexp(&E[j0], j1 - j0)
             for l in range(p):
                 a = A[s, d, l]
                 r = s * p + l
-                for j in range(n):
+                for j in range(j0, j1):
                     den[r, j] = den[r, j] * (1.0 - a * E[j])
         cnt += 1
         if cnt == 64:
             for r in range(sp):
-                for j in range(n):
+                for j in range(j0, j1):
                     prod[r, j] = prod[r, j] * (c64 / den[r, j])
                     den[r, j] = 1.0
             cnt = 0
@@ -229,16 +233,24 @@ cdef object _columns(
     cdef double[:, ::1] den = np.empty((n_sc * p, n))
     cdef double[:, ::1] prod = np.empty((n_sc * p, n))
     cdef double[::1] E = np.empty(n)
+    # the points in tiles whose den, prod and E rows stay in L1 through the passes over the
+    # dimensions (one column's whole rows are n·(2·S·p + 1) doubles: out of L1 from a few
+    # thousand points on, and every pass then streams them from L2)
+    cdef Py_ssize_t tile = max(64, (TILE_DOUBLES // (2 * n_sc * p + 1)) // 8 * 8)
+    cdef Py_ssize_t n_tiles = (n + tile - 1) // tile, t, j0, j1
     with nogil:
         for c in range(nk):
-            _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E)
-            for s in range(n_sc):
-                so = 0 if summed else s
-                for l in range(p):
-                    r = s * p + l
-                    w = scale_w[s] * tail * const[r]
-                    for j in range(n):
-                        out[so, l, c, j] += prod[r, j] * (w / den[r, j])
+            for t in range(n_tiles):
+                j0 = t * tile
+                j1 = min(j0 + tile, n)
+                _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E, j0, j1)
+                for s in range(n_sc):
+                    so = 0 if summed else s
+                    for l in range(p):
+                        r = s * p + l
+                        w = scale_w[s] * tail * const[r]
+                        for j in range(j0, j1):
+                            out[so, l, c, j] += prod[r, j] * (w / den[r, j])
     return out_arr
 
 

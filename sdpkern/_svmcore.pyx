@@ -420,7 +420,7 @@ cdef class ColumnCache:
     """Kernel columns in the rows of one array, ``slot_of[j]`` their slot, LRU eviction.
 
     See :mod:`sdpkern.kernels.gram` ("The column cache") for the policy. ``owner`` computes
-    columns the spec cannot (``owner._checked_block(None, cols)``).
+    columns the spec cannot, into the store's slots (``owner._fill(cols, slots, store)``).
     """
 
     cdef public object owner
@@ -542,8 +542,7 @@ cdef class ColumnCache:
         if self.has_spec:
             _eval_column(&self.spec, j, &self.store[slot, 0], &self.buf[0])
         else:
-            block = self.owner._checked_block(None, np.array([j], dtype=np.intp))
-            self.store_array[slot] = block[:, 0]
+            self.owner._fill(np.array([j], dtype=np.intp), np.array([slot], dtype=np.intp), self.store_array)
         self.seconds += _now() - t0
         self.computed += 1
         self.slot_of[j] = slot
@@ -635,11 +634,7 @@ cdef class ColumnCache:
                 pv[a] = <size_t>&self.store[sv[a], 0]
             _eval_batch(&self.spec, &nv[0], <double **>&pv[0], nnew, &self.buf[0])
         else:
-            # in chunks of 2^20 entries: a request of many columns needs no n × k temporary
-            step = max(1, (1 << 20) // self.n)
-            for a in range(0, nnew, step):
-                block = self.owner._checked_block(None, new[a : a + step])
-                self.store_array[slots[a : a + step]] = block.T
+            self.owner._fill(new, slots, self.store_array)
         self.seconds += _now() - t0
         self.computed += nnew
         for a in range(nnew):

@@ -87,6 +87,30 @@ def test_hessian_blocks_consumed_in_two_threads_give_the_same_bits(name: str, mo
     np.testing.assert_array_equal(H[0], H[1])
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_bordered_matrix_and_products_from_one_lower_triangle_pass(n_jobs: int, monkeypatch: Any) -> None:
+    # u supported within the free set F (the L2-SVM, the alignment): one pass over F's pairs' lower
+    # triangle gives every (K_l u)[F] and K(β)[F, F] on and below the diagonal, the triangle
+    # LAPACK reads. Second route: the dense blocks of every term (term_block), 1e-12; chunks of
+    # a few columns, so that many chunks write their own columns of K
+    monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 4000)
+    X, y = _data("pima", 150, 4)
+    master, terms = _master(_family("l2svm", y), X, n_jobs)
+    rng = np.random.default_rng(4)
+    beta = rng.dirichlet(np.ones(terms.size))
+    F = np.sort(rng.choice(150, 97, replace=False))
+    u = np.zeros(150)
+    u[F] = rng.normal(size=F.size)
+    K = np.zeros((F.size, F.size), order="F")
+    V = master.free_blocks(terms, beta, u, F, K)
+    B = master.B
+    dense = hyperkernel_terms.term_block(B.hyperkernel, B.features[terms], B.X[F], B.X[F])
+    np.testing.assert_allclose(V, np.einsum("lij,j->il", dense, u[F]), rtol=1e-12, atol=1e-13)
+    want = np.tensordot(master.c * beta, dense, axes=1)
+    low = np.tril_indices(F.size)
+    np.testing.assert_allclose(K[low], want[low], rtol=1e-12, atol=1e-13)
+
+
 def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> None:
     master, terms = _master(_family(name, y), X)
     rng = np.random.default_rng(seed)

@@ -9,7 +9,7 @@ import pytest
 
 from sdpkern import HyperkernelL2SVC, HyperkernelNuSVC
 from sdpkern._hkcore import ard_columns, ard_scale_columns
-from sdpkern.kernels import ARDDictionary
+from sdpkern.kernels import ARDDictionary, hyperkernel_terms
 from sdpkern.kernels.gram import SumGram
 from sdpkern.kernels.hyperkernel_terms import (
     TermGram,
@@ -88,6 +88,45 @@ def test_grouped_terms_and_their_sum_match_the_dense_block(cache_columns):
     v = np.zeros(m)
     v[[1, 10, 30]] = [0.5, -1.0, 2.0]
     np.testing.assert_allclose(K.matvec(v), np.tensordot(beta, dense, axes=1) @ v, rtol=1e-11, atol=1e-13)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_sum_columns_from_the_lower_triangle_have_each_column_s_own_bits(n_jobs, monkeypatch):
+    # terms whose caches cannot keep every column: a request for many columns of K(β) is one pass
+    # per chunk over the rows not among the earlier chunks' columns, the rest written from those
+    # chunks by symmetry. Second routes: each column asked for alone (a pass over every row,
+    # exact equality: the compiled entries are symmetric bit for bit) and the dense block (1e-12).
+    # Chunks of 3 columns: many chunks, each a different set of rows; a Gaussian term beside the
+    # groups adds its own columns
+    from sdpkern.kernels import Gaussian
+    from sdpkern.kernels.gram import KernelGram
+    from sdpkern.kernels.hyperkernel_terms import TermGroup
+
+    hk, B, X = _basis(m=61)
+    m = X.shape[0]
+    monkeypatch.setattr(hyperkernel_terms, "_FILL_ENTRIES", 3 * m)
+    beta = np.linspace(0.1, 1.0, B.size)
+    rbf = KernelGram(Gaussian(gamma=0.3), X)
+    dense = np.tensordot(beta, term_block(hk, B.features, X, X), axes=1) + 0.5 * rbf.to_dense()
+    cols = np.array([0, 2, 3, 7, 8, 9, 10, 11, 20, 30, 31, 33, 40, 52, 59, 60])
+
+    def gram(jobs):
+        ops = term_grams(hk, B.features, X, cache_bytes=8 * m * 5, n_jobs=jobs)
+        return SumGram([*ops, rbf], [*beta, 0.5], cache_bytes=8 * m * m)
+
+    calls = []
+    real = TermGroup.add_columns
+    monkeypatch.setattr(TermGroup, "add_columns", lambda self, *a: calls.append(1) or real(self, *a))
+    K = gram(n_jobs)
+    bulk = K.columns(cols)
+    assert len(calls) == 2  # one fill per relevance vector: the triangle route was taken
+    alone = gram(1)
+    each = np.stack([alone.column(int(j)) for j in cols], axis=1)
+    assert np.array_equal(bulk, each)
+    assert np.array_equal(bulk[cols], bulk[cols].T)
+    np.testing.assert_allclose(bulk, dense[:, cols], rtol=1e-12, atol=1e-14)
+    # the terms' caches, which could not keep every column, were offered none
+    assert not any(bool(t.op.cached(cols).any()) for t in K.terms[:-1])
 
 
 def test_a_column_computed_once_serves_every_width():

@@ -165,20 +165,20 @@ def _index(idx: ArrayLike, n: int, name: str) -> Index:
 
 class _Owner:
     """What a column cache calls back for the columns its spec cannot compute: the operator's
-    ``_checked_block``, through a weak reference."""
+    ``_fill``, through a weak reference."""
 
     __slots__ = ("_ref",)
 
     def __init__(self, op: GramOperator) -> None:
         self._ref = weakref.ref(op)
 
-    def _checked_block(self, rows: Index | None, cols: Index) -> Array:
+    def _fill(self, cols: Index, slots: Index, store: Array) -> None:
         op = self._ref()
         if op is None:
             raise ParameterError(
                 "the GramOperator of this column cache no longer exists; keep it while using its cache"
             )
-        return op._checked_block(rows, cols)
+        op._fill(cols, slots, store)
 
 
 class GramOperator:
@@ -388,6 +388,14 @@ class GramOperator:
     def _block_times(self, rows: Index, cols: Index, w: Array) -> Array:
         """``K[rows, cols] @ w`` of one block, uncached."""
         return np.asarray(self._checked_block(rows, cols) @ w, dtype=np.float64)
+
+    def _fill(self, cols: Index, slots: Index, store: Array) -> None:
+        """``store[slots[a]] = K[:, cols[a]]`` for every a: the columns a cache asks for (distinct,
+        sorted), in chunks of 2²⁰ entries, so that a request of many columns needs no n × k
+        temporary. An operator that computes many columns more cheaply together overrides it."""
+        step = max(1, (1 << 20) // self.n)
+        for a in range(0, cols.shape[0], step):
+            store[slots[a : a + step]] = self._checked_block(None, cols[a : a + step]).T
 
     def _checked_block(self, rows: Index | None, cols: Index) -> Array:
         out = np.asarray(self._block(rows, cols), dtype=np.float64)
@@ -793,6 +801,23 @@ class SumGram(GramOperator):
             if t.weight != 0.0:
                 out += t.weight * t.op.block(rows, cols)
         return out
+
+    def _fill(self, cols: Index, slots: Index, store: Array) -> None:
+        """The columns into the cache's store as :meth:`GramOperator._fill`, except where a group
+        of terms sums its members' columns itself (:meth:`~sdpkern.kernels.hyperkernel_terms.TermGroup.add_columns`,
+        when the members' caches could not keep every column): the other terms' columns are then
+        added to the group's, chunk by chunk."""
+        alone, shared = self._shared()
+        if not shared or not all(group.sums_columns(members) for group, members in shared):
+            super()._fill(cols, slots, store)
+            return
+        store[slots] = 0.0
+        for group, members in shared:
+            group.add_columns(store, slots, cols, members)
+        step = max(1, (1 << 20) // self.n)
+        for t in alone:
+            for a in range(0, cols.shape[0], step):
+                store[slots[a : a + step]] += t.weight * t.op.columns(cols[a : a + step]).T
 
     def _diagonal(self) -> Array:
         return np.asarray(sum(t.weight * t.op.diagonal() for t in self.terms), dtype=np.float64)

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_matrix, check_integer, check_positive
-from ..errors import ParameterError
+from ..errors import DataError, ParameterError
 from .gram import DEFAULT_CACHE_BYTES, GramOperator, SumGram
 from .hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from .lowrank import HyperkernelBasis, hyperkernel_basis, incomplete_cholesky
@@ -53,6 +54,9 @@ _T = TypeVar("_T")
 
 #: Elements of one (rows, cols, features) temporary: bounds the memory of a block evaluation.
 _CHUNK_ELEMENTS = 1 << 22
+
+#: Entries of one chunk of :meth:`TermGroup.add_columns` (columns of m entries each).
+_FILL_ENTRIES = 1 << 20
 
 
 def term_block(hyperkernel: Hyperkernel, features: Array, Xr: Array, Xc: Array) -> Array:
@@ -373,9 +377,8 @@ class TermGroup:
         columns as rows (``out_t`` is (len(cols), m)): from their caches when every member holds
         the column, else from one pass per chunk of columns, whose columns are offered to every
         member's cache."""
-        ops = [(op, w) for op, w in members if isinstance(op, TermGram) and op.group is self]
-        if len(ops) != len(members):
-            raise ParameterError("accumulate takes this group's own term operators")
+        members_at, weights = self._members_of(members)
+        ops = list(members)
         have = np.logical_and.reduce([op.cached(cols) for op, _ in ops])
         kept, missing = np.flatnonzero(have), np.flatnonzero(~have)
         if kept.size:
@@ -385,8 +388,6 @@ class TermGroup:
                 op.cache.add_to(acc, idx, w)
             if acc is not out_t:
                 out_t[kept] += acc
-        members_at = [op.group_index for op, _ in ops]
-        weights = np.array([w for _, w in ops])
         parts = [missing[part] for part in self._chunks(missing, self.X.shape[0])]
         for pos, blk in zip(parts, self._map(lambda pos: self.scale_columns(None, cols[pos]), parts)):
             self._offer(cols[pos], blk)
@@ -394,6 +395,61 @@ class TermGroup:
             # threads on every column request)
             mine = blk if members_at == list(range(blk.shape[0])) else blk[members_at]
             out_t[pos] += np.einsum("s,skr->kr", weights, mine)
+
+    def _members_of(self, members: Sequence[tuple[GramOperator, float]]) -> tuple[list[int], Array]:
+        """The group places of ``members`` (this group's operators and their weights) and the weights."""
+        ops = [(op, w) for op, w in members if isinstance(op, TermGram) and op.group is self]
+        if len(ops) != len(members):
+            raise ParameterError("a group takes its own term operators")
+        return [op.group_index for op, _ in ops], np.array([w for _, w in ops])
+
+    def sums_columns(self, members: Sequence[tuple[GramOperator, float]]) -> bool:
+        """Whether a cache of Σ w K over ``members`` gets its columns from :meth:`add_columns`:
+        where some member's cache cannot keep every column. Where they all can, :meth:`accumulate`
+        computes each member's columns and keeps them, and a sum of other weights (the next β)
+        then costs additions; where they cannot, the kept columns would mostly be evicted before
+        that sum asks for them."""
+        return any(op.capacity < op.n for op, _ in members)
+
+    def add_columns(
+        self, store: Array, slots: Index, cols: Index, members: Sequence[tuple[GramOperator, float]]
+    ) -> None:
+        """store[slots[a]] += Σ w K[:, cols[a]] over ``members`` for every a (``cols`` distinct),
+        each pair of ``cols`` computed once, by one compiled pass per chunk of columns that sums
+        the members itself (:func:`sdpkern._hkcore.ard_columns`); nothing cached.
+
+        K is symmetric and its compiled entries are too, bit for bit (each is computed from the
+        squared differences of its two points), so the chunk of cols[lo:hi] computes only the rows
+        not among cols[:lo] (the earlier chunks computed those entries), and writes its rows
+        cols[lo:hi] of the later columns cols[hi:]: of a request for every column, half the
+        entries. The chunks run in ``n_jobs`` threads; each writes entries no other chunk writes."""
+        from .. import _hkcore
+
+        at, w = self._members_of(members)
+        g, A, lam, inv_c, sq = self.args
+        scale = np.zeros(self.weights.size)
+        np.add.at(scale, at, w)
+        scale = np.ascontiguousarray(scale * self.weights)
+        m, k = self.X.shape[0], cols.shape[0]
+        order = np.argsort(cols, kind="stable")
+        cols, slots = cols[order], slots[order]
+        step, XT_all = max(1, _FILL_ENTRIES // m), self.XT
+
+        def chunk(lo: int) -> None:
+            hi = min(lo + step, k)
+            rest = np.ones(m, dtype=bool)
+            rest[cols[:lo]] = False
+            R = np.flatnonzero(rest)
+            XT = XT_all if lo == 0 else np.ascontiguousarray(self.X[R].T)
+            blk = _hkcore.ard_columns(XT, np.ascontiguousarray(self.X[cols[lo:hi]]), g, A, lam, inv_c, sq, scale)[0]
+            if not np.all(np.isfinite(blk)):
+                raise DataError("the hyperkernel's terms have NaN or infinite entries")
+            store[np.ix_(slots[lo:hi], R)] += blk
+            if hi < k:
+                store[np.ix_(slots[hi:], cols[lo:hi])] += blk[:, np.searchsorted(R, cols[hi:])].T
+
+        for _ in self._map(chunk, list(range(0, k, step))):
+            pass
 
     def each_row_block(self, rows: Index, cols: Index, f: Callable[[slice, Array], None]) -> None:
         """f(part, blk) for every member's K[rows, cols] by chunks of rows (``part`` a slice of
@@ -548,17 +604,20 @@ def _lower_blocks(
     scale_w: Array,
     f: Callable[[int, int, int, Array], _T],
     n_jobs: int,
+    summed: bool = False,
 ) -> list[_T]:
     """f(t, lo, hi, blk) over the lower block triangle of every K_{s,l} on the points Xs, in a fixed order.
 
     blk = scale_w[s] K_{s,l}[lo:, lo:hi] for the terms l = t … t + pt of ``args`` (inverse widths,
     A, λ, 1/c, squarings): an array (S, pt, hi − lo, s − lo), columns as rows, from the compiled
     column loop (``_hkcore.ard_scale_columns``), the points innermost so that the products over
-    dimensions and the exponentials vectorise. Over the chunks, the pairs i ≥ j once each and
-    the pairs of a chunk's diagonal block both ways: s²/2 pairs in all. Chunks of terms and of
-    columns keep each block within ``_CHUNK_ELEMENTS``; they run in ``n_jobs`` threads (the loop
-    releases the GIL) and f's results come back in the chunks' order, so a caller that sums them
-    in that order gets bits that do not depend on ``n_jobs``.
+    dimensions and the exponentials vectorise. ``summed``: Σ_s scale_w[s] K_{s,l}, an array
+    (1, pt, hi − lo, s − lo), summed by the loop itself (``_hkcore.ard_columns``). Over the
+    chunks, the pairs i ≥ j once each and the pairs of a chunk's diagonal block both ways: s²/2
+    pairs in all. Chunks of terms and of columns keep each block within ``_CHUNK_ELEMENTS``;
+    they run in ``n_jobs`` threads (the loop releases the GIL) and f's results come back in the
+    chunks' order, so a caller that sums them in that order gets bits that do not depend on
+    ``n_jobs``.
     """
     from .. import _hkcore
 
@@ -575,6 +634,8 @@ def _lower_blocks(
         At = np.ascontiguousarray(A[:, :, t : t + t_step])
         XT = np.ascontiguousarray(Xs[lo:].T)
         Xc = np.ascontiguousarray(Xs[lo:hi])
+        if summed:
+            return f(t, lo, hi, _hkcore.ard_columns(XT, Xc, inv_w, At, lam, inv_c, sq, w)[None])
         return f(t, lo, hi, _hkcore.ard_scale_columns(XT, Xc, inv_w, At, lam, inv_c, sq, w))
 
     return _in_order(part, tasks, n_jobs)
@@ -621,24 +682,31 @@ def dictionary_gram(
     ``lower=True``, which reads only the lower triangle (the diagonal blocks of the pass add to a
     few entries above it too; the rest of the strict upper triangle is left as it was). One
     compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`), its widths weighted
-    by β: half the pairs of :func:`learned_block`, and the exponentials vectorised.
+    by β and summed in the loop: half the pairs of :func:`learned_block`, and the exponentials
+    vectorised.
     """
     b = np.asarray(beta, dtype=np.float64)
     weights = np.asarray(features, dtype=np.float64)[:, -1]
     Xc = np.ascontiguousarray(X, dtype=np.float64)
 
     def write(t: int, lo: int, hi: int, blk: Array) -> None:  # chunks are disjoint: safe in threads
-        out[lo:, lo:hi] += blk[:, 0].sum(axis=0).T
+        out[lo:, lo:hi] += blk[0, 0].T
 
     for rows, args in _dictionary_groups(hyperkernel, features):
         bw = b[rows] * weights[rows]  # β in the scales' weights, as dictionary_matvec's
         if np.any(bw != 0.0):
-            _lower_blocks(Xc, args, bw, write, n_jobs)
+            _lower_blocks(Xc, args, bw, write, n_jobs, summed=True)
     return out
 
 
 def dictionary_products(
-    hyperkernel: ARDDictionary, features: Array, X: Array, u: ArrayLike, *, n_jobs: int = 1
+    hyperkernel: ARDDictionary,
+    features: Array,
+    X: Array,
+    u: ArrayLike,
+    *,
+    gram: tuple[Array, Array] | None = None,
+    n_jobs: int = 1,
 ) -> Array:
     """K_l u at every point of X for every term l of ``features``: an array (m, p) (the Newton
     step's v_l and the cut's ½uᵀK_l u, docs/hyperkernel_derivations.md §1.7; K_l of 002 eq. 2.22).
@@ -646,22 +714,30 @@ def dictionary_products(
     One compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`): each chunk of
     columns gives its own rows' products and, by symmetry, its share of the rows past it. The
     chunks' parts are added in a fixed order, so the result does not depend on ``n_jobs``.
+
+    With ``gram = (w, out)`` the same pass also adds Σ_l w_l K_l to ``out`` (m × m, Fortran
+    order) on and below the diagonal, as :func:`dictionary_gram` (the Newton step's bordered
+    matrix and its right-hand sides from one pass).
     """
     ua = np.ascontiguousarray(u, dtype=np.float64)
     Xc = np.ascontiguousarray(X, dtype=np.float64)
     m = Xc.shape[0]
     weights = np.asarray(features, dtype=np.float64)[:, -1]
     out = np.zeros((m, features.shape[0]))
+    K = None if gram is None else gram[1]
 
-    def part(t: int, lo: int, hi: int, blk: Array) -> tuple[int, Array]:
+    def part(t: int, lo: int, hi: int, blk: Array, w: Array | None) -> tuple[int, Array]:
         k = hi - lo
         Ku = np.zeros((m - lo, blk.shape[0]))
         Ku[:k] = np.einsum("skj,j->ks", blk[:, 0], ua[lo:])
         Ku[k:] = np.einsum("skj,k->js", blk[:, 0, :, k:], ua[lo:hi])
+        if K is not None and w is not None:  # chunks are disjoint columns of K: safe in threads
+            K[lo:, lo:hi] += np.einsum("s,skj->jk", w, blk[:, 0])
         return lo, Ku
 
     for rows, args in _dictionary_groups(hyperkernel, features):
-        for lo, Ku in _lower_blocks(Xc, args, weights[rows], part, n_jobs):
+        w = None if gram is None else np.ascontiguousarray(gram[0][rows], dtype=np.float64)
+        for lo, Ku in _lower_blocks(Xc, args, weights[rows], partial(part, w=w), n_jobs):
             out[lo:, rows] += Ku
     return out
 

@@ -458,15 +458,19 @@ class _Master:
         self, terms: NDArray[np.intp], beta: Array, u: Array, F: NDArray[np.intp], K: Array | None
     ) -> Array:
         """(K_l u)[F] for ``terms`` (an array (len(F), len(terms))), and K(β)[F, F] (β = cβ') added
-        to ``K`` unless it is None, from one pass over the rows F and the columns of u's support
-        and F: for a dictionary one compiled pass per relevance vector, nothing cached; for
-        K = None and u supported within F, the pass over F's pairs' lower triangle
+        to ``K`` unless it is None (on and below its diagonal at least: LAPACK reads that
+        triangle), from one pass over the rows F and the columns of u's support and F: for a
+        dictionary one compiled pass per relevance vector, nothing cached; for u supported within
+        F, the pass over F's pairs' lower triangle
         (:func:`~sdpkern.kernels.hyperkernel_terms.dictionary_products`), half the pairs."""
         B = self.B
         cols = np.union1d(np.flatnonzero(u), F)
-        if K is None and isinstance(B.hyperkernel, ARDDictionary) and cols.size == F.size:
-            # u's support within F: K_l u on F needs F's pairs only, and they are symmetric
-            return dictionary_products(B.hyperkernel, B.features[terms], B.X[F], u[F], n_jobs=self.opts["n_jobs"])
+        if isinstance(B.hyperkernel, ARDDictionary) and cols.size == F.size:
+            # u's support within F: K_l u on F and K(β)[F, F] need F's pairs only, and they are symmetric
+            gram = None if K is None else (self.c * beta, K)
+            return dictionary_products(
+                B.hyperkernel, B.features[terms], B.X[F], u[F], gram=gram, n_jobs=self.opts["n_jobs"]
+            )  # fmt: skip
         # F's columns first: K(β)[F, F] is then the blocks' first len(F) columns, a view, where
         # picking them out of the sorted columns copied them
         cols = np.concatenate([F, np.setdiff1d(cols, F, assume_unique=True)])
@@ -584,20 +588,21 @@ class _Master:
 
 
 def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
-    """A⁻¹B for a symmetric A (Fortran order, overwritten by its factor): LAPACK's Cholesky solve
-    where A is positive definite (no pivoting), else its symmetric indefinite (Bunch-Kaufman)
-    solve; None where the factorisation meets an exactly singular pivot."""
+    """A⁻¹B for a symmetric A (Fortran order, overwritten by its factor; only its lower triangle
+    is read): LAPACK's Cholesky solve where A is positive definite (no pivoting), else its
+    symmetric indefinite (Bunch-Kaufman) solve; None where the factorisation meets an exactly
+    singular pivot."""
     from scipy.linalg import lapack
 
     if definite:
-        _, X, info = lapack.dposv(A, B, lower=0, overwrite_a=1, overwrite_b=0)
+        _, X, info = lapack.dposv(A, B, lower=1, overwrite_a=1, overwrite_b=0)
         if info == 0:
             return np.asarray(X)
         if info < 0:
             raise RuntimeError(f"dposv: argument {-info} invalid")
         return None  # not positive definite in floating point: no Newton step here
-    lwork = int(lapack.dsysv_lwork(A.shape[0], lower=0)[0])
-    _, _, X, info = lapack.dsysv(A, B, lwork=max(lwork, 1), lower=0, overwrite_a=1, overwrite_b=0)
+    lwork = int(lapack.dsysv_lwork(A.shape[0], lower=1)[0])
+    _, _, X, info = lapack.dsysv(A, B, lwork=max(lwork, 1), lower=1, overwrite_a=1, overwrite_b=0)
     if info < 0:
         raise RuntimeError(f"dsysv: argument {-info} invalid")
     return np.asarray(X) if info == 0 else None
