@@ -21,14 +21,135 @@ from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
 
 cnp.import_array()
 
-#: Doubles of one tile of :func:`_columns`'s work rows: 24 KiB, within a core's L1 data cache.
-cdef Py_ssize_t TILE_DOUBLES = 32768
+#: Doubles of one tile of :func:`_columns`'s work rows: 32 KiB, within a core's L1 data cache.
+cdef Py_ssize_t TILE_DOUBLES = 4096
 
 cdef ufunc_loop EXP_LOOP = NULL
 cdef void *EXP_DATA = NULL
 
 if not find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
     EXP_LOOP = NULL
+
+
+# The products over the dimensions and the output of one tile of points (:func:`_column_products`),
+# in C compiled twice: for the baseline instruction set and (x86-64 with GCC or Clang) for AVX2,
+# chosen once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c
+# and both take the same operations in the same order, so they give the same bits (as the SVM
+# core's column loops, :mod:`sdpkern._svmcore`). Four-wide vectors of the tile's points, so that
+# they run at the width the build allows (docs/native.md, "The hyperkernel's column loop").
+cdef extern from *:
+    """
+    #include <stddef.h>
+    /* Sixteen points at a time, their e^{-psi/c_s} kept in registers through the scales (the
+       squarings from one scale to the next never touch memory), each den row read and written
+       once per dimension and scale; the tile's last points one at a time, the same operations. */
+    typedef double sdpk_ard_v4 __attribute__((vector_size(32)));
+    #define SDPK_ARD_LD(v, q) __builtin_memcpy(&(v), (q), sizeof(sdpk_ard_v4))
+    #define SDPK_ARD_ST(q, v) __builtin_memcpy((q), &(v), sizeof(sdpk_ard_v4))
+    #define SDPK_ARD_RV 4
+    #define SDPK_ARD_PRODUCTS_BODY { \
+        const ptrdiff_t sp = n_sc * p; ptrdiff_t ne = 0, n_own = 0; int cnt = 0; \
+        const sdpk_ard_v4 one = {1.0, 1.0, 1.0, 1.0}; \
+        for (ptrdiff_t s = 0; s < n_sc; s++) n_own += (s == 0 || squarings[s] == 0); \
+        for (ptrdiff_t r = 0; r < sp * nt; r++) { den[r] = 1.0; prod[r] = 1.0; } \
+        for (ptrdiff_t d = 0; d < n_dim; d++) { \
+            if (inv_w[d] == 0.0) continue; \
+            const double *restrict Ad = A + d * p; \
+            ptrdiff_t j = 0; \
+            for (; j + 4 * SDPK_ARD_RV <= nt; j += 4 * SDPK_ARD_RV) { \
+                sdpk_ard_v4 e[SDPK_ARD_RV]; ptrdiff_t ke = ne; \
+                for (ptrdiff_t s = 0; s < n_sc; s++) { \
+                    if (s > 0 && squarings[s] > 0) { \
+                        for (long k = 0; k < squarings[s]; k++) \
+                            for (int v = 0; v < SDPK_ARD_RV; v++) e[v] = e[v] * e[v]; \
+                    } else { \
+                        for (int v = 0; v < SDPK_ARD_RV; v++) SDPK_ARD_LD(e[v], G + ke * nt + j + 4 * v); \
+                        ke++; \
+                    } \
+                    for (ptrdiff_t l = 0; l < p; l++) { \
+                        const double a = Ad[s * n_dim * p + l]; const sdpk_ard_v4 av = {a, a, a, a}; \
+                        double *q = den + (s * p + l) * nt + j; \
+                        for (int v = 0; v < SDPK_ARD_RV; v++) { \
+                            sdpk_ard_v4 dv; SDPK_ARD_LD(dv, q + 4 * v); \
+                            dv = dv * (one - av * e[v]); SDPK_ARD_ST(q + 4 * v, dv); \
+                        } \
+                    } \
+                } \
+            } \
+            for (; j < nt; j++) { \
+                double e = 0.0; ptrdiff_t ke = ne; \
+                for (ptrdiff_t s = 0; s < n_sc; s++) { \
+                    if (s > 0 && squarings[s] > 0) { for (long k = 0; k < squarings[s]; k++) e = e * e; } \
+                    else { e = G[ke * nt + j]; ke++; } \
+                    for (ptrdiff_t l = 0; l < p; l++) { \
+                        double *q = den + (s * p + l) * nt + j; \
+                        *q = *q * (1.0 - Ad[s * n_dim * p + l] * e); \
+                    } \
+                } \
+            } \
+            ne += n_own; \
+            if (++cnt == 64) { \
+                for (ptrdiff_t r = 0; r < sp; r++) { \
+                    double *restrict dr = den + r * nt; double *restrict pr = prod + r * nt; \
+                    for (ptrdiff_t jj = 0; jj < nt; jj++) { pr[jj] = pr[jj] * (c64 / dr[jj]); dr[jj] = 1.0; } \
+                } \
+                cnt = 0; \
+            } \
+        } \
+    }
+    #define SDPK_ARD_OUT_BODY { \
+        for (ptrdiff_t j = 0; j < nt; j++) out[j] = out[j] + pr[j] * (w / dr[j]); \
+    }
+    #define SDPK_ARD_PRODUCTS_ARGS (const double *restrict G, double *restrict den, double *restrict prod, ptrdiff_t nt, const double *restrict A, const double *restrict inv_w, \
+        const long *restrict squarings, ptrdiff_t n_dim, ptrdiff_t n_sc, ptrdiff_t p, double c64)
+    #define SDPK_ARD_OUT_ARGS (double *restrict out, const double *restrict pr, const double *restrict dr, \
+        double w, ptrdiff_t nt)
+    static void sdpk_ard_products_base SDPK_ARD_PRODUCTS_ARGS SDPK_ARD_PRODUCTS_BODY
+    static void sdpk_ard_out_base SDPK_ARD_OUT_ARGS SDPK_ARD_OUT_BODY
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void sdpk_ard_products_avx2 SDPK_ARD_PRODUCTS_ARGS SDPK_ARD_PRODUCTS_BODY
+    __attribute__((target("avx2")))
+    static void sdpk_ard_out_avx2 SDPK_ARD_OUT_ARGS SDPK_ARD_OUT_BODY
+    static int sdpk_ard_has_avx2(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") ? 1 : 0; }
+    #else
+    #define sdpk_ard_products_avx2 sdpk_ard_products_base
+    #define sdpk_ard_out_avx2 sdpk_ard_out_base
+    static int sdpk_ard_has_avx2(void) { return 0; }
+    #endif
+    static int sdpk_ard_use_avx2 = 0;
+    static void sdpk_ard_init_simd(void) { sdpk_ard_use_avx2 = sdpk_ard_has_avx2(); }
+    static void sdpk_ard_set_avx2(int on) { sdpk_ard_use_avx2 = on && sdpk_ard_has_avx2(); }
+    static void sdpk_ard_products(const double *G, double *den, double *prod, ptrdiff_t nt,
+        const double *A, const double *inv_w, const long *squarings, ptrdiff_t n_dim, ptrdiff_t n_sc, ptrdiff_t p,
+        double c64)
+    {
+        if (sdpk_ard_use_avx2) sdpk_ard_products_avx2(G, den, prod, nt, A, inv_w, squarings, n_dim, n_sc, p, c64);
+        else sdpk_ard_products_base(G, den, prod, nt, A, inv_w, squarings, n_dim, n_sc, p, c64);
+    }
+    static void sdpk_ard_out(double *out, const double *pr, const double *dr, double w, ptrdiff_t nt)
+    { if (sdpk_ard_use_avx2) sdpk_ard_out_avx2(out, pr, dr, w, nt); else sdpk_ard_out_base(out, pr, dr, w, nt); }
+    """
+    void sdpk_ard_init_simd() noexcept nogil
+    int sdpk_ard_has_avx2() noexcept nogil
+    void sdpk_ard_set_avx2(int on) noexcept nogil
+    int sdpk_ard_use_avx2
+    void _ard_products "sdpk_ard_products"(
+        const double *G, double *den, double *prod, Py_ssize_t nt, const double *A, const double *inv_w,
+        const long *squarings, Py_ssize_t n_dim, Py_ssize_t n_sc, Py_ssize_t p, double c64,
+    ) noexcept nogil
+    void _ard_out "sdpk_ard_out"(double *out, const double *pr, const double *dr, double w, Py_ssize_t nt) noexcept nogil
+
+sdpk_ard_init_simd()
+
+
+def simd(on=None):
+    """Whether the column loops' products run the AVX2 build; ``simd(False)`` / ``simd(True)``
+    switch it (the latter only where the CPU has AVX2). Both builds give the same bits (tests
+    compare them)."""
+    if on is not None:
+        sdpk_ard_set_avx2(1 if on else 0)
+    return bool(sdpk_ard_use_avx2)
 
 
 cdef inline void _vexp(double *x, Py_ssize_t n) noexcept nogil:
@@ -145,51 +266,36 @@ def ard_quadratics(
 
 cdef void _column_products(
     const double[:, ::1] XT, const double* xc, const double[::1] inv_w, const double[:, :, ::1] A,
-    double lam, const double[::1] inv_c, const long[::1] squarings, double[:, ::1] den, double[:, ::1] prod,
-    double[::1] E, Py_ssize_t j0, Py_ssize_t j1,
+    double lam, const double[::1] inv_c, const long[::1] squarings, double* den, double* prod,
+    double* G, Py_ssize_t j0, Py_ssize_t nt,
 ) noexcept nogil:
-    """K_{s,l}(x_j, xc) = prod[s·p + l, j] · (1 − λ)^(d' mod 64) / den[s·p + l, j] for the points
-    j0 ≤ j < j1 of XT (d, n), times :func:`_ignored`'s constant, d' the dimensions with inv_w > 0:
-    the loops over the points run innermost, contiguous in XT, so that the products over d, the
-    squarings from one scale to the next and the divisions vectorise. A dimension with inv_w = 0
-    (one a dictionary's relevance vector ignores) has ψ = 0 at every pair: it is skipped here.
-    Each entry's arithmetic does not depend on the range it is computed in."""
-    cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n_sc = inv_c.shape[0]
-    cdef Py_ssize_t sp = n_sc * p, j, d, s, l, k, r, cnt
-    cdef double a, v, coef, xd
-    cdef double c64 = pow(1.0 - lam, 64.0)
-    for r in range(sp):
-        for j in range(j0, j1):
-            den[r, j] = 1.0
-            prod[r, j] = 1.0
-    cnt = 0
+    """K_{s,l}(x_j, xc) = prod[(s·p + l)·nt + j − j0] · (1 − λ)^(d' mod 64) / den[same] for the
+    points j0 ≤ j < j0 + nt of XT (d, n), times :func:`_ignored`'s constant, d' the dimensions
+    with inv_w > 0. A tile of points at a time, so that den, prod and G stay in L1 through the
+    passes over the dimensions: first every exponential the tile needs, in one call of the
+    vectorised loop (G, one row of nt per dimension and scale that takes its own), then the
+    products over the dimensions, the squarings from one scale to the next and the divisions,
+    by the C loops above (``sdpk_ard_products``). A dimension with inv_w = 0 (one a dictionary's
+    relevance vector ignores) has ψ = 0 at every pair: it is skipped here. Each entry's
+    arithmetic does not depend on the tile it is computed in."""
+    cdef Py_ssize_t p = A.shape[2], n_dim = XT.shape[0], n_sc = inv_c.shape[0], j, d, s, ne = 0
+    cdef double v, coef, xd
+    cdef double *g
     for d in range(n_dim):
         if inv_w[d] == 0.0:
             continue
         xd = xc[d]
         for s in range(n_sc):
-            if s > 0 and squarings[s] > 0:
-                for k in range(squarings[s]):
-                    for j in range(j0, j1):
-                        E[j] = E[j] * E[j]
-            else:
+            if s == 0 or squarings[s] == 0:
                 coef = inv_w[d] * inv_c[s]
-                for j in range(j0, j1):
-                    v = XT[d, j] - xd
-                    E[j] = -v * v * coef
-                _vexp(&E[j0], j1 - j0)
-            for l in range(p):
-                a = A[s, d, l]
-                r = s * p + l
-                for j in range(j0, j1):
-                    den[r, j] = den[r, j] * (1.0 - a * E[j])
-        cnt += 1
-        if cnt == 64:
-            for r in range(sp):
-                for j in range(j0, j1):
-                    prod[r, j] = prod[r, j] * (c64 / den[r, j])
-                    den[r, j] = 1.0
-            cnt = 0
+                g = G + ne * nt
+                for j in range(nt):
+                    v = XT[d, j0 + j] - xd
+                    g[j] = -v * v * coef
+                ne += 1
+    _vexp(G, ne * nt)
+    _ard_products(G, den, prod, nt, &A[0, 0, 0], &inv_w[0], &squarings[0], n_dim, n_sc, p,
+                  pow(1.0 - lam, 64.0))
 
 
 cdef object _ignored(const double[::1] inv_w, const double[:, :, ::1] A, double lam):
@@ -230,27 +336,33 @@ cdef object _columns(
     cdef double w
     out_arr = np.zeros((1 if summed else n_sc, p, nk, n))
     cdef double[:, :, :, ::1] out = out_arr
-    cdef double[:, ::1] den = np.empty((n_sc * p, n))
-    cdef double[:, ::1] prod = np.empty((n_sc * p, n))
-    cdef double[::1] E = np.empty(n)
-    # the points in tiles whose den, prod and E rows stay in L1 through the passes over the
-    # dimensions (one column's whole rows are n·(2·S·p + 1) doubles: out of L1 from a few
-    # thousand points on, and every pass then streams them from L2)
-    cdef Py_ssize_t tile = max(64, (TILE_DOUBLES // (2 * n_sc * p + 1)) // 8 * 8)
-    cdef Py_ssize_t n_tiles = (n + tile - 1) // tile, t, j0, j1
+    # the points in tiles whose work rows (den, prod and the exponentials G) fit in L1: whole
+    # columns' rows fall out of it from a few thousand points on, and every pass over the
+    # dimensions then streams them from L2
+    cdef Py_ssize_t n_exp = 0, kept_dims = 0
+    for s in range(n_sc):
+        n_exp += s == 0 or squarings[s] == 0
+    for j in range(inv_w.shape[0]):
+        kept_dims += inv_w[j] != 0.0
+    cdef Py_ssize_t rows = 2 * n_sc * p + kept_dims * n_exp
+    cdef Py_ssize_t tile = max(16, (TILE_DOUBLES // rows) // 16 * 16)
+    cdef double[::1] work = np.empty(rows * tile)
+    cdef double *den = &work[0]
+    cdef double *prod = den + n_sc * p * tile
+    cdef double *G = prod + n_sc * p * tile
+    cdef Py_ssize_t n_tiles = (n + tile - 1) // tile, t, j0, nt
     with nogil:
         for c in range(nk):
             for t in range(n_tiles):
                 j0 = t * tile
-                j1 = min(j0 + tile, n)
-                _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, E, j0, j1)
+                nt = min(tile, n - j0)
+                _column_products(XT, &Xc[c, 0], inv_w, A, lam, inv_c, squarings, den, prod, G, j0, nt)
                 for s in range(n_sc):
                     so = 0 if summed else s
                     for l in range(p):
-                        r = s * p + l
-                        w = scale_w[s] * tail * const[r]
-                        for j in range(j0, j1):
-                            out[so, l, c, j] += prod[r, j] * (w / den[r, j])
+                        r = (s * p + l) * nt
+                        w = scale_w[s] * tail * const[s * p + l]
+                        _ard_out(&out[so, l, c, j0], prod + r, den + r, w, nt)
     return out_arr
 
 

@@ -47,6 +47,37 @@ def test_scale_columns_match_the_single_term_loop():
         assert np.array_equal(one, same)
 
 
+@pytest.mark.parametrize(("m", "d"), [(1037, 20), (77, 3), (500, 100), (300, 7)])
+def test_column_loop_gives_the_same_bits_in_either_build_and_any_tile(m, d):
+    # the column loop's products run in tiles of points, in an AVX2 and a baseline build (chosen
+    # at run time): each entry gets the same operations in the same order in both, wherever its
+    # point falls in a tile. Second routes: the other build, and each column point against one
+    # row at a time (a tile of one point, the builds' scalar tail) -- exact equality
+    from sdpkern import _hkcore
+
+    rng = np.random.default_rng(m + d)
+    X = rng.normal(size=(m, d))
+    relevances = np.array([np.ones(d), (np.arange(d) % 3 == 0).astype(float)])
+    hk = ARDDictionary(relevances=relevances).fitted(X)
+    B = hk.basis(X)
+    XT, Xc = np.ascontiguousarray(X.T), np.ascontiguousarray(X[[0, m // 2, m - 1]])
+    rows = [0, 1, 15, 16, 17, m // 3, m - 1]
+    had = _hkcore.simd()
+    try:
+        for group, args in _dictionary_groups(hk, B.features):
+            w = np.ascontiguousarray(B.features[group, -1])
+            out = {}
+            for avx2 in (True, False):
+                _hkcore.simd(avx2)
+                out[avx2] = ard_scale_columns(XT, Xc, *args, w)
+            assert np.array_equal(out[True], out[False])
+            for i in rows:
+                one = ard_scale_columns(np.ascontiguousarray(XT[:, i : i + 1]), Xc, *args, w)
+                assert np.array_equal(one[..., 0], out[True][..., i])
+    finally:
+        _hkcore.simd(had)
+
+
 @pytest.mark.parametrize(("d", "kept"), [(20, 2), (100, 70), (100, 1)])
 def test_columns_skip_ignored_dimensions_and_match_the_pair_loop(d, kept):
     # a relevance vector's zero widths are skipped by the column loop (their factor is the same
