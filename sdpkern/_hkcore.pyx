@@ -36,7 +36,7 @@ if not find_loop(np.exp, &EXP_LOOP, &EXP_DATA):
 # chosen once at run time by the CPU's own report. Without -mfma neither build contracts a·b + c
 # and both take the same operations in the same order, so they give the same bits (as the SVM
 # core's column loops, :mod:`sdpkern._svmcore`). Four-wide vectors of the tile's points, so that
-# they run at the width the build allows (docs/native.md, "The hyperkernel's column loop").
+# they run at the width the build allows (docs/hyperkernel.md, stop 41).
 cdef extern from *:
     """
     #include <stddef.h>
