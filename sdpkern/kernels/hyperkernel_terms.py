@@ -378,13 +378,12 @@ class TermGroup:
         the column, else from one pass per chunk of columns, whose columns are offered to every
         member's cache."""
         members_at, weights = self._members_of(members)
-        ops = list(members)
-        have = np.logical_and.reduce([op.cached(cols) for op, _ in ops])
+        have = np.logical_and.reduce([op.cached(cols) for op, _ in members])
         kept, missing = np.flatnonzero(have), np.flatnonzero(~have)
         if kept.size:
             idx = np.ascontiguousarray(cols[kept], dtype=np.intp)
             acc = out_t if kept.size == cols.size else np.zeros((kept.size, out_t.shape[1]))
-            for op, w in ops:
+            for op, w in members:
                 op.cache.add_to(acc, idx, w)
             if acc is not out_t:
                 out_t[kept] += acc
