@@ -339,12 +339,10 @@ cdef object _columns(
     # the points in tiles whose work rows (den, prod and the exponentials G) fit in L1: whole
     # columns' rows fall out of it from a few thousand points on, and every pass over the
     # dimensions then streams them from L2
-    cdef Py_ssize_t n_exp = 0, kept_dims = 0
+    cdef Py_ssize_t n_exp = 0
     for s in range(n_sc):
         n_exp += s == 0 or squarings[s] == 0
-    for j in range(inv_w.shape[0]):
-        kept_dims += inv_w[j] != 0.0
-    cdef Py_ssize_t rows = 2 * n_sc * p + kept_dims * n_exp
+    cdef Py_ssize_t rows = 2 * n_sc * p + <Py_ssize_t>kept * n_exp
     cdef Py_ssize_t tile = max(16, (TILE_DOUBLES // rows) // 16 * 16)
     cdef double[::1] work = np.empty(rows * tile)
     cdef double *den = &work[0]
