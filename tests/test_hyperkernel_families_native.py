@@ -187,3 +187,20 @@ def test_alignment_native_needs_a_ridge():
     Xa, ya, B = _instance("pima", 40, 0, "dict")
     with pytest.raises(ParameterError, match="ridge"):
         hf.hyperkernel_alignment_native(B, ya, ridge=0.0)
+
+
+def test_nearly_degenerate_model_has_its_decision_values_to_their_own_scale():
+    # the widest width alone: K(β) nearly constant, decision values ~1e-4 where the certificate's
+    # unit is 1; the inner tolerance made for that unit left the free support vectors' margins
+    # y_i f_i spread by 2e-3 of the decision values and 1.7e-2 from Clarabel's model
+    Xa, ya, B = _instance("pima", 80, 9, "pair")
+    r, sol = _run("nusvm", Xa, ya, B, 1.0)
+    assert r.status == "optimal"
+    f = NativeDecision(B, r.beta, r.coef, r.offset)(Xa)
+    top = float(np.max(np.abs(f)))
+    assert top < 1e-3  # (the instance is the degenerate kind this test is about)
+    upper = 1.0 / ya.size
+    for cls in (1.0, -1.0):
+        free = (ya == cls) & (r.alpha > 1e-9 * upper) & (r.alpha < (1 - 1e-9) * upper)
+        assert free.sum() >= 2 and np.ptp(ya[free] * f[free]) <= 1e-3 * top
+    assert np.max(np.abs(sol.model.decision(Xa) - f)) <= 1e-2 * top

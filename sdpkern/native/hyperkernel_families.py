@@ -106,6 +106,13 @@ def _core_options(opts: dict[str, Any], restrict: Restrict, tol: float) -> dict[
     }  # fmt: skip
 
 
+def _decision_accuracy(opts: dict[str, Any], nu: float) -> float:
+    """The ν-forms' :meth:`MasterFamily.decision_accuracy`: :func:`_kkt_tolerance` in f's units,
+    the same for the three (f is the QP's gradient over m, νm and 1 for the ν-SVM, one-class SVM and
+    ν-regression, whose tolerances are smo_tol·max(1, abs(J)) times m/ν, m and 1/ν)."""
+    return float(opts["smo_tol"] * opts.get("objective_scale", 1.0) / nu)
+
+
 def _kkt_tolerance(opts: dict[str, Any], qp_scale: float, mass: float) -> float:
     """The SMO's KKT tolerance for an inner gap of ``smo_tol``·max(1, abs(J)) in D's units (module
     docstring, "Inner accuracy"): D = −obj/``qp_scale`` + q(α), and the QP's gap is at most about
@@ -153,6 +160,9 @@ class _NuSVCFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return self.y * inner.alpha
+
+    def decision_accuracy(self, opts: dict[str, Any]) -> float:
+        return _decision_accuracy(opts, self.nu)
 
     def curvature(self, alpha: Array) -> Curvature:
         F = np.flatnonzero(_free(alpha, 1.0 / self.m))
@@ -360,6 +370,12 @@ class _OneClassFamily(MasterFamily):
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha
 
+    def decisions(self, inner: InnerSolution) -> Array:
+        return inner.Ku / float(np.sqrt(self.nu)) - inner.offset
+
+    def decision_accuracy(self, opts: dict[str, Any]) -> float:
+        return _decision_accuracy(opts, self.nu)
+
     def curvature(self, alpha: Array) -> Curvature:
         F = np.flatnonzero(_free(alpha, 1.0 / (self.nu * self.m)))
         return Curvature(F, np.full(F.size, np.sqrt(self.nu)), np.zeros(F.size), None, np.ones((1, F.size)))
@@ -423,6 +439,12 @@ class _NuSVRFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha[self.m :] - inner.alpha[: self.m]
+
+    def decisions(self, inner: InnerSolution) -> Array:
+        return inner.Ku * float(np.sqrt(self.C * self.m)) - inner.offset
+
+    def decision_accuracy(self, opts: dict[str, Any]) -> float:
+        return _decision_accuracy(opts, self.nu)
 
     def curvature(self, alpha: Array) -> Curvature:
         m = self.m
@@ -519,6 +541,9 @@ class _AlignmentFamily(MasterFamily):
 
     def coef(self, inner: InnerSolution) -> Array:
         return inner.alpha
+
+    def decision_accuracy(self, opts: dict[str, Any]) -> float:
+        return 0.0  # a direct solve
 
     def curvature(self, alpha: Array) -> Curvature:
         """Every variable is free (A is the whole space), −∇²q = εI."""
