@@ -198,6 +198,28 @@ def check_integer(value: Any, name: str, low: int) -> int:
     return int(value)
 
 
+def pass_threads(n_jobs: int | None) -> int:
+    """Threads for the compiled SMO's passes from scikit-learn's ``n_jobs``.
+
+    An int as joblib reads it (−1: every core the process may use). None: two where the process
+    may use two cores, as scikit-learn's OpenMP estimators use the cores without being asked (the
+    passes split in two, so more do not help), fewer where ``OMP_NUM_THREADS`` says so: joblib's
+    workers set it to their share of the cores, so that a parallel grid search does not
+    oversubscribe them. The threads never change a model's bits."""
+    import os
+
+    from joblib import effective_n_jobs
+
+    if n_jobs is not None:
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+            raise ParameterError(f"n_jobs must be None or a nonzero integer (-1: every core), got {n_jobs!r}")
+        return max(1, int(effective_n_jobs(int(n_jobs))))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    limit = int(omp) if omp.isdigit() and int(omp) > 0 else cores
+    return max(1, min(2, cores, limit))
+
+
 def check_open_interval(value: Any, name: str, low: float, high: float, *, closed_high: bool = False) -> float:
     """Check ``low < value < high`` (or ``<= high`` with ``closed_high``) and return it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):

@@ -504,3 +504,31 @@ def test_reduced_newton_settles_on_the_german_fold_with_mixed_column_roundings()
     assert abs(red.objective_ - dual.objective_) <= 1e-6 * dual.objective_
 
 
+
+
+def test_threads_of_the_smo_passes_give_the_same_model_bits():
+    # 5000 points: above the 4096 variables from which the passes split over a second thread
+    X, y = _twonorm(5000)
+    models = [ThinPlateSVC(n_jobs=j).fit(X, y) for j in (1, 2, None)]
+    assert all(m.solver_ == "dual" for m in models)
+    for m in models[1:]:
+        assert m.objective_ == models[0].objective_ and m.n_iter_ == models[0].n_iter_
+        assert np.array_equal(m.alpha_, models[0].alpha_) and np.array_equal(m.beta_, models[0].beta_)
+
+
+def test_n_jobs_none_takes_two_cores_or_omp_num_threads(monkeypatch):
+    import os
+
+    from sdpkern._validation import pass_threads
+    from sdpkern.errors import ParameterError
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert pass_threads(None) == min(2, cores)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a joblib worker's share of the cores
+    assert pass_threads(None) == 1 and pass_threads(1) == 1
+    assert pass_threads(-1) == cores
+    with pytest.raises(ParameterError, match="n_jobs"):
+        pass_threads(0)
+    with pytest.raises(ParameterError, match="n_jobs"):
+        ThinPlateSVC(n_jobs=0).fit(*_twonorm(50))

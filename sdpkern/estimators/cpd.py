@@ -19,7 +19,15 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import DEPRECATED, Interval, Options, take_deprecated, validate_data, warn_if_not_unisolvent
+from .._validation import (
+    DEPRECATED,
+    Interval,
+    Options,
+    pass_threads,
+    take_deprecated,
+    validate_data,
+    warn_if_not_unisolvent,
+)
 from ..kernels.base import Kernel
 from ..kernels.cpd import ThinPlate
 from ..native.cpd import CPDMemory, CPDWorkspace, fit_cpd
@@ -52,6 +60,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
     class_weight: Any = None
     scale: Any = 1.0
     memory: CPDMemory | None = None
+    n_jobs: int | None = None
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "C": [_POSITIVE],
@@ -65,6 +74,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         "class_weight": [dict, Options({"balanced"}), None],
         "scale": [Options({"auto"}), _POSITIVE],
         "memory": [CPDMemory, None],
+        "n_jobs": [Integral, None],
     }
     converged_ = deprecated_attribute("status_", "converged_", convert=lambda s: s == "optimal")
 
@@ -111,6 +121,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
         fit = fit_cpd(
             ws, ypm, self._C(), sample_weight=weights, solver=self.solver, beta_zero=self.beta_zero,
             tol=float(self.tol), max_iter=int(self.max_iter), update=self.update, backend=self.backend,
+            n_jobs=pass_threads(self.n_jobs),
         )  # fmt: skip
         # the polynomial basis on the raw inputs: the same monomials of (x/s − c)/σ = (x − sc)/(sσ)
         f0, sc = ws.factor, self.scale_
@@ -300,6 +311,13 @@ class CPDSVC(_CPDBase):
         Reuse across fits on the same points, opt-in (:class:`~sdpkern.native.cpd.CPDMemory`):
         the kernel columns, the polynomial factor and the separability test of a fold are then
         computed once in a grid search over C; the models are the same bits as without.
+    n_jobs : int or None, default=None
+        Threads of the dual route's SMO passes over the points, which split in two from 4096
+        points on (libsvm runs one). None: two where the process may use two cores, fewer where
+        ``OMP_NUM_THREADS`` says so (joblib's workers set it to their share of the cores, so a
+        parallel grid search is not oversubscribed), as scikit-learn's OpenMP estimators use the
+        cores unasked; an int as scikit-learn's ``n_jobs`` (−1: every core). The model is the
+        same bits for any number.
 
     Attributes
     ----------
@@ -388,7 +406,7 @@ class ThinPlateSVC(_CPDBase):
     formula_dimension : int or None, default=2
     scale : "auto" or float, default="auto"
         As in :class:`CPDSVC`; ``scale=1.0`` fits the raw inputs.
-    C, lam, solver, beta_zero, update, backend, max_iter, tol, class_weight, memory
+    C, lam, solver, beta_zero, update, backend, max_iter, tol, class_weight, memory, n_jobs
         As in :class:`CPDSVC` (``lam`` deprecated: C = 1/(2λ)); ``fit`` takes ``sample_weight``.
 
     Examples

@@ -65,7 +65,7 @@ from scipy.linalg import qr
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
-from .._validation import as_vector, check_positive
+from .._validation import as_vector, check_integer, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
 from .primal_svm import _SupportFactor, primal_svm_kernel
@@ -287,6 +287,7 @@ def dual_svm(
     shrinking: bool = True,
     polish: bool | str = False,
     callback: Callable[[int, float, float], Any] | None = None,
+    n_jobs: int = 1,
 ) -> DualSVMResult:
     """Solve the (squared-)hinge kernel SVM by compiled SMO (module docstring).
 
@@ -331,6 +332,9 @@ def dual_svm(
     callback : callable, optional
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
+    n_jobs : int, default=1
+        Threads of the SMO's passes over the variables (:class:`~sdpkern.native.svm_core.SMOState`:
+        two help from 4096 variables on; the same bits for any number).
 
     Returns
     -------
@@ -352,7 +356,8 @@ def dual_svm(
     upper, Dd = _box(loss, Cw, w)
     alpha = np.zeros(n) if alpha0 is None else np.clip(as_vector(alpha0, "alpha0", length=n), 0.0, upper)
     cols0 = K.columns_computed
-    al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback)
+    n_jobs = check_integer(n_jobs, "n_jobs", 1)
+    al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback, n_jobs)
     with _one_blas_thread():
         if polish == "auto" and loss == "squared_hinge" and cons.V.shape[1]:
             polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
@@ -387,7 +392,7 @@ def _box(loss: str, Cw: Array, w: Array) -> tuple[Array, Array]:
 
 def _start(
     K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, shrinking: bool,
-    max_iter: int, callback: Callable[..., Any] | None,
+    max_iter: int, callback: Callable[..., Any] | None, threads: int = 1,
 ) -> _AugmentedLagrangian:
     """The core's state at ``alpha`` on K + ρVVᵀ (folded into the kernel's columns) with z = 0,
     wrapped in the method of multipliers, ρ on the kernel's scale."""
@@ -398,7 +403,8 @@ def _start(
     # same tolerance), a softer one needs more outer rounds (docs/cpd.md, "The dual solver")
     rho = _RHO_SCALE * float(np.mean(np.abs(K.diagonal()))) * n / max(m, 1) if m else 0.0
     state = SMOState(
-        _fold(K, V, rho) if m else K, ya, -np.ones(n), upper, Dd, alpha, "one" if cons.pair else "none", shrinking
+        _fold(K, V, rho) if m else K, ya, -np.ones(n), upper, Dd, alpha, "one" if cons.pair else "none", shrinking,
+        threads,
     )
     return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
 

@@ -242,6 +242,7 @@ class CPDDualResult:
 def cpd_dual_svm(
     K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
     tol: float = 1e-3, max_iter: int | None = None, loss: Loss = "squared_hinge", polish: bool | str = False,
+    n_jobs: int = 1,
 ) -> CPDDualResult:
     """000 eq. (14) (or its hinge variant) by :func:`~sdpkern.native.dual_svm.dual_svm` on K_Ξ.
 
@@ -262,8 +263,9 @@ def cpd_dual_svm(
     y : (n,) array of ±1
     C : float
         scikit-learn's C > 0 (000's λ = 1/(2C)).
-    sample_weight, tol, max_iter, polish
-        As in :func:`~sdpkern.native.dual_svm.dual_svm` (``max_iter``: SMO steps).
+    sample_weight, tol, max_iter, polish, n_jobs
+        As in :func:`~sdpkern.native.dual_svm.dual_svm` (``max_iter``: SMO steps; ``n_jobs``: threads of
+        its passes).
     loss : {"squared_hinge", "hinge"}
 
     Returns
@@ -284,6 +286,7 @@ def cpd_dual_svm(
         tol=tol,
         max_iter=max_iter,
         polish=polish,
+        n_jobs=n_jobs,
     )
     res.certificate["tol"] = float(tol)
     # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
@@ -613,15 +616,21 @@ class CPDWorkspace:
 
     def separator(self, y: Array, w: Array | None = None, ls_fit: Array | None = None) -> Array | None:
         """:func:`polynomial_separator` of the points of positive weight, remembered by (y, w)
-        (a deterministic function of them: a grid search over C asks once per fold)."""
+        (a deterministic function of them: a grid search over C asks once per fold).
+
+        The test runs in the coordinates of the orthonormal basis Q of range P (the same question,
+        and the separator β̄ mapped back to P's): its least-distance problem is then as well
+        conditioned as the points allow, where P's columns carry the features' scales (raw wdbc:
+        cond P = 7.8e5, and the NNLS took 3.6 times as long)."""
         key = _digest(y, np.zeros(0) if w is None else w)
         if key not in self._separators:
-            P = self.factor.P
+            factor = self.factor
             if w is not None and not np.all(w > 0):
                 m = w > 0
-                self._separators[key] = _find_separator(np.ascontiguousarray(P[m]), np.ascontiguousarray(y[m]))
+                bbar = _find_separator(np.ascontiguousarray(factor.Q[m]), np.ascontiguousarray(y[m]))
             else:
-                self._separators[key] = _find_separator(P, y, ls_fit)
+                bbar = _find_separator(factor.Q, y, ls_fit)
+            self._separators[key] = None if bbar is None else factor.beta_from_bar(bbar)
         out = self._separators[key]
         return None if out is None else out.copy()
 
@@ -734,7 +743,7 @@ class CPDFit:
 
 def _free_fit(
     ws: CPDWorkspace, y: Array, C: float, w: Array | None, solver: str, tol: float, max_iter: int, backend: str,
-    inseparable: bool,
+    inseparable: bool, n_jobs: int = 1,
 ) -> CPDFit:  # fmt: skip
     """The β-free problem (000 eq. 14) by ``solver`` (``"auto"``: the dual)."""
     factor = ws.factor
@@ -755,7 +764,7 @@ def _free_fit(
     # when the dual is not certified
     route = "dual" if solver == "auto" else solver
     if route == "dual":
-        d = cpd_dual_svm(ws.reduced, factor.Q, y, C, tol=tol, polish="auto", sample_weight=w)
+        d = cpd_dual_svm(ws.reduced, factor.Q, y, C, tol=tol, polish="auto", sample_weight=w, n_jobs=n_jobs)
         if d.status == "optimal" or solver == "dual":
             cert = {"measure": "stationarity", "value": _stationarity(d.dual.dual_coef, d.f, y, C, w), "tol": tol,
                     "kkt_violation": d.dual.certificate["kkt_violation"]}  # fmt: skip
@@ -836,6 +845,7 @@ def fit_cpd(
     max_iter: int = 100,
     update: str = "rank_one",
     backend: str = "clarabel",
+    n_jobs: int = 1,
 ) -> CPDFit:
     """One binary c.p.d. SVM (000 eq. 14, or its β = 0 variant of §6.2) on the workspace ``ws``.
 
@@ -862,6 +872,8 @@ def fit_cpd(
         000 Algorithm 1's Hessian updates (``solver="native"`` and its β = 0 branch).
     backend : str
         The CVXPY backend of ``solver="cvxpy"``.
+    n_jobs : int
+        Threads of the dual's SMO passes (the same model for any number).
 
     Returns
     -------
@@ -889,4 +901,4 @@ def fit_cpd(
         bz = bool(beta_zero)
     if bz:
         return _beta_zero_fit(ws, y, C, w, solver, tol, max_iter, update, backend)
-    return _free_fit(ws, y, C, w, solver, tol, max_iter, backend, inseparable)
+    return _free_fit(ws, y, C, w, solver, tol, max_iter, backend, inseparable, n_jobs)
