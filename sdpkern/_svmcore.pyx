@@ -67,7 +67,8 @@ _KINDS = {"matrix": K_MATRIX, "linear": K_LINEAR, "poly": K_POLY, "rbf": K_RBF, 
 
 cdef struct Spec:
     int kind
-    Py_ssize_t n
+    Py_ssize_t n         # the rows evaluated (all n points, or a range of them: _eval_split)
+    Py_ssize_t ld        # the row stride of XT and leftT (the number of points)
     Py_ssize_t d
     const double *X
     const double *M
@@ -107,6 +108,7 @@ cdef void _fill_spec(Spec *s, object spec, tuple arrays, Py_ssize_t n) except *:
     cdef cnp.ndarray LT = arrays[5]
     s.kind = _KINDS[spec.kind]
     s.n = n
+    s.ld = n
     s.d = X.shape[1] if X.ndim == 2 else 0
     s.X = <const double *>X.data
     s.XT = <const double *>XT.data if XT is not None else NULL
@@ -164,7 +166,7 @@ cdef extern from *:
             for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) acc[g][r] = (sdpk_v4){0.0, 0.0, 0.0, 0.0}; \
             for (ptrdiff_t k = 0; k < d; k++) { \
                 sdpk_v4 x[RV]; \
-                for (int r = 0; r < (RV); r++) SDPK_LD(x[r], XT + k * n + i + 4 * r); \
+                for (int r = 0; r < (RV); r++) SDPK_LD(x[r], XT + k * ld + i + 4 * r); \
                 for (int g = 0; g < (G); g++) { \
                     const double p = XJ[g][k]; const sdpk_v4 pv = {p, p, p, p}; \
                     for (int r = 0; r < (RV); r++) { const sdpk_v4 e = x[r] - pv; acc[g][r] = acc[g][r] + e * e; } \
@@ -174,7 +176,7 @@ cdef extern from *:
         } \
         for (; i < n; i++) for (int g = 0; g < (G); g++) { \
             double a = 0.0; \
-            for (ptrdiff_t k = 0; k < d; k++) { const double e = XT[k * n + i] - XJ[g][k]; a = a + e * e; } \
+            for (ptrdiff_t k = 0; k < d; k++) { const double e = XT[k * ld + i] - XJ[g][k]; a = a + e * e; } \
             OUT[g][i] = a; \
         } \
     }
@@ -185,7 +187,7 @@ cdef extern from *:
             for (int g = 0; g < (G); g++) for (int r = 0; r < (RV); r++) SDPK_LD(acc[g][r], OUT[g] + i + 4 * r); \
             for (ptrdiff_t k = 0; k < t; k++) { \
                 sdpk_v4 l[RV]; \
-                for (int r = 0; r < (RV); r++) SDPK_LD(l[r], LT + k * n + i + 4 * r); \
+                for (int r = 0; r < (RV); r++) SDPK_LD(l[r], LT + k * ld + i + 4 * r); \
                 for (int g = 0; g < (G); g++) { \
                     const double p = RJ[g][k]; const sdpk_v4 pv = {p, p, p, p}; \
                     for (int r = 0; r < (RV); r++) acc[g][r] = acc[g][r] - l[r] * pv; \
@@ -195,7 +197,7 @@ cdef extern from *:
         } \
         for (; i < n; i++) for (int g = 0; g < (G); g++) { \
             double a = OUT[g][i]; \
-            for (ptrdiff_t k = 0; k < t; k++) a = a - LT[k * n + i] * RJ[g][k]; \
+            for (ptrdiff_t k = 0; k < t; k++) a = a - LT[k * ld + i] * RJ[g][k]; \
             OUT[g][i] = a; \
         } \
     }
@@ -206,7 +208,7 @@ cdef extern from *:
             const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
             for (int g = 0; g < (G); g++) for (ptrdiff_t i = lo; i < hi; i++) OUT[g][i] = 0.0; \
             for (ptrdiff_t k = 0; k < d; k++) { \
-                const double *xk = XT + k * n; \
+                const double *xk = XT + k * ld; \
                 for (int g = 0; g < (G); g++) { \
                     const double p = XJ[g][k]; double *o = OUT[g]; \
                     for (ptrdiff_t i = lo; i < hi; i++) { const double e = xk[i] - p; o[i] = o[i] + e * e; } \
@@ -217,7 +219,7 @@ cdef extern from *:
         for (ptrdiff_t lo = 0; lo < n; lo += 1024) { \
             const ptrdiff_t hi = lo + 1024 < n ? lo + 1024 : n; \
             for (ptrdiff_t k = 0; k < t; k++) { \
-                const double *lk = LT + k * n; \
+                const double *lk = LT + k * ld; \
                 for (int g = 0; g < (G); g++) { \
                     const double p = RJ[g][k]; double *o = OUT[g]; \
                     for (ptrdiff_t i = lo; i < hi; i++) o[i] = o[i] - lk[i] * p; \
@@ -242,19 +244,19 @@ cdef extern from *:
         }
     #define SDPK_BODY_SQDIST SDPK_GROUPS(SDPK_SQDIST_G, SDPK_SQDIST_STREAM, xj)
     #define SDPK_BODY_CORRECT SDPK_GROUPS(SDPK_CORRECT_G, SDPK_CORRECT_STREAM, rj)
-    static void sdpk_sqdist_base(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
+    static void sdpk_sqdist_base(const double *XT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
                                double *const *out, int nb)
     { SDPK_BODY_SQDIST }
-    static void sdpk_correct_base(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+    static void sdpk_correct_base(const double *LT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
                                   double *const *out, int nb)
     { SDPK_BODY_CORRECT }
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     __attribute__((target("avx2")))
-    static void sdpk_sqdist_avx2(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
+    static void sdpk_sqdist_avx2(const double *XT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
                                double *const *out, int nb)
     { SDPK_BODY_SQDIST }
     __attribute__((target("avx2")))
-    static void sdpk_correct_avx2(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+    static void sdpk_correct_avx2(const double *LT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
                                   double *const *out, int nb)
     { SDPK_BODY_CORRECT }
     static int sdpk_has_avx2(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") ? 1 : 0; }
@@ -265,22 +267,22 @@ cdef extern from *:
     #endif
     static int sdpk_use_avx2 = 0;
     static void sdpk_init_simd(void) { sdpk_use_avx2 = sdpk_has_avx2(); }
-    static void sdpk_sqdist(const double *XT, ptrdiff_t n, ptrdiff_t d, const double *const *xj, double *const *out,
-                            int nb)
-    { if (sdpk_use_avx2) sdpk_sqdist_avx2(XT, n, d, xj, out, nb); else sdpk_sqdist_base(XT, n, d, xj, out, nb); }
-    static void sdpk_correct(const double *LT, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
+    static void sdpk_sqdist(const double *XT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t d, const double *const *xj,
+                            double *const *out, int nb)
+    { if (sdpk_use_avx2) sdpk_sqdist_avx2(XT, ld, n, d, xj, out, nb); else sdpk_sqdist_base(XT, ld, n, d, xj, out, nb); }
+    static void sdpk_correct(const double *LT, ptrdiff_t ld, ptrdiff_t n, ptrdiff_t t, const double *const *rj,
                              double *const *out, int nb)
-    { if (sdpk_use_avx2) sdpk_correct_avx2(LT, n, t, rj, out, nb); else sdpk_correct_base(LT, n, t, rj, out, nb); }
+    { if (sdpk_use_avx2) sdpk_correct_avx2(LT, ld, n, t, rj, out, nb); else sdpk_correct_base(LT, ld, n, t, rj, out, nb); }
     static void sdpk_set_avx2(int on) { sdpk_use_avx2 = on && sdpk_has_avx2(); }
     """
     void sdpk_init_simd() noexcept nogil
     int sdpk_has_avx2() noexcept nogil
     void sdpk_set_avx2(int on) noexcept nogil
     int sdpk_use_avx2
-    void _sqdist "sdpk_sqdist"(const double *XT, Py_ssize_t n, Py_ssize_t d, const double **xj, double **out,
-                               int nb) noexcept nogil
-    void _correct "sdpk_correct"(const double *LT, Py_ssize_t n, Py_ssize_t t, const double **rj, double **out,
-                                 int nb) noexcept nogil
+    void _sqdist "sdpk_sqdist"(const double *XT, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t d, const double **xj,
+                               double **out, int nb) noexcept nogil
+    void _correct "sdpk_correct"(const double *LT, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t t, const double **rj,
+                                 double **out, int nb) noexcept nogil
 
 sdpk_init_simd()
 
@@ -339,7 +341,7 @@ cdef void _eval_column(const Spec *s, Py_ssize_t j, double *out, double *buf, bi
                 out[i] = acc
         else:
             if not dist_done:
-                _sqdist(s.XT, n, d, &xj, &out, 1)
+                _sqdist(s.XT, s.ld, n, d, &xj, &out, 1)
             if s.kind == K_RBF:
                 for i in range(n):
                     out[i] = -s.gamma * out[i]
@@ -391,7 +393,7 @@ cdef void _eval_correction(const Spec *s, const Py_ssize_t *cols, double **outs,
     cdef int b
     for b in range(nb):
         rj[b] = s.right + cols[b] * s.t
-    _correct(s.leftT, s.n, s.t, rj, outs, nb)
+    _correct(s.leftT, s.ld, s.n, s.t, rj, outs, nb)
 
 
 cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_ssize_t m, double *buf) noexcept nogil:
@@ -407,7 +409,7 @@ cdef void _eval_batch(const Spec *s, const Py_ssize_t *cols, double **outs, Py_s
         if dist:  # the squared distances of the batch in one pass over Xᵀ
             for b in range(nb):
                 xj[b] = s.X + cols[a + b] * s.d
-            _sqdist(s.XT, s.n, s.d, xj, outs + a, <int>nb)
+            _sqdist(s.XT, s.ld, s.n, s.d, xj, outs + a, <int>nb)
         for b in range(nb):
             _eval_column(&base, cols[a + b], outs[a + b], buf, dist)
         if s.t > 0:
@@ -448,6 +450,8 @@ cdef class ColumnCache:
     cdef unsigned char[::1] guessed   # per slot: computed ahead (col_ahead) and not asked for yet
     cdef public long long ahead_fetched
     cdef public long long ahead_used
+    cdef void *team   # the SMO's second thread while :func:`smo` runs on this cache (a Team), else NULL
+    cdef public long long split_columns  # columns whose rows the two threads computed (_eval_split)
     cdef object __weakref__
 
     def __init__(self, owner, Py_ssize_t n, Py_ssize_t capacity, spec=None, matrix=None):
@@ -461,6 +465,8 @@ cdef class ColumnCache:
         self.guessed = np.zeros(max(capacity, n), dtype=np.uint8)
         self.ahead_fetched = 0
         self.ahead_used = 0
+        self.team = NULL
+        self.split_columns = 0
         self.slot_array = np.full(n, -1, dtype=np.intp)
         self.slot_of = self.slot_array
         self.has_spec = spec is not None
@@ -539,8 +545,12 @@ cdef class ColumnCache:
         self._allocate()
         slot = self._take()
         t0 = _now()
-        if self.has_spec:
-            _eval_column(&self.spec, j, &self.store[slot, 0], &self.buf[0])
+        cdef double *out = &self.store[slot, 0]
+        if self.has_spec and _splits(self.team, &self.spec):
+            _eval_split(self.team, &self.spec, &j, &out, 1, &self.buf[0])
+            self.split_columns += 1
+        elif self.has_spec:
+            _eval_column(&self.spec, j, out, &self.buf[0])
         else:
             self.owner._fill(np.array([j], dtype=np.intp), np.array([slot], dtype=np.intp), self.store_array)
         self.seconds += _now() - t0
@@ -588,7 +598,11 @@ cdef class ColumnCache:
             self.guessed[slot] = a > 0
         self.ahead_fetched += nb - 1
         t0 = _now()
-        _eval_batch(&self.spec, cols, outs, nb, &self.buf[0])
+        if _splits(self.team, &self.spec):
+            _eval_split(self.team, &self.spec, cols, outs, nb, &self.buf[0])
+            self.split_columns += nb
+        else:
+            _eval_batch(&self.spec, cols, outs, nb, &self.buf[0])
         self.seconds += _now() - t0
         self.computed += nb
         return outs[0]
@@ -1316,6 +1330,14 @@ cdef Py_ssize_t _select_j(Problem *p, const Py_ssize_t *ii, const double *gmax, 
 cdef enum:
     SPLIT_MIN = 4096
 
+# A kernel column's rows go to two threads from SPLIT_WORK numbers read per column on: n (d + t)
+# for the distances and the correction, and LOOP_WIDTH per point for the elementwise exp or log
+# and the other loops over the column; below that the hand-over to the second thread costs what
+# it saves (docs/cpd.md, "Two threads")
+cdef enum:
+    SPLIT_WORK = 1 << 16
+    LOOP_WIDTH = 16
+
 
 cdef enum:
     PASS_SELECT = 1   # WSS2's second index (modes 1-2)
@@ -1349,6 +1371,12 @@ cdef struct Team:
     sdpk_team c
     long job
     bint on            # the second thread runs
+    bint columns       # the job is the rows [h, n) of kernel columns (_eval_split), not a pass
+    Spec cspec         # columns: the spec of those rows
+    const Py_ssize_t *ccols
+    double *couts[BATCH]
+    Py_ssize_t cm
+    double *cbuf
 
 
 cdef Py_ssize_t _split_point(Py_ssize_t l, Py_ssize_t n) noexcept nogil:
@@ -1445,7 +1473,44 @@ cdef void _merge(int kind, Part *o, const Part *w) noexcept nogil:
 
 cdef void _team_job(void *arg) noexcept nogil:
     cdef Team *t = <Team *>arg
-    _pass(t, t.p.h, t.p.l, &t.out)
+    if t.columns:
+        _eval_batch(&t.cspec, t.ccols, t.couts, t.cm, t.cbuf)
+    else:
+        _pass(t, t.p.h, t.p.l, &t.out)
+
+
+cdef inline bint _splits(void *team, const Spec *s) noexcept nogil:
+    """Whether a column of ``s`` is computed by two threads: the SMO's second thread runs
+    (:func:`smo` with ``threads`` ≥ 2) and the column is one of distances (the rows are then
+    independent loops over Xᵀ and leftᵀ; the others read X by rows) worth a hand-over."""
+    return team != NULL and _by_distance(s) and s.n * (s.d + s.t + LOOP_WIDTH) >= SPLIT_WORK
+
+
+cdef void _eval_split(void *team, const Spec *s, const Py_ssize_t *cols, double **outs, Py_ssize_t m,
+                      double *buf) noexcept nogil:
+    """:func:`_eval_batch` of ``cols[:m]`` (m ≤ BATCH) with the rows [h, n) on the SMO's second
+    thread: every entry gets the same operations as in one pass over all rows (the loops are over
+    rows, each row's sums in the same order), so the columns have the same bits."""
+    cdef Team *t = <Team *>team
+    cdef Py_ssize_t h = (s.n // 2) & ~7, b
+    cdef Spec low = s[0]
+    low.n = h
+    t.cspec = s[0]
+    t.cspec.n = s.n - h
+    t.cspec.XT = s.XT + h
+    if s.t > 0:
+        t.cspec.leftT = s.leftT + h
+    t.ccols = cols
+    for b in range(m):
+        t.couts[b] = outs[b] + h
+    t.cm = m
+    t.cbuf = buf + h
+    t.columns = True
+    t.job += 1
+    sdpk_team_post(&t.c, t.job)
+    _eval_batch(&low, cols, outs, m, buf)
+    sdpk_team_wait(&t.c, t.job)
+    t.columns = False
 
 
 cdef void _run_pass(Team *t, int kind, Part *o) noexcept nogil:
@@ -1453,7 +1518,7 @@ cdef void _run_pass(Team *t, int kind, Part *o) noexcept nogil:
     thread where it runs, else after it."""
     cdef Problem *p = t.p
     t.kind = kind
-    if t.on:
+    if t.on and p.h < p.l:
         t.job += 1
         sdpk_team_post(&t.c, t.job)
         _pass(t, 0, p.h, o)
@@ -1759,12 +1824,17 @@ def smo(
     team.Ki = NULL
     team.last = -1
     team.on = False
-    if threads > 1 and p.h < l and l >= SPLIT_MIN and sdpk_use_avx2:
+    team.columns = False
+    cdef bint columns = cache.has_spec and not cache.fixed and _splits(<void *>&team, &cache.spec)
+    if threads > 1 and sdpk_use_avx2 and (p.h < l or columns):
         team.on = sdpk_team_start(&team.c, _team_job, &team) == 1
+    if team.on and columns:
+        cache.team = &team  # the columns the steps ask for: their rows over the two threads
     try:
         return _smo_steps(&team, cache, tol, max_iter, n_active, shrinking, target, ahead, stv, active,
                           y, alpha, v)
     finally:
+        cache.team = NULL
         if team.on:
             sdpk_team_stop(&team.c)
 

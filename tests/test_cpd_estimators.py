@@ -532,3 +532,23 @@ def test_n_jobs_none_takes_two_cores_or_omp_num_threads(monkeypatch):
         pass_threads(0)
     with pytest.raises(ParameterError, match="n_jobs"):
         ThinPlateSVC(n_jobs=0).fit(*_twonorm(50))
+
+
+@pytest.mark.parametrize("name,n", [("splice", 1200), ("twonorm", 1500)])
+def test_kernel_columns_split_over_two_threads_have_the_same_bits(name, n):
+    # columns of n (d + 2k) numbers worth the hand-over (d = 60 and 20): their rows [h, n) on the
+    # SMO's second thread, below the 4096 points from which the passes split too
+    import sdpkern.native.cpd.workspace as cpd
+    from sdpkern.datasets import load_keel
+
+    ds = load_keel(name)
+    idx = np.random.default_rng(1).permutation(ds.y.shape[0])[:n]
+    X = StandardScaler().fit_transform(ds.X[idx])
+    y = np.where(ds.y[idx] == np.unique(ds.y)[1], 1.0, -1.0)
+    ws = cpd.CPDWorkspace(ThinPlate(2, formula_dimension=2), X / np.sqrt(X.shape[1]))
+    one, two = (cpd.cpd_dual_svm(cpd.CPDWorkspace(ws.kernel, ws.X).reduced, ws.factor.Q, y, 1.0, polish="auto",
+                                 n_jobs=j) for j in (1, 2))  # fmt: skip
+    assert one.dual.certificate["columns_split"] == 0.0
+    assert two.dual.certificate["columns_split"] >= 0.5 * two.dual.certificate["columns"] > 0
+    assert one.n_iter == two.n_iter and one.objective == two.objective
+    assert np.array_equal(one.alpha, two.alpha) and np.array_equal(one.beta_bar, two.beta_bar)

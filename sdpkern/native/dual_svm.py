@@ -174,7 +174,8 @@ class DualSVMResult:
         "kkt_violation" (libsvm's maximal violating pair, margin units), "constraint_violation"
         (‖Uᵀ(y∘α)‖∞), "primal", "dual", "duality_gap" (primal − dual, relative to max(1, abs(primal))),
         "outer_rounds", "columns" (kernel columns computed), "columns_ahead" (of those, the ones
-        SMO computed ahead in batches), "columns_ahead_used" (and then asked for), "seconds".
+        SMO computed ahead in batches), "columns_ahead_used" (and then asked for), "columns_split"
+        (computed by two threads, ``n_jobs`` ≥ 2), "seconds".
     """
 
     alpha: Array
@@ -375,6 +376,7 @@ def dual_svm(
         res.certificate["columns"] += float(state.K.columns_computed + state.dropped_columns)
     fetched, used = state.ahead()
     res.certificate["columns_ahead"], res.certificate["columns_ahead_used"] = float(fetched), float(used)
+    res.certificate["columns_split"] = float(state.split())
     res.certificate["polished"] = float(polished)
     res.certificate["refined"] = float(refined)
     return res
@@ -764,7 +766,7 @@ def _interpolating(K: GramOperator, ya: Array, cons: _Constraints, t0: float) ->
     intercept = float(np.mean(ya - U @ coef)) if cons.pair else 0.0
     cert = {"kkt_violation": 0.0, "constraint_violation": 0.0, "primal": 0.0, "dual": 0.0, "duality_gap": 0.0,
             "outer_rounds": 0.0, "columns": 0.0, "columns_ahead": 0.0, "columns_ahead_used": 0.0,
-            "seconds": time.perf_counter() - t0, "polished": 0.0}  # fmt: skip
+            "columns_split": 0.0, "seconds": time.perf_counter() - t0, "polished": 0.0}  # fmt: skip
     return DualSVMResult(np.zeros(n), np.zeros(n), intercept, coef, ya.copy(), "optimal", 0, cert)
 
 

@@ -294,6 +294,7 @@ class SMOState:
         self.reached = False  # the last run stopped at its objective target
         self.dropped_columns = 0  # computed by operators since replaced (:meth:`set_operator`)
         self.dropped_ahead = (0, 0)  # their columns computed ahead, and of those asked for
+        self.dropped_split = 0  # their columns computed by two threads
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + D)
         self.v = np.empty(self.l)
         self.reconstruct()
@@ -330,6 +331,7 @@ class SMOState:
         self.dropped_columns += self.K.columns_computed
         fetched, used = self.ahead()
         self.dropped_ahead = (fetched, used)
+        self.dropped_split = self.split()
         self.K = K
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + self.D)
         if change is None:
@@ -345,6 +347,12 @@ class SMOState:
         if cache is None:
             return fetched, used
         return fetched + int(cache.ahead_fetched), used + int(cache.ahead_used)
+
+    def split(self) -> int:
+        """Columns whose rows two threads computed (``threads`` ≥ 2 and columns worth the
+        hand-over: ``sdpkern._svmcore``'s SPLIT_WORK) over this solve's operators."""
+        cache = self.K._cache_obj
+        return self.dropped_split + (0 if cache is None else int(cache.split_columns))
 
     def violation(self) -> float:
         """The stopping quantity on every variable (module docstring)."""
