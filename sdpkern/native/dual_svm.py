@@ -26,19 +26,20 @@ basis of range U ⊖ 1) are handled by an augmented Lagrangian
 
     ½ uᵀKu + ½ Σ D α² − Σ α + zᵀVᵀu + ½ ρ ‖Vᵀu‖²,
 
-minimised by the core for fixed (z, ρ) — the QP with kernel K + ρVVᵀ and linear term
-−1 + y∘(Vz) — after which z ← z + ρ Vᵀu (the method of multipliers), ρ growing tenfold whenever
-‖Vᵀu‖ did not fall by a factor 4. The multiplier z + ρVᵀu converges
-to the polynomial coefficients c. Why this rather than a generalised SMO over k + 1 coordinates
-per step: with k = 3 (thin-plate, d = 2) a feasible step must move k + 1 coordinates at once and
-the working-set selection loses WSS2's closed form; the augmented term only adds a rank-(k − 1)
-matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops per cached entry), and each
-outer round is warm started (α and the gradient carried over), so the extra rounds cost few SMO
-steps. ρ
-starts at a tenth of the kernel's scale (:func:`_start`: a stiffer penalty costs SMO steps, a
-softer one outer rounds). With ``polish="auto"`` and the squared hinge, a Newton system on SMO's
-support finishes when that costs less (:func:`_run_squared`): its bordered system holds the
-constraints exactly, so SMO then needs the active set only, not the constraints.
+minimised by the core for fixed (z, ρ) — the QP with kernel K + ρVVᵀ and linear term −1 + y∘(Vz)
+— after which z ← z + ρ Vᵀu (the method of multipliers), ρ growing tenfold whenever ‖Vᵀu‖ did
+not fall by a factor 4. The multiplier z + ρVᵀu converges to the polynomial coefficients c; for
+the squared hinge with ``polish="auto"`` z starts at the coefficients of the polynomials' fit
+alone (the α = 0 problem, :func:`_start_multipliers`). Why this rather than a generalised SMO
+over k + 1 coordinates per step: with k = 3 (thin-plate, d = 2) a feasible step must move k + 1
+coordinates at once and the working-set selection loses WSS2's closed form; the augmented term
+only adds a rank-(k − 1) matrix ρVVᵀ to the kernel, folded into the kernel's columns (m flops
+per cached entry), and each outer round is warm started (α and the gradient carried over), so
+the extra rounds cost few SMO steps. ρ starts at a tenth of the kernel's scale (:func:`_start`:
+a stiffer penalty costs SMO steps, a softer one outer rounds). With ``polish="auto"`` and the
+squared hinge, a Newton system on SMO's support finishes when that costs less
+(:func:`_run_squared`): its bordered system holds the constraints exactly, so SMO then needs the
+active set only, not the constraints.
 
 Stopping and certificate
 ------------------------
@@ -361,6 +362,8 @@ def dual_svm(
     al = _start(K, ya, alpha, upper, Dd, cons, bool(shrinking), int(max_iter), callback, n_jobs)
     with _one_blas_thread():
         if polish == "auto" and loss == "squared_hinge" and cons.V.shape[1]:
+            if alpha0 is None:
+                _start_multipliers(al, cons, w)
             polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
         else:
             polished, refined = _run(al, cons, polish, float(tol))
@@ -409,6 +412,44 @@ def _start(
         threads,
     )
     return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
+
+
+def _start_multipliers(al: _AugmentedLagrangian, cons: _Constraints, w: Array) -> None:
+    """Start the method of multipliers at the α = 0 problem's own: the polynomials' coefficients z
+    of the squared-hinge fit of y by the unpenalised block alone, min Σ w_i max(0, 1 − y_i f_i)²
+    over f ∈ range [1, V] (Newton's method on its violators, at most 30 steps; the intercept's part
+    is the pair constraint's, left to SMO).
+
+    At z = 0, SMO's first round fits all of y by the kernel, and its support is then far from the
+    optimum's wherever the polynomials carry much of the model: on wdbc (d = 30, 31 polynomials,
+    34 support vectors at the optimum) the loose round ended with 421 points in its support, and
+    the Newton finish shed them over 13 factorisations (docs/cpd.md, "The start of the
+    multipliers"). Any z is a valid start; this one leaves SMO the part of y the polynomials
+    cannot fit. Nothing changes when that fit is not determined (as many violators as columns, or
+    a singular system)."""
+    st = al.state
+    ya = st.y
+    n = ya.shape[0]
+    V = cons.V
+    W = np.hstack([np.full((n, 1), 1.0 / np.sqrt(n)), V]) if cons.pair else V  # orthonormal columns
+    live = w > 0
+    c = W.T @ (w * ya)  # the least-squares fit (weighted: a weight-2 point is a repeated point)
+    sv = None
+    for _ in range(30):
+        violators = live & (ya * (W @ c) < 1.0)
+        if sv is not None and np.array_equal(violators, sv):
+            break
+        sv = violators
+        if np.count_nonzero(sv) <= W.shape[1]:
+            return
+        Ws = W[sv] * np.sqrt(w[sv])[:, None]
+        try:  # on the violators the loss is Σ w (y − f)²: a least-squares step
+            c = np.linalg.solve(Ws.T @ Ws, W[sv].T @ (w[sv] * ya[sv]))
+        except np.linalg.LinAlgError:
+            return
+    z = np.asarray(c[1:] if cons.pair else c, dtype=np.float64)
+    al.z = z
+    st.shift(ya * (V @ z))  # p = −1 + y∘(Vz), as after a multiplier update
 
 
 def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: float, w: Array) -> bool:
