@@ -1371,6 +1371,7 @@ cdef struct Team:
     sdpk_team c
     long job
     bint on            # the second thread runs
+    bint passes        # ... and takes the part [h, l) of the passes (else columns only)
     bint columns       # the job is the rows [h, n) of kernel columns (_eval_split), not a pass
     Spec cspec         # columns: the spec of those rows
     const Py_ssize_t *ccols
@@ -1518,7 +1519,7 @@ cdef void _run_pass(Team *t, int kind, Part *o) noexcept nogil:
     thread where it runs, else after it."""
     cdef Problem *p = t.p
     t.kind = kind
-    if t.on and p.h < p.l:
+    if t.on and t.passes:
         t.job += 1
         sdpk_team_post(&t.c, t.job)
         _pass(t, 0, p.h, o)
@@ -1778,8 +1779,9 @@ def smo(
     I_low; mode 2: the larger of the two classes' such gaps; mode 0: the largest projected
     gradient) or after ``max_iter`` steps, or (modes 1-2) once the objective has decreased by
     ``target`` or more (a negative number; −inf: never). The passes run without the GIL; with
-    ``threads`` ≥ 2 and at least SPLIT_MIN variables, a second thread runs half of each AVX2 pass
-    (the same bits as one thread).
+    ``threads`` ≥ 2 and at least SPLIT_MIN variables, a second thread runs half of each AVX2 pass,
+    and (at least SPLIT_WORK numbers read per column) half of the rows of each kernel column of
+    distances the steps compute (the same bits as one thread).
 
     Returns ``(iterations, violation, n_active, min_curvature, decrease)``; ``min_curvature`` < 0
     is the most negative second-order curvature met (Q is then not positive semidefinite);
@@ -1826,8 +1828,10 @@ def smo(
     team.on = False
     team.columns = False
     cdef bint columns = cache.has_spec and not cache.fixed and _splits(<void *>&team, &cache.spec)
-    if threads > 1 and sdpk_use_avx2 and (p.h < l or columns):
+    team.passes = threads > 1 and p.h < l and l >= SPLIT_MIN and sdpk_use_avx2
+    if team.passes or (threads > 1 and sdpk_use_avx2 and columns):
         team.on = sdpk_team_start(&team.c, _team_job, &team) == 1
+    team.passes = team.passes and team.on
     if team.on and columns:
         cache.team = &team  # the columns the steps ask for: their rows over the two threads
     try:

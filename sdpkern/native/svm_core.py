@@ -276,7 +276,8 @@ class SMOState:
     constraints : {"none", "one", "nu"}
     shrinking : bool
     threads : int
-        Threads for the SMO's passes over the variables (2 at most help; the same bits for any).
+        Threads for the SMO's passes over the variables and for the rows of the kernel columns it
+        computes (2 at most help; the same bits for any).
     """
 
     def __init__(
