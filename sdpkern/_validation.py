@@ -415,7 +415,7 @@ def take_deprecated(
     return old_value if convert is None else convert(old_value)
 
 
-def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner: str) -> None:
+def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner: str, rank: int | None = None) -> None:
     """A :class:`~sdpkern.errors.NonUniqueSolutionWarning` when the points that count (positive
     weight) do not determine the polynomial part of a c.p.d. model.
 
@@ -425,7 +425,8 @@ def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner:
     two solvers (or a fit on repeated points instead of weights) may return different decision
     functions with the same optimal value, e.g. fewer points than the dim π = d + 1 terms of a
     thin-plate kernel's linear polynomials in d dimensions. Nothing is refused: the optimum is
-    certified; the warning names the cause.
+    certified; the warning names the cause. ``rank``: that of P on every point when the caller has
+    it (the fit's polynomial factor), used where every point counts.
     """
     from .errors import NonUniqueSolutionWarning
     from .kernels.cpd import polynomial_space_of  # lazy: the kernels import this module
@@ -434,9 +435,11 @@ def warn_if_not_unisolvent(kernel: Any, X: ArrayLike, sample_weight: Any, owner:
     space = polynomial_space_of(kernel, Xa.shape[1])
     if space.dim == 0:
         return
-    if sample_weight is not None:
+    if sample_weight is not None and not np.all(np.asarray(sample_weight, dtype=np.float64) > 0):
         Xa = Xa[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
-    rank = int(np.linalg.matrix_rank(space.basis(Xa, Xa.mean(axis=0), 1.0))) if Xa.shape[0] else 0
+        rank = None
+    if rank is None:
+        rank = int(np.linalg.matrix_rank(space.basis(Xa, Xa.mean(axis=0), 1.0))) if Xa.shape[0] else 0
     if rank < space.dim:
         counted = "points of positive weight" if sample_weight is not None else "points"
         warnings.warn(

@@ -183,7 +183,7 @@ class _CPDBase(KernelClassifierMixin, SdpkernEstimator):
                 self.memory.give_back(ws)
             # routes that may disagree say why (input validation, after the fit has checked X;
             # in the one-thread block: threads made its small SVD 100× slower on a busy machine)
-            warn_if_not_unisolvent(self._kernel(), X, sample_weight, type(self).__name__)
+            warn_if_not_unisolvent(self._kernel(), X, sample_weight, type(self).__name__, rank=self.factor_.rank)
         return fitted  # type: ignore[no-any-return]
 
     def _decision_binary(self, X: Array) -> Array:
