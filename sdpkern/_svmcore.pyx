@@ -1480,11 +1480,16 @@ cdef void _team_job(void *arg) noexcept nogil:
         _pass(t, t.p.h, t.p.l, &t.out)
 
 
+cdef inline bint _split_pays(const Spec *s) noexcept nogil:
+    """Whether a column of ``s`` is worth two threads: one of distances (the rows are then
+    independent loops over Xᵀ and leftᵀ; the others read X by rows) of SPLIT_WORK numbers or more."""
+    return _by_distance(s) and s.n * (s.d + s.t + LOOP_WIDTH) >= SPLIT_WORK
+
+
 cdef inline bint _splits(void *team, const Spec *s) noexcept nogil:
     """Whether a column of ``s`` is computed by two threads: the SMO's second thread runs
-    (:func:`smo` with ``threads`` ≥ 2) and the column is one of distances (the rows are then
-    independent loops over Xᵀ and leftᵀ; the others read X by rows) worth a hand-over."""
-    return team != NULL and _by_distance(s) and s.n * (s.d + s.t + LOOP_WIDTH) >= SPLIT_WORK
+    (:func:`smo` with ``threads`` ≥ 2) and the column is worth it."""
+    return team != NULL and _split_pays(s)
 
 
 cdef void _eval_split(void *team, const Spec *s, const Py_ssize_t *cols, double **outs, Py_ssize_t m,
@@ -1827,7 +1832,7 @@ def smo(
     team.last = -1
     team.on = False
     team.columns = False
-    cdef bint columns = cache.has_spec and not cache.fixed and _splits(<void *>&team, &cache.spec)
+    cdef bint columns = cache.has_spec and not cache.fixed and _split_pays(&cache.spec)
     team.passes = threads > 1 and p.h < l and l >= SPLIT_MIN and sdpk_use_avx2
     if team.passes or (threads > 1 and sdpk_use_avx2 and columns):
         team.on = sdpk_team_start(&team.c, _team_job, &team) == 1
