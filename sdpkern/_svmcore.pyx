@@ -1338,6 +1338,10 @@ cdef enum:
     SPLIT_WORK = 1 << 16
     LOOP_WIDTH = 16
 
+#: The numbers a kernel column's pass reads per point beyond Xᵀ's and leftᵀ's (LOOP_WIDTH), for the
+#: solvers that price a column (:func:`sdpkern.native.dual_svm._column_numbers`)
+COLUMN_LOOP_NUMBERS = LOOP_WIDTH
+
 
 cdef enum:
     PASS_SELECT = 1   # WSS2's second index (modes 1-2)

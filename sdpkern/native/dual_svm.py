@@ -532,15 +532,15 @@ def _run_squared(al: _AugmentedLagrangian, cons: _Constraints, tol: float, C: fl
 def _column_numbers(K: GramOperator) -> float:
     """The numbers a kernel column's pass reads per point (d + t + 16: Xᵀ, the correction's leftᵀ,
     and 16 for the elementwise exp or log and the other loops over the column, as
-    ``sdpkern._svmcore``'s SPLIT_WORK counts them) times n; 0 for a kernel without a spec (its
-    columns' cost unknown here)."""
+    ``sdpkern._svmcore``'s SPLIT_WORK counts them: ``COLUMN_LOOP_NUMBERS``) times n; 0 for a
+    kernel without a spec (its columns' cost unknown here)."""
     spec = K.spec
     if spec is None:
         return 0.0
     t = 0 if spec.left is None else np.shape(spec.left)[1]
     if spec.kind == "matrix" or np.ndim(spec.X) != 2:  # a copy of the matrix's column
         return float(K.n * (1 + t))
-    return float(K.n * (np.shape(spec.X)[1] + t + 16))
+    return float(K.n * (np.shape(spec.X)[1] + t + _core().COLUMN_LOOP_NUMBERS))
 
 
 def _newton_finish(
