@@ -555,7 +555,7 @@ def test_kernel_columns_split_over_two_threads_have_the_same_bits(name, n):
 
 
 def test_multipliers_started_at_the_polynomials_own_fit_reach_the_same_optimum_in_fewer_steps(monkeypatch):
-    # wdbc as the loader gives it (31 polynomials, 61 support vectors at the optimum): with z = 0
+    # wdbc as the loader gives it (31 polynomials; the dual has α > 0 on 34 points): with z = 0
     # SMO's first round spread α over 421 points and the fit took 434 SMO steps; from the
     # polynomials' own fit, 33. The optimum is the reduced Newton route's (a second route)
     import importlib

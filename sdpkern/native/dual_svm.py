@@ -426,7 +426,7 @@ def _start_multipliers(al: _AugmentedLagrangian, cons: _Constraints, w: Array) -
 
     At z = 0, SMO's first round fits all of y by the kernel, and its support is then far from the
     optimum's wherever the polynomials carry much of the model: on wdbc (d = 30, 31 polynomials,
-    34 support vectors at the optimum) the loose round ended with 421 points in its support, and
+    α > 0 on 34 points at the optimum) the loose round ended with 421 points in its support, and
     the Newton finish shed them over 13 Newton systems (docs/cpd.md, "The start of the
     multipliers"). Any z is a valid start; this one leaves SMO the part of y the polynomials
     cannot fit. Nothing changes when that fit is not determined (as many violators as columns, or
