@@ -199,7 +199,8 @@ def check_integer(value: Any, name: str, low: int) -> int:
 
 
 def pass_threads(n_jobs: int | None) -> int:
-    """Threads for the compiled SMO's passes from scikit-learn's ``n_jobs``.
+    """Threads for the compiled SMO (its passes and its kernel columns' rows) from scikit-learn's
+    ``n_jobs``.
 
     An int as joblib reads it (−1: every core the process may use). None: two where the process
     may use two cores, as scikit-learn's OpenMP estimators use the cores without being asked (the

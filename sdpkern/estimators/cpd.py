@@ -312,8 +312,9 @@ class CPDSVC(_CPDBase):
         the kernel columns, the polynomial factor and the separability test of a fold are then
         computed once in a grid search over C; the models are the same bits as without.
     n_jobs : int or None, default=None
-        Threads of the dual route's SMO passes over the points, which split in two from 4096
-        points on (libsvm runs one). None: two where the process may use two cores, fewer where
+        Threads of the dual route's SMO (libsvm runs one): its passes over the points from 4096
+        points on, and the rows of the kernel columns it computes where a column reads 2¹⁶
+        numbers or more (n(d + 2k + 16), k the polynomials). None: two where the process may use two cores, fewer where
         ``OMP_NUM_THREADS`` says so (joblib's workers set it to their share of the cores, so a
         parallel grid search is not oversubscribed), as scikit-learn's OpenMP estimators use the
         cores unasked; an int as scikit-learn's ``n_jobs`` (−1: every core). The model is the

@@ -339,8 +339,9 @@ def dual_svm(
         ``callback(round, kkt_violation, constraint_violation)`` after each augmented Lagrangian
         round.
     n_jobs : int, default=1
-        Threads of the SMO's passes over the variables (:class:`~sdpkern.native.svm_core.SMOState`:
-        two help from 4096 variables on; the same bits for any number).
+        Threads of the SMO (:class:`~sdpkern.native.svm_core.SMOState`): its passes over the
+        variables from 4096 on, and the rows of the kernel columns it computes where a column is
+        worth the hand-over; two at most help, the same bits for any number.
 
     Returns
     -------

@@ -873,7 +873,8 @@ def fit_cpd(
     backend : str
         The CVXPY backend of ``solver="cvxpy"``.
     n_jobs : int
-        Threads of the dual's SMO passes (the same model for any number).
+        Threads of the dual's SMO, its passes and its kernel columns' rows (the same model for any
+        number).
 
     Returns
     -------
