@@ -11,6 +11,9 @@ SciPy call overhead, hence the loop here: BLAS/LAPACK from SciPy's Cython bindin
 :func:`exact_line_search` is the one implementation of 004's exact line search (the Python
 :func:`sdpkern.native.primal_svm.exact_line_search` calls it).
 
+:func:`cholesky_blocked` is the large-order factorisation of
+:mod:`sdpkern.native.dense_cholesky` (which says why LAPACK's own is not called above a size).
+
 Layout: Φ, Q and M are C-ordered (row i of Φ is contiguous; Φ symmetric, so it is also column i).
 LAPACK reads column-major: the matrix λI + K̃_ss is written in column-major order, upper triangle
 (what ``dpotrf('U')`` reads), entry (i, j), i ≤ j, from row s_j of Φ.
@@ -21,7 +24,7 @@ import numpy as np
 from libc.math cimport INFINITY, fabs
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memset
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport dgemm, dtrsm
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 
@@ -382,3 +385,65 @@ def restore_symmetric(double[:, ::1] A, const double[::1] diag):
                     A[i, j] = A[j, i]
         for i in range(n):
             A[i, i] = diag[i]
+
+
+def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
+    """A's Cholesky factor over its lower (``lower``) or upper triangle, in place (A column-major),
+    left-looking by blocks of ``block`` columns (rows for the upper factor): for each block,
+    ``dgemm`` subtracts the finished blocks' products from the block, ``dpotrf`` factorises its
+    diagonal block and ``dtrsm`` solves the rest of the block against it, all on A's own storage
+    (no copies but each diagonal block's other triangle, kept aside while the block's update
+    writes over it: as LAPACK's, the factorisation leaves the other triangle as it was). Returns
+    0, or the order of the first leading minor that is not positive definite (LAPACK's
+    ``info``)."""
+    cdef int n = <int> A.shape[0], lda, j0, jb, m, info = 0
+    cdef Py_ssize_t i, j
+    cdef char nt = b'N', tr = b'T', lo = b'L', up = b'U', ri = b'R', le = b'L'
+    cdef double one = 1.0, minus = -1.0
+    cdef double* a
+    cdef double* d
+    cdef double* keep
+    if A.shape[1] != A.shape[0] or A.shape[0] > 2147483647 or block < 1:
+        raise ValueError("cholesky_blocked: a square matrix and block >= 1 expected")
+    if n == 0:
+        return 0
+    block = min(block, n)
+    keep = <double*> malloc(block * block * sizeof(double))
+    if keep == NULL:
+        raise MemoryError()
+    lda = n
+    a = &A[0, 0]
+    with nogil:
+        j0 = 0
+        while j0 < n:
+            jb = <int> min(block, n - j0)
+            m = n - j0
+            d = a + j0 + <Py_ssize_t> j0 * lda  # the diagonal block
+            for j in range(jb):
+                for i in range(jb):
+                    keep[i + j * jb] = d[i + j * lda]
+            if lower:
+                if j0 > 0:  # A[j0:, j0:j0+jb] -= A[j0:, :j0] A[j0:j0+jb, :j0]^T
+                    dgemm(&nt, &tr, &m, &jb, &j0, &minus, a + j0, &lda, a + j0, &lda, &one, d, &lda)
+                dpotrf(&lo, &jb, d, &lda, &info)
+            else:
+                if j0 > 0:  # A[j0:j0+jb, j0:] -= A[:j0, j0:j0+jb]^T A[:j0, j0:]
+                    dgemm(&tr, &nt, &jb, &m, &j0, &minus, a + <Py_ssize_t> j0 * lda, &lda, a + <Py_ssize_t> j0 * lda, &lda, &one, d, &lda)
+                dpotrf(&up, &jb, d, &lda, &info)
+            for j in range(jb):  # the other triangle as it was
+                for i in range(jb):
+                    if i != j and (i < j) == lower:
+                        d[i + j * lda] = keep[i + j * jb]
+            if info != 0:
+                info = info + j0 if info > 0 else info
+                break
+            m = n - j0 - jb
+            if m > 0 and lower:  # A[j0+jb:, j0:j0+jb] := A[j0+jb:, j0:j0+jb] D^-T
+                dtrsm(&ri, &lo, &tr, &nt, &m, &jb, &one, d, &lda, d + jb, &lda)
+            elif m > 0:  # A[j0:j0+jb, j0+jb:] := D^-T A[j0:j0+jb, j0+jb:]
+                dtrsm(&le, &up, &tr, &nt, &jb, &m, &one, d, &lda, d + <Py_ssize_t> jb * lda, &lda)
+            j0 += jb
+    free(keep)
+    if info < 0:
+        raise RuntimeError(f"cholesky_blocked: LAPACK argument {-info} invalid")
+    return info

@@ -64,6 +64,7 @@ import os
 import resource
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -248,9 +249,10 @@ def in_child(func: Any, args: Any, fresh: bool = True) -> Any:
     """
     if not fresh:
         return func(args)
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(func, (args,))
+    # an executor, not a Pool: a worker killed by a signal raises BrokenProcessPool here, where
+    # Pool.apply would wait for it forever
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        return pool.submit(func, args).result()
 
 
 def svc_results(

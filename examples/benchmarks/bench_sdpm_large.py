@@ -47,6 +47,7 @@ import resource
 import time
 import tracemalloc
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -144,8 +145,10 @@ def in_child(func: Any, args: Any, fresh: bool) -> Any:
     the docs gallery runs this file with a ``__main__`` spawned workers cannot import)."""
     if not fresh:
         return func(args)
-    with mp.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(func, (args,))
+    # an executor, not a Pool: a worker killed by a signal raises BrokenProcessPool here, where
+    # Pool.apply would wait for it forever
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        return pool.submit(func, args).result()
 
 
 def growth(sizes: list[int], times: list[float]) -> tuple[float, float]:

@@ -69,6 +69,7 @@ from threadpoolctl import OpenBLASController, ThreadpoolController
 from .._validation import as_vector, check_integer, check_positive
 from ..errors import DataError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator, ReducedGram, _core
+from .dense_cholesky import cho_factor
 from .primal_svm import _SupportFactor, primal_svm_kernel
 from .svm_core import SMOState, _labels, _violation, _weights
 
@@ -758,7 +759,7 @@ def _newton_step(
 ) -> tuple[Array, Array] | None:
     """Solve the bordered KKT system on ``free`` (α elsewhere fixed); clip α to the box, moving
     the points that leave it to their bound, until the free solution lies inside (≤ 5 rounds)."""
-    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+    from scipy.linalg import LinAlgError, cho_solve
 
     a = np.array(alpha)
     a[~free] = np.where(a[~free] >= upper[~free], upper[~free], 0.0)
@@ -775,7 +776,7 @@ def _newton_step(
         try:
             if F.size <= k:
                 raise LinAlgError("fewer free points than unpenalised columns")
-            fac = cho_factor(A, lower=False, check_finite=False)
+            fac = cho_factor(A, lower=False)
             Ar, AW = cho_solve(fac, r, check_finite=False), cho_solve(fac, W[F], check_finite=False)
             S = W[F].T @ AW
             c = np.linalg.solve(S, W[F].T @ Ar + W[B].T @ u[B]) if k else np.zeros(0)

@@ -66,6 +66,7 @@ from ..kernels.gram import GramOperator, SumGram
 from ..kernels.hyperkernel_terms import TermGram, dictionary_gram, dictionary_matvec, learned_block, term_block
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
+from .dense_cholesky import cho_factor
 from .hyperkernel_master import (
     HESSIAN_RIDGE,
     Curvature,
@@ -303,7 +304,7 @@ class _L2SVCFamily(MasterFamily):
     def _kkt_solve(self, gram: GramOperator, F: NDArray[np.intp], opts: dict[str, Any]) -> tuple[Any, Array] | None:
         """(the Cholesky factor of M, α_F) of :meth:`_direct`'s system on F, or None where M is not
         definite in floating point."""
-        from scipy.linalg import LinAlgError, cho_factor, cho_solve
+        from scipy.linalg import LinAlgError, cho_solve
         from threadpoolctl import threadpool_limits
 
         yF = self.y[F]
@@ -314,7 +315,7 @@ class _L2SVCFamily(MasterFamily):
         M[np.diag_indices(F.size)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
         try:
             with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
-                factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+                factor = cho_factor(M, lower=True, overwrite_a=True)
                 Z = cho_solve(factor, np.column_stack([np.ones(F.size), yF]), check_finite=False)
         except LinAlgError:
             return None
@@ -514,7 +515,7 @@ class _AlignmentFamily(MasterFamily):
     def solve(
         self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
     ) -> InnerSolution:
-        from scipy.linalg import LinAlgError, cho_factor, cho_solve
+        from scipy.linalg import LinAlgError, cho_solve
         from threadpoolctl import threadpool_limits
 
         M = self._kernel(gram, int(opts["sum_cache_bytes"]), int(opts["n_jobs"]))
@@ -523,7 +524,7 @@ class _AlignmentFamily(MasterFamily):
             # BLAS threads as n_jobs says: two OpenBLAS threads on the shared 2-core machine under load
             # took 0.76 s for a 300 × 300 Cholesky factorisation that one thread does in 1.6 ms
             with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
-                factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+                factor = cho_factor(M, lower=True, overwrite_a=True)
                 alpha = cho_solve(factor, self.target, check_finite=False)
         except LinAlgError as exc:  # K(β) + εI ⪰ εI: only a kernel that is not PSD fails here
             raise NotPSDError(

@@ -79,6 +79,7 @@ from ..kernels.hyperkernel_terms import (
 )
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
+from .dense_cholesky import cho_factor
 from .dual_svm import _one_blas_thread
 from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
@@ -603,18 +604,16 @@ class _Master:
 
 def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
     """A⁻¹B for a symmetric A (Fortran order, overwritten by its factor; only its lower triangle
-    is read): LAPACK's Cholesky solve where A is positive definite (no pivoting), else its
-    symmetric indefinite (Bunch-Kaufman) solve; None where the factorisation meets an exactly
-    singular pivot."""
-    from scipy.linalg import lapack
+    is read): the Cholesky solve (:mod:`.dense_cholesky`) where A is positive definite (no
+    pivoting), else LAPACK's symmetric indefinite (Bunch-Kaufman) solve; None where the
+    factorisation meets an exactly singular pivot."""
+    from scipy.linalg import LinAlgError, cho_solve, lapack
 
     if definite:
-        _, X, info = lapack.dposv(A, B, lower=1, overwrite_a=1, overwrite_b=0)
-        if info == 0:
-            return np.asarray(X)
-        if info < 0:
-            raise RuntimeError(f"dposv: argument {-info} invalid")
-        return None  # not positive definite in floating point: no Newton step here
+        try:
+            return np.asarray(cho_solve(cho_factor(A, lower=True, overwrite_a=True), B, check_finite=False))
+        except LinAlgError:
+            return None  # not positive definite in floating point: no Newton step here
     lwork = int(lapack.dsysv_lwork(A.shape[0], lower=1)[0])
     _, _, X, info = lapack.dsysv(A, B, lwork=max(lwork, 1), lower=1, overwrite_a=1, overwrite_b=0)
     if info < 0:

@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cho_solve, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 
 from .. import _newtoncore
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator
+from .dense_cholesky import cho_factor, cholesky
 
 __all__ = [
     "PrimalSVMResult",
@@ -221,7 +222,7 @@ class _SupportFactor:
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam[idx]
         try:
-            self.R = cholesky(M, lower=False, overwrite_a=True, check_finite=False)
+            self.R = cholesky(M, lower=False, overwrite_a=True)
         except LinAlgError:
             raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
@@ -235,7 +236,7 @@ class _SupportFactor:
         S[np.diag_indices_from(S)] += self.lam[new]
         S -= R12.T @ R12
         try:
-            R22 = cholesky(S, lower=False, overwrite_a=True, check_finite=False)
+            R22 = cholesky(S, lower=False, overwrite_a=True)
         except LinAlgError:
             allp = np.concatenate([self.F, new])
             raise _not_psd(self.cache.block(allp, allp), float(self.lam[allp].min())) from None
@@ -588,7 +589,7 @@ def primal_svm_linear(
         H[np.diag_indices_from(H)] += reg
         rhs = 2 * C * (Xs.T @ (ws * ya[sv]))
         try:
-            wb_new = cho_solve(cho_factor(H, lower=True, check_finite=False), rhs, check_finite=False)
+            wb_new = cho_solve(cho_factor(H, lower=True), rhs, check_finite=False)
         except LinAlgError:
             # Singular only through the unregularised block (too few violators to determine c).
             wb_new = np.linalg.lstsq(H, rhs, rcond=None)[0]

@@ -48,9 +48,8 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import cho_solve, cholesky, qr, solve, solve_triangular
+from scipy.linalg import LinAlgError, cho_solve, qr, solve, solve_triangular
 from scipy.linalg.blas import dsyr2k, dsyrk
-from scipy.linalg.lapack import dpotrf
 from sklearn.exceptions import ConvergenceWarning
 
 from ..._newtoncore import newton_on_points as _newton_on_points
@@ -59,6 +58,7 @@ from ..._validation import as_sample_weight, check_positive
 from ...errors import DataError, NotPSDError, ParameterError
 from ...kernels.cpd import RANK_TOL, PolynomialFactor, polynomial_factor, squared_hinge_objective
 from ...kernels.gram import GramOperator, PrecomputedGram
+from ..dense_cholesky import cho_factor, cholesky
 from ..primal_svm import _check_inputs, _check_max_iter, primal_svm_kernel
 from ..primal_svm import squared_hinge_objective as _objective_from_reg
 
@@ -242,7 +242,7 @@ def _cholesky_jitter(A: Array) -> tuple[Array, float]:
     for _ in range(12):
         try:
             shifted = A if jitter == 0.0 else A + jitter * np.eye(A.shape[0])  # no n² copy when unneeded
-            return cholesky(shifted, lower=False, check_finite=False), jitter
+            return cholesky(shifted, lower=False), jitter
         except np.linalg.LinAlgError:
             jitter = scale * (1e-12 if jitter == 0.0 else 10.0 * jitter / scale)
     raise NotPSDError(
@@ -336,7 +336,7 @@ class _WorkingSetSolver:
             CtPBN = C.T @ PNB.T
             K = K - PNB @ C - CtPBN + C.T @ PBB @ C
         K = 0.5 * (K + K.T)
-        self.R = cholesky(K, lower=False, check_finite=False) if N.size else np.zeros((0, 0))
+        self.R = cholesky(K, lower=False) if N.size else np.zeros((0, 0))
         self.piv, self.N, self.C = piv, N.tolist(), C
         self.n_refactor += 1
 
@@ -945,8 +945,9 @@ def _shifted_kernel(Phi: Array, Q: Array, overwrite_phi: bool = False) -> _Shift
         work = Phi.T if overwrite_phi else Phi.copy().T
         try:
             A = dsyrk(rho, Q, beta=1.0, c=work, lower=0, overwrite_c=1)
-            R, info = dpotrf(A, lower=0, clean=0, overwrite_a=1)
-            if info != 0:  # not positive definite: ρ below λ_max(L), or Φ_ρ singular
+            try:
+                R, _ = cho_factor(A, lower=False, overwrite_a=True)
+            except LinAlgError:  # not positive definite: ρ below λ_max(L), or Φ_ρ singular
                 rho *= 16.0
                 continue
             if float(np.min(np.abs(np.diag(R)))) ** 2 < _SHIFT_PIVOT * rho:
@@ -990,7 +991,7 @@ def _echelon_kernel(Phi: Array, Q: Array) -> _EchelonKernel:
 
     EQ = PhiQ[N] - C.T @ PhiQ[B] if B.size else PhiQ[N]
     try:  # factorised in place (the upper triangle; the lower one is Φ_NN's): no n² copy
-        R, jitter = cholesky(null_space_gram(), lower=False, overwrite_a=True, check_finite=False), 0.0
+        R, jitter = cholesky(null_space_gram(), lower=False, overwrite_a=True), 0.0
     except np.linalg.LinAlgError:  # duplicated points: EᵀΦE singular; rebuilt, as the attempt overwrote it
         R, jitter = _cholesky_jitter(null_space_gram())
     Z = solve_triangular(R, EQ, trans="T", check_finite=False)  # R⁻ᵀ EᵀΦQ: W = ZᵀZ

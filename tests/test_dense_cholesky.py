@@ -1,0 +1,95 @@
+"""The dense Cholesky factorisation every native solver uses (sdpkern.native.dense_cholesky):
+LAPACK's up to DIRECT_MAX rows, the compiled left-looking blocked one above, checked against
+SciPy's factor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import LinAlgError, cho_solve
+from scipy.linalg import cholesky as scipy_cholesky
+
+from sdpkern._newtoncore import cholesky_blocked
+from sdpkern.native import dense_cholesky
+
+
+def _spd(n: int, seed: int) -> np.ndarray:
+    G = np.random.default_rng(seed).normal(size=(n, n + 3))
+    return G @ G.T + 1e-3 * n * np.eye(n)
+
+
+@pytest.mark.parametrize("n, block", [(1, 4), (7, 3), (64, 16), (300, 64), (301, 512), (1000, 128)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_blocked_factor_is_lapacks_and_leaves_the_other_triangle(n: int, block: int, lower: bool) -> None:
+    A0 = _spd(n, n)
+    A = np.array(A0, order="F")
+    other = np.triu(np.ones((n, n), dtype=bool), 1) if lower else np.tril(np.ones((n, n), dtype=bool), -1)
+    A[other] = 7.0
+    assert cholesky_blocked(A, block, lower) == 0
+    ref = scipy_cholesky(A0, lower=lower)
+    got = np.tril(A) if lower else np.triu(A)
+    # the same flops in another order: round-off of the factor's size, 1e-13 relative
+    assert np.max(np.abs(got - ref)) <= 1e-13 * np.max(np.abs(ref))
+    assert np.all(A[other] == 7.0)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_blocked_factor_reports_the_first_minor_that_is_not_positive_definite(lower: bool) -> None:
+    A = np.asfortranarray(_spd(40, 0))
+    A[25, 25] = -1e6
+    ref = np.asfortranarray(A.copy())
+    from scipy.linalg.lapack import dpotrf
+
+    _, info = dpotrf(ref, lower=int(lower))
+    assert info == 26
+    assert cholesky_blocked(np.asfortranarray(A), 8, lower) == 26
+
+
+def test_blocked_factor_rejects_a_matrix_that_is_not_square() -> None:
+    with pytest.raises(ValueError, match="square"):
+        cholesky_blocked(np.zeros((3, 4), order="F"), 2, True)
+
+
+@pytest.mark.parametrize("direct_max", [0, 10_000])
+def test_cho_factor_and_cholesky_on_either_route(monkeypatch: pytest.MonkeyPatch, direct_max: int) -> None:
+    monkeypatch.setattr(dense_cholesky, "DIRECT_MAX", direct_max)
+    monkeypatch.setattr(dense_cholesky, "BLOCK", 48)
+    A = _spd(200, 3)
+    b = np.random.default_rng(4).normal(size=(200, 2))
+    for lower in (True, False):
+        x = cho_solve(dense_cholesky.cho_factor(A, lower=lower), b)
+        assert np.linalg.norm(A @ x - b) <= 1e-10 * np.linalg.norm(b)
+        R = dense_cholesky.cholesky(A, lower=lower)
+        np.testing.assert_allclose(R, scipy_cholesky(A, lower=lower), rtol=0, atol=1e-12 * np.abs(R).max())
+    A_in = np.asfortranarray(A)
+    c, low = dense_cholesky.cho_factor(A_in, lower=True, overwrite_a=True)
+    assert low and np.shares_memory(c, A_in)  # factorised in place, as SciPy's with overwrite_a
+    bad = A.copy()
+    bad[150, 150] = -1.0
+    with pytest.raises(LinAlgError, match="151-th leading minor"):
+        dense_cholesky.cho_factor(bad)
+
+
+@pytest.mark.slow
+def test_factor_of_twenty_thousand_rows_on_two_threads() -> None:
+    """OpenBLAS's threaded dpotrf kills the process from about 16,000 rows (SciPy 1.17's 0.3.31):
+    the factorisation above DIRECT_MAX must not reach it. The matrix is 3.2 GB."""
+    from threadpoolctl import threadpool_limits
+
+    n = 20_000
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 5))
+    sq = np.einsum("ij,ij->i", X, X)
+    A = X @ X.T
+    A *= 2.0
+    A -= sq[:, None]
+    A -= sq[None, :]
+    np.exp(0.1 * A, out=A)  # a Gaussian kernel
+    A[np.diag_indices(n)] += 1e-2
+    b = rng.normal(size=n)
+    Ab = A @ b
+    with threadpool_limits(limits=2, user_api="blas"):
+        c = dense_cholesky.cho_factor(A, lower=True, overwrite_a=True)
+        x = cho_solve(c, Ab, check_finite=False)
+    # K + 0.01 I has condition number ≤ 2·10⁶: b back to 1e-7
+    assert np.linalg.norm(x - b) <= 1e-7 * np.linalg.norm(b)
