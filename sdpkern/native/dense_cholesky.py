@@ -31,17 +31,20 @@ DIRECT_MAX = 8192
 BLOCK = 512
 
 
-def _factor(A: Array, lower: bool, overwrite_a: bool) -> Array:
+def _factor(A: Array, lower: bool, overwrite_a: bool, clean: bool) -> Array:
+    """The factor in A's place (``overwrite_a``) or a copy; the other triangle zero if ``clean``."""
     a = np.asarray(A, dtype=np.float64, order="F") if overwrite_a else np.array(A, dtype=np.float64, order="F")
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"expected a square matrix, got shape {a.shape}")
     if a.shape[0] <= DIRECT_MAX:
-        c, info = dpotrf(a, lower=int(lower), clean=0, overwrite_a=1)
+        c, info = dpotrf(a, lower=int(lower), clean=int(clean), overwrite_a=1)
         if info < 0:
             raise RuntimeError(f"dpotrf: argument {-info} invalid")
     else:
         c = a
         info = cholesky_blocked(a, BLOCK, lower)
+        if clean and info == 0:
+            _clear_other_triangle(c if lower else c.T)
     if info > 0:
         raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
     return np.asarray(c)
@@ -57,7 +60,7 @@ def cho_factor(A: Array, lower: bool = False, overwrite_a: bool = False) -> tupl
     numpy.linalg.LinAlgError
         A leading minor is not positive definite.
     """
-    return _factor(A, lower, overwrite_a), lower
+    return _factor(A, lower, overwrite_a, False), lower
 
 
 def cholesky(A: Array, lower: bool = False, overwrite_a: bool = False) -> Array:
@@ -69,9 +72,7 @@ def cholesky(A: Array, lower: bool = False, overwrite_a: bool = False) -> Array:
     numpy.linalg.LinAlgError
         A leading minor is not positive definite.
     """
-    c = _factor(A, lower, overwrite_a)
-    _clear_other_triangle(c if lower else c.T)
-    return c
+    return _factor(A, lower, overwrite_a, True)
 
 
 def _clear_other_triangle(L: Array) -> None:
