@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.linalg.lapack import dpotrf
 from sklearn.preprocessing import StandardScaler
 
 from sdpkern.datasets import load_keel
 from sdpkern.estimators import ThinPlateSVC
 from sdpkern.kernels.cpd import ThinPlate, polynomial_factor
 from sdpkern.kernels.gram import PrecomputedGram
+from sdpkern.native import dense_cholesky
 from sdpkern.native.cpd import newton as cpd_newton
 from sdpkern.native.cpd.newton import (
     _echelon_kernel,
@@ -109,9 +109,9 @@ def test_a_first_shift_too_small_is_retried_farther_out(monkeypatch, first):
 
     def counted(A, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(A.shape[0])
-        return dpotrf(A, *args, **kwargs)
+        return dense_cholesky.cho_factor(A, *args, **kwargs)
 
-    monkeypatch.setattr(cpd_newton, "dpotrf", counted)
+    monkeypatch.setattr(cpd_newton, "cho_factor", counted)
     sh = _shifted_kernel(Phi, Q)
     assert isinstance(sh, _ShiftedKernel)
     assert calls == [120, 120]  # the first shift refused, the second (16ρ) taken
