@@ -3,7 +3,7 @@
 SciPy's and NumPy's wheels ship OpenBLAS, whose threaded ``dpotrf`` ends in ``dsyrk_thread``;
 from about 16,000 rows on two or more threads it writes past a packing buffer and kills the
 process with a segmentation fault (OpenBLAS issues #352, #1413 and #2821 report the same path;
-docs/hyperkernel.md has the sizes measured with SciPy 1.17's OpenBLAS 0.3.31). A dense factor
+docs/native.md has the sizes measured with SciPy 1.17's OpenBLAS 0.3.31). A dense factor
 of that size is an everyday object here: the hyperkernel alignment factorises K(β) + εI over
 all m points. So every dense factorisation goes through :func:`cho_factor` / :func:`cholesky`
 below: LAPACK's own ``dpotrf`` up to :data:`DIRECT_MAX` rows, and above it a left-looking
@@ -51,9 +51,24 @@ def _factor(A: Array, lower: bool, overwrite_a: bool, clean: bool) -> Array:
 
 
 def cho_factor(A: Array, lower: bool = False, overwrite_a: bool = False) -> tuple[Array, bool]:
-    """SciPy's :func:`scipy.linalg.cho_factor` (the same ``(c, lower)`` for
-    :func:`scipy.linalg.cho_solve`) at any order: the other triangle of ``c`` holds arbitrary
-    numbers. ``A`` is not checked for finiteness.
+    """SciPy's :func:`scipy.linalg.cho_factor` at any order.
+
+    Parameters
+    ----------
+    A : (n, n) array
+        Symmetric positive definite; only the triangle ``lower`` names is read. Not checked for
+        finiteness.
+    lower : bool
+        Factor A = LLᵀ (True) or A = RᵀR (False).
+    overwrite_a : bool
+        Factorise in A's storage where A is a Fortran-ordered float64 array.
+
+    Returns
+    -------
+    c : (n, n) array
+        The factor in the triangle read; the other triangle is A's, untouched (as LAPACK's).
+    lower : bool
+        As given: ``(c, lower)`` is what :func:`scipy.linalg.cho_solve` takes.
 
     Raises
     ------
@@ -64,8 +79,8 @@ def cho_factor(A: Array, lower: bool = False, overwrite_a: bool = False) -> tupl
 
 
 def cholesky(A: Array, lower: bool = False, overwrite_a: bool = False) -> Array:
-    """SciPy's :func:`scipy.linalg.cholesky` at any order: the triangular factor, the other
-    triangle zero. ``A`` is not checked for finiteness.
+    """SciPy's :func:`scipy.linalg.cholesky` at any order: the triangular factor (parameters as
+    :func:`cho_factor`), the other triangle zero.
 
     Raises
     ------
