@@ -116,6 +116,38 @@ def test_alignment_memory_estimate_counts_its_dense_matrices():
     assert hk_est.estimate_fit_bytes(m, 10, **kw) < 2 * 8 * m * m
 
 
+def test_column_cache_holds_every_column_of_the_learned_kernel_by_default(monkeypatch):
+    from types import SimpleNamespace
+
+    from sdpkern.kernels.gram import DEFAULT_CACHE_BYTES
+    from sdpkern.native import hyperkernel_master as hm
+
+    m = 20_000
+    budget = hm.column_cache_bytes(m)
+    opts = hm._master_options(SimpleNamespace(X=np.empty((m, 1)), size=12), 12, budget, 1e-7, 10, 1)
+    assert opts["sum_cache_bytes"] >= 8 * m * m  # K(beta)'s m columns
+    assert hm.column_cache_bytes(5000) == DEFAULT_CACHE_BYTES  # they fit in 1 GiB already
+    assert hm.column_cache_bytes(m, dense=True) == DEFAULT_CACHE_BYTES  # the alignment reads no columns
+    assert hm.column_cache_bytes(40_000) == DEFAULT_CACHE_BYTES  # the working sets' SMO has its own
+    assert hm.column_cache_bytes(m, 1 << 28) == 1 << 28
+    # the estimator's memory check counts the default: at 12,000 points K(beta)'s columns (1.3 GB),
+    # then half the cache beside the Newton step's matrix (1.15 GB): about 1.9 GB, 1.4 GB with 256 MiB
+    monkeypatch.setattr(hk_est, "available_memory", lambda: 16 * 10**8)
+
+    class Built(Exception):
+        pass
+
+    def stop(*a, **k):
+        raise Built
+
+    monkeypatch.setattr(hk_est.ARDDictionary, "basis", stop)
+    X = np.random.default_rng(0).normal(size=(12_000, 3))
+    with pytest.raises(InsufficientMemoryError, match="m = 12000"):
+        HyperkernelNuSVR(solver="native").fit(X, X[:, 0])
+    with pytest.raises(Built):
+        HyperkernelNuSVR(solver="native", solver_options={"cache_bytes": 1 << 28}).fit(X, X[:, 0])
+
+
 @pytest.mark.parametrize("nu", [0.0, -0.2, 1.01, 2.0])
 @pytest.mark.parametrize("cls", [HyperkernelNuSVC, HyperkernelOneClassSVM, HyperkernelNuSVR])
 def test_nu_outside_zero_one_is_refused(cls, nu):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -291,14 +292,15 @@ def test_memory_error_before_allocation(monkeypatch):
 
 def test_memory_estimate_counts_the_working_set_cache(monkeypatch):
     # above working_set points the estimate is the working-set SMO's cache (measured peak at
-    # m = 100,000, d = 20: 3.5 GB, docs/hyperkernel.md), not the all-points caches
-    est = hm.estimate_fit_bytes(100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30)
+    # m = 100,000, d = 20: 3.5 GB with Newton steps over at most 10,000 free variables,
+    # docs/hyperkernel.md), not the all-points caches
+    kw: dict[str, Any] = {"solver": "native", "max_terms": 150, "max_pairs": 5000, "cache_bytes": 1 << 30}
+    est = hm.estimate_fit_bytes(100_000, 20, newton_points=10_000, **kw)
     assert hm.WORKING_SET_CACHE_BYTES <= est <= hm.WORKING_SET_CACHE_BYTES + (1 << 30)
-    small = hm.estimate_fit_bytes(
-        100_000, 20, solver="native", max_terms=150, max_pairs=5000, cache_bytes=1 << 30,
-        working_set_cache_bytes=1 << 28,
-    )  # fmt: skip
+    small = hm.estimate_fit_bytes(100_000, 20, newton_points=10_000, working_set_cache_bytes=1 << 28, **kw)
     assert small < est - (1 << 31)
+    # the default allows Newton steps over up to 20,000 free variables: their 3.2 GB matrix counts
+    assert hm.estimate_fit_bytes(100_000, 20, **kw) >= 8 * hm.NEWTON_POINTS**2 + (1 << 29)
     # the estimator passes its solver_options to the estimate: at 600 MB the all-points caches
     # (1 GiB) do not fit, working sets of 500 points do
     monkeypatch.setattr(hk_est, "available_memory", lambda: 6 * 10**8)

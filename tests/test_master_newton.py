@@ -111,6 +111,39 @@ def test_bordered_matrix_and_products_from_one_lower_triangle_pass(n_jobs: int, 
     np.testing.assert_allclose(K[low], want[low], rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("data", [("pima", 6), ("banana", 1), ("wdbc", 2)])
+def test_the_bordered_matrix_is_factorised_only_when_a_newton_step_is_due(
+    data: tuple[str, int], monkeypatch: Any
+) -> None:
+    # u's support is the free set (the L2-SVM's first, SMO, solve): the cut's pass fills the
+    # Hessian's bordered matrix, and its factorisation waits for a Newton step from that point.
+    # Second route: the Hessian computed at once (_hessian), the same bits; the next inner solve
+    # drops the matrix, and the Hessian of a point it replaced is computed again, unchanged
+    X, y = _data(data[0], 160, data[1])
+    master, terms = _master(_family("l2svm", y), X)
+    factorised: list[int] = []
+    solve = hm._solve_symmetric
+
+    def counted(A: np.ndarray, B: np.ndarray, definite: bool) -> np.ndarray | None:
+        factorised.append(A.shape[0])
+        return solve(A, B, definite)
+
+    monkeypatch.setattr(hm, "_solve_symmetric", counted)
+    beta = np.random.default_rng(data[1]).dirichlet(np.ones(terms.size))
+    point = master.inner(terms, beta, None)
+    assert master.pending is not None and master.pending[0] is point and point.H is None and not factorised
+    H = master.hessian(terms, point)
+    assert H is not None and len(factorised) == 1 and master.pending is None
+    cv = master._curvature(point.inner.alpha)
+    assert cv is not None
+    eager, _ = master._hessian(terms, point.beta, point.inner.u, cv)
+    np.testing.assert_array_equal(H, eager)
+    other = master.inner(terms, beta[::-1].copy(), None)
+    assert master.pending is not None and master.pending[0] is other
+    np.testing.assert_array_equal(master.hessian(terms, point), eager)
+    assert master.pending is not None and master.pending[0] is other  # another point's: kept
+
+
 def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> None:
     master, terms = _master(_family(name, y), X)
     rng = np.random.default_rng(seed)

@@ -27,7 +27,6 @@ from ..backends import get_backend
 from ..builders import hyperkernel as hk_builders
 from ..builders.hyperkernel._common import ExpansionDecision
 from ..errors import DataError, DegenerateKernelWarning, InsufficientMemoryError, ParameterError
-from ..kernels.gram import DEFAULT_CACHE_BYTES
 from ..kernels.hyperkernel_terms import sampled_basis
 from ..kernels.hyperkernels import ARDDictionary, HarmonicARD, Hyperkernel
 from ..kernels.lowrank import HyperkernelBasis
@@ -45,9 +44,11 @@ from ..native.hyperkernel_master import (
     NativeDecision,
     NativeMasterResult,
     available_memory,
+    column_cache_bytes,
     estimate_fit_bytes,
     hyperkernel_csvm_native,
 )
+from ..native.svm_core import WORKING_SET
 from ..problem import KernelProblem, Model, Solution
 from ._base import KernelClassifierMixin, SdpkernEstimator, deprecated_attribute
 
@@ -128,11 +129,12 @@ class _HyperkernelBase(SdpkernEstimator):
     solver_options : dict or None
         Passed to the solver: the conic route maps ``max_iter``, ``tol``, ``time_limit`` per
         backend; the native route takes ``tol`` (relative gap, 1e-6), ``max_rounds``,
-        ``max_steps``, ``time_limit`` (seconds), ``cache_bytes``, ``smo_tol``, ``n_jobs`` (threads
+        ``max_steps``, ``time_limit`` (seconds), ``cache_bytes`` (the column caches' memory; by
+        default all m columns of the learned kernel, at least 1 GiB), ``smo_tol``, ``n_jobs`` (threads
         for the certificate's ½uᵀK_l u over all basis terms; 1), ``working_set`` (above this many
         points, 30,000, each SVM solve is a decomposition over working sets of about that size),
         ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB) and ``newton_points``
-        (Newton β steps while at most this many inner variables are free, 10,000; 0 for the level
+        (Newton β steps while at most this many inner variables are free, 20,000; 0 for the level
         bundle's steps only).
     random_state : int or None, default=0
         Seeds the random sample of the width rule.
@@ -327,15 +329,21 @@ class _HyperkernelBase(SdpkernEstimator):
         """InsufficientMemoryError before any large allocation when the fit cannot fit in memory."""
         m, d = X.shape
         opts = self.solver_options or {}
-        cache = int(opts.get("cache_bytes", DEFAULT_CACHE_BYTES))
-        ws = {k: int(opts[k]) for k in ("working_set", "working_set_cache_bytes") if k in opts}
+        ws = {k: int(opts[k]) for k in ("working_set", "working_set_cache_bytes", "newton_points") if k in opts}
+        given = opts.get("cache_bytes")
+        cache = column_cache_bytes(
+            m, None if given is None else int(given), dense=self._dense_native,
+            working_set=ws.get("working_set", WORKING_SET),
+        )  # fmt: skip
         est = estimate_fit_bytes(
             m, d, solver=solver, max_terms=self.max_terms or 150, max_pairs=NATIVE_MAX_PAIRS, cache_bytes=cache,
             dense=self._dense_native, **ws,
         )  # fmt: skip
         avail = available_memory()
         if avail is not None and est > avail:
-            hint = "lower solver_options['cache_bytes']" if solver == "native" else "use solver='native'"
+            hint = "use solver='native'"
+            if solver == "native":
+                hint = "lower solver_options['cache_bytes'] or ['newton_points'] (the Newton step's matrix)"
             if solver == "native" and self._dense_native:
                 hint = "use fewer training points (the native alignment holds two m × m matrices)"
             raise InsufficientMemoryError(

@@ -477,6 +477,7 @@ class _AlignmentFamily(MasterFamily):
 
     name: ClassVar[str] = "hyperkernel alignment"
     source: ClassVar[str] = "002 eq. (3.13)"
+    dense: ClassVar[bool] = True
     target: Array
     ridge: float
     squared: bool = True

@@ -91,6 +91,7 @@ __all__ = [
     "solve_master",
     "hyperkernel_csvm_native",
     "available_memory",
+    "column_cache_bytes",
     "estimate_fit_bytes",
 ]
 
@@ -98,9 +99,11 @@ Array = NDArray[np.float64]
 
 #: Newton β steps while at most this many variables of the inner maximiser are free: the
 #: Hessian's f × f bordered matrix (docs/hyperkernel_derivations.md §1.7) then stays within
-#: 800 MB (K(β)'s column cache is released before it), and its factorisation (f³/3 flops)
-#: within about one inner solve at m = 10,000, where a level step in its place costs a whole one
-NEWTON_POINTS = 10_000
+#: 3.2 GB (K(β)'s column cache is released before it). One Newton step replaces the many level
+#: steps of a family whose inner maximiser has most of its variables free (the ν-regression), each
+#: a whole inner solve; its factorisation (f³/3 flops) costs about one or two of them at this size
+#: (docs/hyperkernel.md, "The ν-regression at 20,000 points")
+NEWTON_POINTS = 20_000
 
 #: The ridge on the Hessian's bordered matrix, relative to its largest diagonal entry
 #: (:meth:`_Master._hessian`): a few hundred ulps, so that it survives the addition, and no more
@@ -264,6 +267,8 @@ class MasterFamily:
 
     name: ClassVar[str] = "hyperkernel"
     source: ClassVar[str] = ""
+    #: whether the inner solve holds K(β) as a dense matrix instead of reading its columns
+    dense: ClassVar[bool] = False
     scale: float = 1.0
     squared: bool = False
     m: int = 0
@@ -413,6 +418,9 @@ class _Master:
         self.reg = _Regulariser(0.5 * float(lambda_Q) * (c * c if family.squared else c), family.squared)
         self.ops: dict[int, TermGram] = {}
         self.smo_iterations = 0
+        # the last inner solve's bordered matrix, filled by its pass and not yet factorised: the
+        # Newton step from that point factorises it (:meth:`hessian`); the next inner solve drops it
+        self.pending: tuple[_Point, Curvature, Array, Array] | None = None
 
     def term_op(self, l: int) -> TermGram:
         if l not in self.ops:
@@ -519,6 +527,10 @@ class _Master:
         dense f × f factorisation would cost more than the β steps it saves)."""
         if point.H is not None:
             return point.H
+        if self.pending is not None and self.pending[0] is point:
+            _, ready, Ku, kkt = self.pending
+            self.pending = None
+            return self._solve_hessian(ready, Ku, kkt, None)
         cv = self._curvature(point.inner.alpha)
         return None if cv is None else self._hessian(terms, point.beta, point.inner.u, cv)[0]
 
@@ -538,25 +550,40 @@ class _Master:
         the pass's (K_l u)[F], an array (len(F), len(terms)). With the inner solve's ``factor`` of
         the bordered matrix (:class:`InnerSolution`) the pass gives (K_l u)[F] only and the
         solve uses the factor."""
+        if factor is None:
+            kkt, Ku = self._bordered(terms, beta, u, cv)
+            return self._solve_hessian(cv, Ku, kkt, None), Ku
+        Ku = self.free_blocks(terms, beta, u, cv.points, None)
+        return self._solve_hessian(cv, Ku, None, factor), Ku
+
+    def _bordered(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array, Array]:
+        """The bordered matrix of D's Hessian at β' (Fortran order, to be factorised in place) and
+        (K_l u)[F], from one pass (:meth:`free_blocks`)."""
+        F, t, E = cv.points, cv.signs, cv.equalities
+        f, k = F.size, E.shape[0]
+        kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
+        M = kkt[:f, :f]
+        Ku = self.free_blocks(terms, beta, u, F, M)
+        M *= t[:, None]
+        M *= t[None, :]
+        M[np.diag_indices(f)] += cv.diag
+        # free copies of one point (repeated points, integer sample weights) make M singular,
+        # their rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest
+        # diagonal entry gives M's least-norm solution on them instead of no Newton step
+        M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
+        kkt[:f, f:], kkt[f:, :f] = E.T, E
+        return kkt, Ku
+
+    def _solve_hessian(
+        self, cv: Curvature, Ku: Array, kkt: Array | None, factor: tuple[Array, bool] | None
+    ) -> Array | None:
+        """D's Hessian c²VᵀN V from (K_l u)[F] and the bordered matrix ``kkt`` (factorised in
+        place) or its ``factor``; None where the matrix is singular."""
         from scipy.linalg import cho_solve
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
         f, k = F.size, E.shape[0]
-        if factor is None:
-            kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
-            M = kkt[:f, :f]
-            Ku = self.free_blocks(terms, beta, u, F, M)
-            M *= t[:, None]
-            M *= t[None, :]
-            M[np.diag_indices(f)] += cv.diag
-            # free copies of one point (repeated points, integer sample weights) make M singular,
-            # their rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest
-            # diagonal entry gives M's least-norm solution on them instead of no Newton step
-            M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
-            kkt[:f, f:], kkt[f:, :f] = E.T, E
-        else:
-            Ku = self.free_blocks(terms, beta, u, F, None)
         V = t[:, None] * Ku  # v_l = T_Fᵀ K_l u
         rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
         rhs[:f, : V.shape[1]] = V
@@ -566,19 +593,21 @@ class _Master:
             if factor is not None:  # the inner solve's, of the same M (with its ridge)
                 Z = cho_solve(factor, rhs, check_finite=False)
             else:  # M is positive definite when K(β) is semidefinite and −∇²q's diagonal positive
+                assert kkt is not None
                 Z = _solve_symmetric(kkt, rhs, k == 0 and bool(np.all(cv.diag > 0)))
         if Z is None:
-            return None, Ku
+            return None
         X = Z[:f, : V.shape[1]]
         if cv.rank_one is not None:
             z, w = Z[:f, -1], cv.rank_one
             X = X - np.outer(z, (w @ X) / (1.0 + float(w @ z)))
         H = self.c * self.c * (V.T @ X)
-        return (0.5 * (H + H.T) if np.all(np.isfinite(H)) else None), Ku
+        return 0.5 * (H + H.T) if np.all(np.isfinite(H)) else None
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
         """The family's inner solve at β' over ``terms`` (K(β) with β = cβ'): the point with J(β')
         and the cut's slopes c·q_l over ``terms``, warm-started from ``alpha0``."""
+        self.pending = None  # its f × f matrix is not kept beside this solve's caches
         weights = self.c * beta
         gram = learned_gram([self.term_op(int(l)) for l in terms], weights, cache_bytes=self.opts["sum_cache_bytes"])
         sol = self.family.solve(gram, alpha0, lambda W: self.subset_gram(terms, weights, W), self.opts)
@@ -586,20 +615,30 @@ class _Master:
         self.smo_iterations += sol.n_iter
         u = sol.u
         H = None
+        pending = None
         factor, sol.factor = sol.factor, None  # m² memory: not kept with the point
         cv = None if terms.size == 1 else self._curvature(sol.alpha, factored=factor is not None)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
             q = np.array([0.5 * float(u @ sol.Ku)])
         elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
-            # u's support is the free set (the L2-SVM, the alignment): the Hessian's pass over the
-            # support gives every (K_l u)[S], hence the cut, and the Newton step is then ready
-            H, Ku = self._hessian(terms, beta, u, cv, factor)
+            # u's support is the free set (the L2-SVM, the alignment, the ν-regression): the Hessian's
+            # pass over the support gives every (K_l u)[S], hence the cut. With the solve's factor
+            # the Newton step is then ready; else the factorisation (f³/3 flops) waits until a Newton
+            # step from this point is due, which a certified or worse point never needs
+            if factor is not None:
+                H, Ku = self._hessian(terms, beta, u, cv, factor)
+            else:
+                kkt, Ku = self._bordered(terms, beta, u, cv)
+                pending = (cv, Ku, kkt)
             q = self.c * 0.5 * (u[cv.points] @ Ku)
         else:
             q = self.c * self.quadratics(terms, u)
         del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
-        return _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
+        point = _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
+        if pending is not None:
+            self.pending = (point, *pending)
+        return point
 
 
 def _solve_symmetric(A: Array, B: Array, definite: bool) -> Array | None:
@@ -825,7 +864,7 @@ def solve_master(
     max_steps: int = 500,
     smo_tol: float = 1e-7,
     smo_max_iter: int = 100_000_000,
-    cache_bytes: int = DEFAULT_CACHE_BYTES,
+    cache_bytes: int | None = None,
     time_limit: float | None = None,
     progress: bool = False,
     n_jobs: int = 1,
@@ -862,9 +901,10 @@ def solve_master(
     smo_tol, smo_max_iter
         The inner solve's stopping rule (its largest KKT violation, relative to the family's
         gradient scale: margin units for the C-SVM) and iteration cap.
-    cache_bytes : int
+    cache_bytes : int or None
         Memory for kernel columns: K(β)'s cache gets half, or up to 7/8 what all its m columns need
-        (above about 8000 points), and the terms' caches share the rest equally.
+        (above about 8000 points), and the terms' caches share the rest equally. None: the
+        budget of :func:`column_cache_bytes` (all m columns of K(β), and at least 1 GiB).
     time_limit : float or None
         Seconds; when hit, the best point so far is returned with status "time_limit".
     progress : bool
@@ -901,7 +941,8 @@ def solve_master(
     t0 = time.perf_counter()
     p = basis.size
     terms = np.arange(min(n["initial_terms"], p))
-    opts = _master_options(basis, n["initial_terms"], cache_bytes, smo_tol, smo_max_iter, n_jobs)
+    budget = column_cache_bytes(basis.X.shape[0], cache_bytes, dense=family.dense, working_set=n["working_set"])
+    opts = _master_options(basis, n["initial_terms"], budget, smo_tol, smo_max_iter, n_jobs)
     opts |= {"working_set": n["working_set"], "working_set_cache_bytes": n["working_set_cache_bytes"],
              "working_set_rounds": 100, "newton_points": newton_points}  # fmt: skip
     # one BLAS thread (or n_jobs where a pass asks for more): the loop's BLAS calls are small
@@ -1170,10 +1211,34 @@ def available_memory() -> int | None:
         return None
 
 
+def column_cache_bytes(
+    m: int, cache_bytes: int | None = None, *, dense: bool = False, working_set: int = WORKING_SET
+) -> int:
+    """The native master's column-cache budget on m points: ``cache_bytes`` where given; else
+    enough for all m columns of K(β) at 7/8 of it (64m²/7 bytes: 3.66 GB at m = 20,000), and at
+    least :data:`~sdpkern.kernels.gram.DEFAULT_CACHE_BYTES` (1 GiB, which holds them up to about
+    10,900 points).
+
+    An SVM family's inner solve cycles through its support's columns, and a cache that holds
+    fewer than those thrashes: the ν-regression on 20,000 points, with all of them support vectors,
+    did not finish its first inner solve in 24 minutes with 1 GiB (5600 columns) and took 112 s
+    with all columns (docs/hyperkernel.md). Where no inner solve reads K(β) by columns (``dense``:
+    the alignment's factorisation) or above ``working_set`` points (the working sets' SMO has a
+    cache of its own) the budget stays 1 GiB. It depends on m alone, not on the memory free at
+    the time, because it changes the round-off (columns summed from cached or fresh term columns):
+    a fit stays a function of its parameters and data.
+    """
+    if cache_bytes is not None:
+        return int(cache_bytes)
+    if dense or m > working_set:
+        return DEFAULT_CACHE_BYTES
+    return max(DEFAULT_CACHE_BYTES, -(-64 * m * m // 7))
+
+
 def estimate_fit_bytes(
     m: int, d: int, *, solver: str, max_terms: int, max_pairs: int, cache_bytes: int,
     working_set: int = WORKING_SET, working_set_cache_bytes: int = WORKING_SET_CACHE_BYTES,
-    dense: bool = False,
+    dense: bool = False, newton_points: int = NEWTON_POINTS,
 ) -> int:  # fmt: skip
     """Estimated peak memory of a hyperkernel fit on m points in d dimensions.
 
@@ -1181,7 +1246,7 @@ def estimate_fit_bytes(
     the terms and of K(β); above ``working_set`` points the working-set SMO's cache,
     ``working_set_cache_bytes``, and blocks of 2²⁴ entries instead) or, where larger, the terms'
     caches (half of ``cache_bytes`` at most) with the Newton step's matrix over at most
-    :data:`NEWTON_POINTS` free variables (K(β)'s and the working sets' caches are released
+    ``newton_points`` free variables (K(β)'s and the working sets' caches are released
     before it), the sampled basis
     (``max_pairs`` candidates × (d + max_terms)) and O(m·d) work arrays; with ``dense`` (the
     alignment's inner solve) two m×m matrices (K(β) + εI, factorised in place, and for a
@@ -1199,7 +1264,7 @@ def estimate_fit_bytes(
         else:
             cols = min(cache_bytes, 8 * m * m * (max_terms + 1))
         if not dense:  # the Newton step's bordered matrix, once K(β)'s cache is released: the terms' half
-            cols = max(cols, min(cols, cache_bytes // 2) + 8 * min(m, NEWTON_POINTS) ** 2)
+            cols = max(cols, min(cols, cache_bytes // 2) + 8 * min(m, newton_points) ** 2)
         return int(cols + 8 * max_pairs * (d + max_terms + 4) + 64 * m * (d + 8) + (1 << 26))
     pairs = m * (m + 1) // 2
     return int(8 * pairs * (d + 2 * min(max_terms, 64)) + 8 * m * m * (max_terms + 4) + (1 << 26))
