@@ -1217,12 +1217,12 @@ def column_cache_bytes(
     """The native master's column-cache budget on m points: ``cache_bytes`` where given; else
     enough for all m columns of K(β) at 7/8 of it (64m²/7 bytes: 3.66 GB at m = 20,000), and at
     least :data:`~sdpkern.kernels.gram.DEFAULT_CACHE_BYTES` (1 GiB, which holds them up to about
-    10,900 points).
+    10,800 points).
 
     An SVM family's inner solve cycles through its support's columns, and a cache that holds
-    fewer than those thrashes: the ν-regression on 20,000 points, with all of them support vectors,
-    did not finish its first inner solve in 24 minutes with 1 GiB (5600 columns) and took 112 s
-    with all columns (docs/hyperkernel.md). Where no inner solve reads K(β) by columns (``dense``:
+    fewer than those thrashes: a ν-regression whose points are all support vectors recomputes
+    columns over and over (docs/hyperkernel.md, "The ν-regression at 20,000 points", has the
+    figures). Where no inner solve reads K(β) by columns (``dense``:
     the alignment's factorisation) or above ``working_set`` points (the working sets' SMO has a
     cache of its own) the budget stays 1 GiB. It depends on m alone, not on the memory free at
     the time, because it changes the round-off (columns summed from cached or fresh term columns):
