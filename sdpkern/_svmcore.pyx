@@ -24,6 +24,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 import numpy as np
 
+from sdpkern.errors import ParameterError
+
 cnp.import_array()
 
 from sdpkern._vecmath cimport apply_loop, find_loop, ufunc_loop
@@ -510,7 +512,10 @@ cdef class ColumnCache:
         occupied = np.flatnonzero((points >= 0) & (stamps < self.tick))
         want = min(occupied.size, max(m, self.capacity // 8))
         if want < m:
-            raise MemoryError("the column cache cannot hold the columns of one request; raise cache_bytes")
+            raise ParameterError(
+                f"the kernel column cache that cache_bytes gives holds {self.capacity} columns of {self.n} entries "
+                f"({8 * self.n} bytes each), fewer than one request of the solver needs at once; raise cache_bytes"
+            )
         if want < occupied.size:
             victims = occupied[np.argpartition(stamps[occupied], want - 1)[:want]]
         else:

@@ -148,6 +148,12 @@ def test_column_cache_holds_every_column_of_the_learned_kernel_by_default(monkey
         HyperkernelNuSVR(solver="native", solver_options={"cache_bytes": 1 << 28}).fit(X, X[:, 0])
 
 
+def test_a_cache_too_small_for_one_request_names_cache_bytes():
+    X, y, z = _data(200)
+    with pytest.raises(ParameterError, match=r"holds \d+ columns of 200 entries.*raise cache_bytes"):
+        HyperkernelNuSVR(solver="native", solver_options={"cache_bytes": 8 * 200 * 3}).fit(X, z)
+
+
 @pytest.mark.parametrize("nu", [0.0, -0.2, 1.01, 2.0])
 @pytest.mark.parametrize("cls", [HyperkernelNuSVC, HyperkernelOneClassSVM, HyperkernelNuSVR])
 def test_nu_outside_zero_one_is_refused(cls, nu):
