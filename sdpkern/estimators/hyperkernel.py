@@ -341,11 +341,12 @@ class _HyperkernelBase(SdpkernEstimator):
         )  # fmt: skip
         avail = available_memory()
         if avail is not None and est > avail:
-            hint = "use solver='native'"
-            if solver == "native":
-                hint = "lower solver_options['cache_bytes'] or ['newton_points'] (the Newton step's matrix)"
-            if solver == "native" and self._dense_native:
+            if solver != "native":
+                hint = "use solver='native'"
+            elif self._dense_native:
                 hint = "use fewer training points (the native alignment holds two m × m matrices)"
+            else:
+                hint = "lower solver_options['cache_bytes'] or ['newton_points'] (the Newton step's matrix)"
             raise InsufficientMemoryError(
                 f"{type(self).__name__} with solver={solver!r} on m = {m} training points needs about "
                 f"{est / 1e9:.2f} GB, more than the {avail / 1e9:.2f} GB available; {hint}",
