@@ -195,6 +195,19 @@ def test_counters_count_each_column_once():
     assert G.columns_computed == 5
 
 
+def test_release_cache_frees_the_columns_and_a_new_cache_gives_the_same_bits():
+    # the ν-regression's face step releases K(β)'s cache before its f × f matrix (memory), and the
+    # SMO after it computes the columns again: the same bits as before
+    X = _points(60, 3, 7)
+    G = KernelGram(Gaussian(0.5), X)
+    before = G.columns([5, 9, 2]).copy()
+    old = G.cache
+    G.release_cache()
+    assert G.columns_computed == 0 and G.cached([5, 9, 2]).sum() == 0
+    np.testing.assert_array_equal(G.columns([5, 9, 2]), before)
+    assert G.cache is not old and G.columns_computed == 3
+
+
 def test_precomputed_gram_computes_nothing_and_checks_its_matrix():
     X = _points(50, 2, 5)
     K = Gaussian(0.5)(X)

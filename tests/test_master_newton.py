@@ -42,7 +42,8 @@ def _family(name: str, y: np.ndarray) -> hm.MasterFamily:
     if name == "alignment":
         return hf._AlignmentFamily(target=y, ridge=1e-2)
     target = y + 0.3 * np.sin(np.arange(m))  # a real-valued target
-    return hf._NuSVRFamily(y=target, C=1.0, nu=0.3)
+    # at C = 100 the tube is slack at the optimum (ε = 0; test_nu_regression_hessian_where_the_tube_is_slack)
+    return hf._NuSVRFamily(y=target, C=100.0 if name == "nu_regression_slack" else 1.0, nu=0.3)
 
 
 def _master(family: hm.MasterFamily, X: np.ndarray, n_jobs: int = 1) -> tuple[hm._Master, np.ndarray]:
@@ -59,6 +60,19 @@ def _master(family: hm.MasterFamily, X: np.ndarray, n_jobs: int = 1) -> tuple[hm
 def test_hessian_matches_differences_of_the_gradient(name: str, data: tuple[str, int]) -> None:
     X, y = _data(data[0], 160, data[1])
     _check_hessian(name, X, y, data[1])
+
+
+@pytest.mark.parametrize("data", [("pima", 0), ("banana", 1), ("wdbc", 2)])
+def test_nu_regression_hessian_where_the_tube_is_slack(data: tuple[str, int]) -> None:
+    # ε = 0 at the optimum (Σ|α* − α| < Cνm): every point inside the box is free and only 1ᵀ(α* − α)
+    # = 0 binds; the tube's row, or one variable per point where α = α* > 0 pads the slack, would
+    # give the Hessian of a smaller face
+    X, y = _data(data[0], 160, data[1])
+    point = _check_hessian("nu_regression_slack", X, y, data[1])
+    fam = hf._NuSVRFamily(y=y, C=100.0, nu=0.3)
+    alpha = point.inner.alpha
+    assert float(np.abs(alpha[160:] - alpha[:160]).sum()) < 100.0 * 0.3 * 160 * (1 - 1e-6)
+    assert fam.curvature(alpha).equalities.shape[0] == 1
 
 
 @pytest.mark.parametrize("name", ["csvm", "nusvm", "l2svm", "one_class", "alignment"])
@@ -144,7 +158,7 @@ def test_the_bordered_matrix_is_factorised_only_when_a_newton_step_is_due(
     assert master.pending is not None and master.pending[0] is other  # another point's: kept
 
 
-def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> None:
+def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> hm._Point:
     master, terms = _master(_family(name, y), X)
     rng = np.random.default_rng(seed)
     beta = rng.dirichlet(np.ones(terms.size))
@@ -160,6 +174,7 @@ def _check_hessian(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> None:
         down = master.inner(terms, beta - h * d, point.inner.alpha)
         fd = -(up.q - down.q) / (2 * h)  # D's gradient in β' is −c·q
         assert np.allclose(H @ d, fd, rtol=0, atol=1e-3 * np.abs(H).max()), (name, l, k, H @ d, fd)
+    return point
 
 
 def _fit(name: str, X: np.ndarray, y: np.ndarray, **options: Any) -> hm.NativeMasterResult:

@@ -347,6 +347,10 @@ class GramOperator:
         if self._cache_obj is not None:
             self._cache_obj.clear()
 
+    def release_cache(self) -> None:
+        """Drop the column cache with its memory (counters too); the next use makes a new one."""
+        self._cache_obj = None
+
     def ensure(self, cols: ArrayLike) -> bool:
         """Cache the columns ``cols``; False (nothing cached) when they exceed the capacity."""
         c = _index(cols, self.n, "cols")

@@ -78,6 +78,7 @@ from .hyperkernel_master import (
     _free,
     solve_master,
 )
+from .svm_core import SVMSolution
 
 __all__ = [
     "hyperkernel_nusvm_native",
@@ -97,6 +98,16 @@ _DIRECT_ROUNDS = 3
 #: :meth:`_L2SVCFamily._direct` is tried once an SMO solve moved at most this share of its support
 #: (far from the optimum β steps move hundreds of points, and the direct solve would not settle)
 _SETTLED = 0.01
+
+#: Where the ν-regression's SMO stops (times its KKT tolerance) for :meth:`_NuSVRFamily._face_start`
+#: to be weighed: loose enough to leave the slow decades to the face step, tight enough to find
+#: the points at the box
+_FACE_STAGE = 1e4
+
+#: SMO steps a face step costs, per f³/m (f free points of m): the f × f block, its Cholesky
+#: factorisation and K(β)'s columns computed again, against SMO steps of about m flops each
+#: (docs/hyperkernel.md, "A face step for the ν-regression")
+_FACE_STEP_COST = 1.0 / 1600
 
 
 def _core_options(opts: dict[str, Any], restrict: Restrict, tol: float) -> dict[str, Any]:
@@ -409,12 +420,12 @@ class _NuSVRFamily(MasterFamily):
     def solve(
         self, gram: GramOperator, alpha0: Array | None, restrict: Restrict, opts: dict[str, Any]
     ) -> InnerSolution:
-        from .svm_core import solve_epsilon_svr, solve_nu_svr
+        from .svm_core import solve_epsilon_svr
 
         m, Cm = self.m, self.C * self.m
         tol = _kkt_tolerance(opts, Cm, Cm * self.nu)  # D = −obj/(Cm), Σ(α + α*) ≤ Cνm
         a0 = None if alpha0 is None else self._swap(alpha0)
-        sol = solve_nu_svr(gram, self.y, self.C, self.nu, alpha0=a0, **_core_options(opts, restrict, tol))
+        sol = self._staged(gram, a0, tol, restrict, opts)
         steps = sol.n_iter
         eps = float(sol.certificate["epsilon"])
         if eps < 0.0:
@@ -432,6 +443,99 @@ class _NuSVRFamily(MasterFamily):
         return InnerSolution(alpha, d / root, sol.outputs / root, float(self.y @ d) / Cm, sol.rho, steps,
                              {"epsilon": eps})  # fmt: skip
 
+    def _staged(
+        self, gram: GramOperator, a0: Array | None, tol: float, restrict: Restrict, opts: dict[str, Any]
+    ) -> SVMSolution:
+        """libsvm's ν-SVR on K(β) to the KKT tolerance ``tol``, with at most one :meth:`_face_start`
+        step where the SMO's own rate says it is slow (the solution's ``n_iter`` counts both stages).
+
+        The SMO runs to :data:`_FACE_STAGE`·tol; its steps per decade of the violation, times the
+        decades left, are the steps it would still take. Where those cost more than a face step
+        (:data:`_FACE_STEP_COST`·f³/m, f the free points), the step is taken and the SMO finishes
+        from its point, else from the SMO's own. That is where the free points' K(β)[F, F] is
+        ill-conditioned (a nearly noise-free target at a large C: the solution interpolates) and the
+        SMO converges slowly. Without a Newton cap for f (``newton_points``) or with the working
+        sets' decomposition, the SMO runs to ``tol`` at once."""
+        from .svm_core import solve_nu_svr
+
+        def smo(start: Array | None, t: float) -> SVMSolution:
+            return solve_nu_svr(gram, self.y, self.C, self.nu, alpha0=start, **_core_options(opts, restrict, t))
+
+        ws = opts["working_set"]
+        if opts["newton_points"] == 0 or (ws is not None and self.m > ws):
+            return smo(a0, tol)
+        sol = smo(a0, tol * _FACE_STAGE)
+        qp = sol.qp
+        if qp is None or qp.kkt_violation <= tol:
+            return sol
+        decades = np.log10(qp.start_violation / qp.kkt_violation) if qp.kkt_violation > 0 else np.inf
+        left = sol.n_iter / max(decades, 1.0) * np.log10(qp.kkt_violation / tol)
+        start = self._face_start(gram, sol, left, opts)
+        steps = sol.n_iter
+        sol = smo(sol.alpha if start is None else start, tol)
+        sol.n_iter += steps
+        return sol
+
+    def _face_start(self, gram: GramOperator, sol: SVMSolution, left: float, opts: dict[str, Any]) -> Array | None:
+        """A start for the SMO (libsvm's order) one Newton step along the face of ``sol``'s point,
+        or None where that step would cost more than the ``left`` SMO steps or cannot be taken.
+
+        With the points at a bound held (d = α* − α, libsvm's ``dual_coef``, at ±C; at 0 where the
+        tube binds), the free points' d_F minimises ½dᵀKd − yᵀd on the face's affine set: the KKT
+        rows K_FF d_F + b + εs_F = y_F − (K d_B)_F with 1ᵀd = 0 and, where the tube binds,
+        s_Fᵀd_F = Cνm − Σ|d_B| (s the signs; ε = 0 and no such row where it is slack: every point
+        inside the box is then free). One Cholesky factorisation of K_FF (plus
+        :data:`~sdpkern.native.hyperkernel_master.HESSIAN_RIDGE`, as the Hessian's) and the borders
+        by their Schur complement. The objective decreases along the segment from d to that
+        minimiser, so the step goes as far as the box and the tube allow (all the way where the face
+        is the optimum's); the tube's slack is shared out as α = α* > 0 on the points with room.
+        K(β)'s column cache is released first: the f × f matrix takes its place, as the master's
+        Hessian does after the solve (docs/hyperkernel.md, "A face step for the ν-regression")."""
+        from scipy.linalg import LinAlgError, cho_solve
+        from scipy.linalg.blas import dsymv
+        from threadpoolctl import threadpool_limits
+
+        C, m = self.C, self.m
+        d0, Kd0 = sol.dual_coef, sol.outputs
+        total = float(sol.alpha.sum())  # Cνm
+        absd = np.abs(d0)
+        slack = float(absd.sum()) < total * (1.0 - 1e-9)
+        inside = absd < C * (1.0 - 1e-12)
+        F = np.flatnonzero(inside if slack else inside & (absd > 1e-12 * C))
+        f = F.size
+        if f == 0 or f > opts["newton_points"] or left <= _FACE_STEP_COST * f**3 / m:
+            return None
+        s = np.sign(d0[F])
+        gram.release_cache()
+        M = _dense(gram, opts["n_jobs"], F)  # its lower triangle at least
+        # (K d_B)_F = (K d0)_F − K_FF d0_F: the outputs the SMO left, no pass over the held points
+        r = self.y[F] - Kd0[F] + dsymv(1.0, M, d0[F], lower=1)
+        M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
+        E = np.ones((f, 1)) if slack else np.column_stack([np.ones(f), s])
+        held = np.delete(d0, F)
+        rhs = np.array([-held.sum()] if slack else [-held.sum(), total - np.abs(held).sum()])
+        try:
+            with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
+                Z = cho_solve(cho_factor(M, lower=True, overwrite_a=True), np.column_stack([r, E]), check_finite=False)
+        except LinAlgError:
+            return None  # K_FF not definite in floating point
+        del M
+        Y = Z[:, 1:]
+        try:  # the borders' Schur complement; singular where every s_i is one sign (two equal rows)
+            mu = np.linalg.solve(E.T @ Y, E.T @ Z[:, 0] - rhs)
+        except np.linalg.LinAlgError:
+            return None
+        step = Z[:, 0] - Y @ mu - d0[F]
+        t = _face_reach(d0[F], step, C, total - float(np.abs(held).sum()))
+        if t <= 0.0:
+            return None
+        d = d0.copy()
+        d[F] += t * step
+        np.clip(d, -C, C, out=d)
+        room = C - np.abs(d)
+        pad = room * (max(0.5 * (total - float(np.abs(d).sum())), 0.0) / max(float(room.sum()), np.finfo(float).tiny))
+        return np.concatenate([np.maximum(d, 0.0) + pad, np.maximum(-d, 0.0) + pad])
+
     def constant(self, alpha: Array) -> float:
         return float(self.y @ (alpha[self.m :] - alpha[: self.m])) / (self.C * self.m)
 
@@ -448,17 +552,19 @@ class _NuSVRFamily(MasterFamily):
         return _decision_accuracy(opts, self.nu)
 
     def curvature(self, alpha: Array) -> Curvature:
-        m = self.m
-        F = np.flatnonzero(_free(alpha, self.C))
-        # α_i and α*_i both free (possible only where the tube is slack: ε = 0) enter through
-        # α*_i − α_i alone: one of them is the free direction, the other held
-        F = F[np.unique(F % m, return_index=True)[1]]
-        star = F >= m  # α* multiplies +u, α −u
-        signs = np.where(star, 1.0, -1.0) / float(np.sqrt(self.C * m))
-        rows = [np.where(star, -1.0, 1.0)]  # 1ᵀα = 1ᵀα*
-        if float(alpha.sum()) >= self.C * self.nu * m * (1 - 1e-9):  # the tube's inequality binds
-            rows.append(np.ones(F.size))
-        return Curvature(F % m, signs, np.zeros(F.size), None, np.vstack(rows))
+        """In d = α* − α (u = d/√(Cm)): the points with d inside the box, held by 1ᵀd = 0 and,
+        where the tube binds, by s_Fᵀd_F = Cνm − Σ|d_B| (s the signs; the points with d = 0 are
+        then inside the tube, held). Where it is slack (Σ|d| < Cνm: ε = 0) every point inside the
+        box is free and the tube is no constraint: the slack is α = α* on some points, which a
+        perturbation of d moves without changing the objective."""
+        m, C = self.m, self.C
+        d = alpha[m:] - alpha[:m]
+        absd = np.abs(d)
+        slack = float(absd.sum()) < self.C * self.nu * m * (1 - 1e-9)
+        inside = absd < C * (1 - 1e-12)
+        F = np.flatnonzero(inside if slack else inside & (absd > 1e-12 * C))
+        rows = [np.ones(F.size)] if slack else [np.ones(F.size), np.sign(d[F])]
+        return Curvature(F, np.full(F.size, 1.0 / float(np.sqrt(C * m))), np.zeros(F.size), None, np.vstack(rows))
 
 
 @dataclass
@@ -586,6 +692,21 @@ def _outputs(gram: GramOperator, rows: NDArray[np.intp], cols: NDArray[np.intp],
         return dictionary_matvec(got[0].hyperkernel, got[1], got[2], X[rows], X[cols], v, n_jobs=n_jobs)
     step = max(1, (1 << 22) // max(1, cols.size))
     return np.concatenate([gram.block(rows[lo : lo + step], cols) @ v for lo in range(0, rows.size, step)])
+
+
+def _face_reach(d: Array, step: Array, C: float, budget: float) -> float:
+    """The largest t ≤ 1 with |d + t·step| ≤ C entrywise and Σ|d + t·step| ≤ ``budget`` (both
+    convex in t and met at t = 0: the feasible t are an interval; the sum's end by bisection)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        box = np.where(step > 0, (C - d) / step, np.where(step < 0, (C + d) / -step, np.inf))
+    t = float(min(1.0, np.min(box, initial=np.inf)))
+    if float(np.abs(d + t * step).sum()) <= budget * (1 + 1e-12):
+        return max(t, 0.0)
+    lo, hi = 0.0, t
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if float(np.abs(d + mid * step).sum()) <= budget * (1 + 1e-12) else (lo, mid)
+    return lo
 
 
 # ------------------------------------------------------------------------------------ entry points

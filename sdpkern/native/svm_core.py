@@ -119,6 +119,9 @@ class QPSolution:
     columns : int
         Kernel columns computed by the solve (recomputations included).
     seconds : float
+    start_violation : float
+        The KKT violation at the start (NaN with the working sets' decomposition): with
+        ``kkt_violation``, how many decades the solve's ``n_iter`` steps bought.
     """
 
     alpha: Array
@@ -133,6 +136,7 @@ class QPSolution:
     rounds: int = 1
     columns: int = 0
     seconds: float = 0.0
+    start_violation: float = float("nan")
 
 
 @dataclass
@@ -510,6 +514,7 @@ def solve_qp(
     if working_set is not None:
         working_set = check_integer(working_set, "working_set", 2)
     cols0 = K.columns_computed
+    start = float("nan")
     if working_set is not None and K.n > working_set:
         alpha, grad, n_iter, rounds, reached = _decompose(
             K, ya, pa, ua, Da, a, constraints, tol, budget, bool(shrinking), working_set, restrict, n_jobs,
@@ -519,6 +524,7 @@ def solve_qp(
         columns = 0
     else:
         st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking), n_jobs)
+        start = st.violation()
         viol = st.run(tol, budget, objective_target)
         alpha, grad, n_iter, rounds, reached = st.alpha, st.grad(), st.n_iter, 1, st.reached
         columns = K.columns_computed - cols0
@@ -527,7 +533,7 @@ def solve_qp(
     return QPSolution(
         alpha=alpha, grad=grad, rho=rho, r=r, objective=0.5 * float(alpha @ (grad + pa)), n_iter=int(n_iter),
         status=status, kkt_violation=float(viol), tol=tol, rounds=rounds, columns=int(columns),
-        seconds=time.perf_counter() - t0,
+        seconds=time.perf_counter() - t0, start_violation=start,
     )  # fmt: skip
 
 
