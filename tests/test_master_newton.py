@@ -303,3 +303,30 @@ def test_l2_svm_direct_solve_is_the_smo_maximiser_and_its_factor_the_hessians(da
     fresh, _ = master._hessian(terms, near, direct.inner.u, cv)
     assert fresh is not None
     np.testing.assert_allclose(direct.H, fresh, rtol=0, atol=1e-9 * np.abs(fresh).max())
+
+
+@pytest.mark.parametrize("name", ["csvm", "nusvm", "one_class", "nu_regression", "nu_regression_slack"])
+def test_hessian_by_the_bordered_matrix_where_cholesky_fails(name: str, monkeypatch: Any) -> None:
+    # M's Cholesky factorisation with the equalities by their Schur complement; where M is not
+    # definite in floating point (simulated: the definite solve refuses), the bordered matrix is
+    # built again and solved by LAPACK's symmetric indefinite solve. Second route of each other:
+    # the same Hessian to 1e-8 of its largest entry
+    X, y = _data("pima", 160, 7)
+    master, terms = _master(_family(name, y), X)
+    beta = np.random.default_rng(7).dirichlet(np.ones(terms.size))
+    point = master.inner(terms, beta, None)
+    cv = master._curvature(point.inner.alpha)
+    assert cv is not None and cv.equalities.shape[0] >= 1
+    H, _ = master._hessian(terms, point.beta, point.inner.u, cv)
+    solve = hm._solve_symmetric
+    calls: list[bool] = []
+
+    def refuse(A: np.ndarray, B: np.ndarray, definite: bool) -> np.ndarray | None:
+        calls.append(definite)
+        return None if definite else solve(A, B, definite)
+
+    monkeypatch.setattr(hm, "_solve_symmetric", refuse)
+    again, _ = master._hessian(terms, point.beta, point.inner.u, cv)
+    assert calls == [True, False]
+    assert H is not None and again is not None
+    np.testing.assert_allclose(again, H, rtol=0, atol=1e-8 * np.abs(H).max())

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
@@ -198,10 +199,11 @@ class InnerSolution:
     extras : dict
         Values the family reports with its model (e.g. the ν-SVM's margin ρ).
     factor : tuple or None
-        SciPy's ``cho_factor`` of the bordered matrix of the maximiser's :class:`Curvature` (without
-        its rank-one part, which the Hessian adds by Sherman-Morrison), where the solve factorised
-        it: the alignment's K(β) + εI, the L2-SVM's direct solve. The master's Hessian solves with
-        it instead of factorising again, then drops it (f² memory).
+        SciPy's ``cho_factor`` of M, the free block of the bordered matrix of the maximiser's
+        :class:`Curvature` (without its rank-one part, which the Hessian adds by Sherman-Morrison;
+        the equalities by their Schur complement), where the solve factorised it: the alignment's
+        K(β) + εI, the L2-SVM's direct solve. The master's Hessian solves with it instead of
+        factorising again, then drops it (f² memory).
     """
 
     alpha: Array
@@ -528,9 +530,11 @@ class _Master:
         if point.H is not None:
             return point.H
         if self.pending is not None and self.pending[0] is point:
-            _, ready, Ku, kkt = self.pending
+            _, ready, Ku, M = self.pending
             self.pending = None
-            return self._solve_hessian(ready, Ku, kkt, None)
+            held = [M]
+            del M  # held alone keeps it: freed when the factorisation fails (_solve_hessian)
+            return self._solve_hessian(ready, Ku, held, None, partial(self._bordered, terms, point.beta, point.inner.u))
         cv = self._curvature(point.inner.alpha)
         return None if cv is None else self._hessian(terms, point.beta, point.inner.u, cv)[0]
 
@@ -548,19 +552,23 @@ class _Master:
     ) -> tuple[Array | None, Array]:
         """D's Hessian at β' (:meth:`hessian`), or None where the bordered matrix is singular, and
         the pass's (K_l u)[F], an array (len(F), len(terms)). With the inner solve's ``factor`` of
-        the bordered matrix (:class:`InnerSolution`) the pass gives (K_l u)[F] only and the
-        solve uses the factor."""
+        M (:class:`InnerSolution`) the pass gives (K_l u)[F] only and the solve uses the factor."""
         if factor is None:
-            kkt, Ku = self._bordered(terms, beta, u, cv)
-            return self._solve_hessian(cv, Ku, kkt, None), Ku
+            M, Ku = self._bordered(terms, beta, u, cv)
+            held = [M]
+            del M
+            return self._solve_hessian(cv, Ku, held, None, partial(self._bordered, terms, beta, u)), Ku
         Ku = self.free_blocks(terms, beta, u, cv.points, None)
-        return self._solve_hessian(cv, Ku, None, factor), Ku
+        return self._solve_hessian(cv, Ku, [], factor), Ku
 
-    def _bordered(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array, Array]:
-        """The bordered matrix of D's Hessian at β' (Fortran order, to be factorised in place) and
-        (K_l u)[F], from one pass (:meth:`free_blocks`)."""
+    def _bordered(
+        self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature, border: bool = False
+    ) -> tuple[Array, Array]:
+        """M = T_Fᵀ K(β) T_F + diag(−∇²q) on F (Fortran order, to be factorised in place; with
+        ``border`` inside the bordered matrix [[M, Eᵀ], [E, 0]]) and (K_l u)[F], from one pass
+        (:meth:`free_blocks`)."""
         F, t, E = cv.points, cv.signs, cv.equalities
-        f, k = F.size, E.shape[0]
+        f, k = F.size, E.shape[0] if border else 0
         kkt = np.zeros((f + k, f + k), order="F")  # LAPACK's order: factorised in place
         M = kkt[:f, :f]
         Ku = self.free_blocks(terms, beta, u, F, M)
@@ -571,35 +579,56 @@ class _Master:
         # their rows equal; V is equal on them too, so a ridge of HESSIAN_RIDGE × M's largest
         # diagonal entry gives M's least-norm solution on them instead of no Newton step
         M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
-        kkt[:f, f:], kkt[f:, :f] = E.T, E
+        kkt[:f, f:], kkt[f:, :f] = E.T[:, :k], E[:k]
         return kkt, Ku
 
     def _solve_hessian(
-        self, cv: Curvature, Ku: Array, kkt: Array | None, factor: tuple[Array, bool] | None
-    ) -> Array | None:
-        """D's Hessian c²VᵀN V from (K_l u)[F] and the bordered matrix ``kkt`` (factorised in
-        place) or its ``factor``; None where the matrix is singular."""
+        self, cv: Curvature, Ku: Array, held: list[Array], factor: tuple[Array, bool] | None,
+        bordered: Callable[[Curvature, bool], tuple[Array, Array]] | None = None,
+    ) -> Array | None:  # fmt: skip
+        """D's Hessian c²VᵀN V from (K_l u)[F] and M (``held``, popped: factorised in place) or
+        its ``factor``; None where the bordered matrix is singular.
+
+        M is positive definite where K(β) is semidefinite (every family's −∇²q diagonal is ≥ 0,
+        and the ridge): its Cholesky factorisation, and E's rows by their Schur complement E M⁻¹Eᵀ.
+        Where M is not definite in floating point, ``bordered`` builds the bordered matrix again
+        for LAPACK's symmetric indefinite solve (the Cholesky factorisation takes half its time)."""
         from scipy.linalg import cho_solve
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
         f, k = F.size, E.shape[0]
         V = t[:, None] * Ku  # v_l = T_Fᵀ K_l u
-        rhs = np.zeros((f + k, V.shape[1] + (cv.rank_one is not None)), order="F")
-        rhs[:f, : V.shape[1]] = V
+        cols = V.shape[1] + (cv.rank_one is not None)
+        rhs = np.zeros((f, cols + k), order="F")
+        rhs[:, : V.shape[1]] = V
         if cv.rank_one is not None:  # M + wwᵀ by Sherman-Morrison: one more right-hand side, no f × f outer product
-            rhs[:f, -1] = cv.rank_one
+            rhs[:, cols - 1] = cv.rank_one
+        rhs[:, cols:] = E.T
         with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
             if factor is not None:  # the inner solve's, of the same M (with its ridge)
                 Z = cho_solve(factor, rhs, check_finite=False)
-            else:  # M is positive definite when K(β) is semidefinite and −∇²q's diagonal positive
-                assert kkt is not None
-                Z = _solve_symmetric(kkt, rhs, k == 0 and bool(np.all(cv.diag > 0)))
+            else:
+                Z = _solve_symmetric(held.pop(), rhs, True)
+                if Z is None and bordered is not None:
+                    kkt = bordered(cv, True)[0]
+                    Zb = _solve_symmetric(kkt, np.vstack([rhs[:, :cols], np.zeros((k, cols))]), False)
+                    del kkt
+                    if Zb is None:
+                        return None
+                    Z, k = Zb[:f], 0  # the borders already solved for
         if Z is None:
             return None
-        X = Z[:f, : V.shape[1]]
+        X = Z[:, :cols]
+        if k:
+            Y = Z[:, cols:]
+            try:
+                X = X - Y @ np.linalg.solve(E @ Y, E @ X)
+            except np.linalg.LinAlgError:
+                return None  # E's rows dependent on F: the bordered matrix is singular
         if cv.rank_one is not None:
-            z, w = Z[:f, -1], cv.rank_one
+            z, w = X[:, -1], cv.rank_one
+            X = X[:, :-1]
             X = X - np.outer(z, (w @ X) / (1.0 + float(w @ z)))
         H = self.c * self.c * (V.T @ X)
         return 0.5 * (H + H.T) if np.all(np.isfinite(H)) else None
@@ -628,8 +657,9 @@ class _Master:
             if factor is not None:
                 H, Ku = self._hessian(terms, beta, u, cv, factor)
             else:
-                kkt, Ku = self._bordered(terms, beta, u, cv)
-                pending = (cv, Ku, kkt)
+                M, Ku = self._bordered(terms, beta, u, cv)
+                pending = (cv, Ku, M)
+                del M
             q = self.c * 0.5 * (u[cv.points] @ Ku)
         else:
             q = self.c * self.quadratics(terms, u)
