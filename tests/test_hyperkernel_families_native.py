@@ -282,3 +282,29 @@ def test_the_nu_regression_face_step_is_weighed_against_the_smo_steps_left() -> 
     assert fam._face_start(gram, loose, 0.99 * cost, opts) is None
     assert fam._face_start(gram, loose, 1.01 * cost, opts) is not None
     assert fam._face_start(gram, loose, np.inf, opts | {"newton_points": f - 1}) is None
+
+
+@pytest.mark.parametrize("kind", ["friedman1", "friedman3", "binding"])
+def test_the_nu_regression_cold_start_is_feasible_and_leads_to_the_same_optimum(kind: str) -> None:
+    # _cold_start: the face's minimiser with every point free and the tube slack, clipped to the
+    # box, 1ᵀd = 0 restored and scaled into the tube. Second route: the SMO from libsvm's start;
+    # the same minimiser d to 1e-6 of C; where the tube is slack at the optimum, in a tenth of the
+    # steps at most
+    from sdpkern.native import svm_core
+
+    gram, z, C, nu, fam = _nu_regression_inner(kind, 1)
+    m = z.size
+    opts = {"smo_max_iter": 10**8, "working_set": None, "n_jobs": 1, "newton_points": m}
+    start = fam._cold_start(gram, opts)
+    assert start is not None
+    total = C * nu * m
+    assert np.all(start >= 0) and np.all(start <= C)
+    np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
+    tol = 1e-8
+    cold = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, working_set=None)
+    libsvm = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, working_set=None)
+    assert cold.status == libsvm.status == "optimal"
+    np.testing.assert_allclose(cold.dual_coef, libsvm.dual_coef, rtol=0, atol=1e-6 * C)
+    if kind != "binding":
+        assert cold.n_iter <= 0.1 * libsvm.n_iter
+    assert fam._cold_start(gram, opts | {"newton_points": m - 1}) is None
