@@ -495,10 +495,7 @@ class _NuSVRFamily(MasterFamily):
         C, m = self.C, self.m
         d0 = sol.dual_coef
         total = float(sol.alpha.sum())  # Cνm
-        absd = np.abs(d0)
-        slack = float(absd.sum()) < total * (1.0 - 1e-9)
-        inside = absd < C * (1.0 - 1e-12)
-        F = np.flatnonzero(inside if slack else inside & (absd > 1e-12 * C))
+        F = self.curvature(self._swap(sol.alpha)).points  # the Hessian's free points are the face's
         if F.size == 0 or F.size > opts["newton_points"] or left <= _FACE_STEP_COST * F.size**3 / m:
             return None
         dF = self._face_minimiser(gram, F, d0, sol.outputs, total, opts)
