@@ -93,3 +93,34 @@ def test_factor_of_twenty_thousand_rows_on_two_threads() -> None:
         x = cho_solve(c, Ab, check_finite=False)
     # K + 0.01 I has condition number ≤ 2·10⁶: b back to 1e-7
     assert np.linalg.norm(x - b) <= 1e-7 * np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("border", [0, 1, 7])
+def test_bordered_cholesky_solves_the_whole_matrix(border: int) -> None:
+    # P⁻¹R from the factor of P_FF and the border's Schur complement, F and the border interleaved
+    # in R's rows, with one and several right-hand sides, scaled and not. Second route: NumPy's
+    # solve of the whole matrix, 1e-10 relative (a condition number near 1e4)
+    rng = np.random.default_rng(border)
+    n = 60
+    B = rng.normal(size=(n, n))
+    P = B @ B.T + 1e-2 * n * np.eye(n)
+    A = np.sort(rng.choice(n, border, replace=False))
+    F = np.setdiff1d(np.arange(n), A)
+    solve = dense_cholesky.BorderedCholesky.plain(dense_cholesky.cho_factor(P[np.ix_(F, F)], lower=True))
+    if border:
+        solve = solve.bordered(F, A, P[np.ix_(F, A)], P[np.ix_(A, A)])
+    R = rng.normal(size=(n, 3))
+    want = np.linalg.solve(P, R)
+    np.testing.assert_allclose(solve(R), want, rtol=0, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_allclose(solve(R[:, 0]), want[:, 0], rtol=0, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_allclose(solve.with_scale(4.0)(R), want / 4.0, rtol=0, atol=1e-10 * np.abs(want).max())
+
+
+def test_bordered_cholesky_refuses_a_border_that_is_not_definite() -> None:
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(20, 20))
+    P = B @ B.T + np.eye(20)
+    F, A = np.arange(19), np.array([19])
+    solve = dense_cholesky.BorderedCholesky.plain(dense_cholesky.cho_factor(P[:19, :19], lower=True))
+    with pytest.raises(LinAlgError):
+        solve.bordered(F, A, P[:19, 19:], P[19:, 19:] - 1e3)

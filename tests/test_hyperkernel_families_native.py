@@ -243,7 +243,9 @@ def test_the_nu_regression_face_step_lands_on_the_smo_optimum(kind: str, seed: i
     # same stopped point to the same tolerance; the same minimiser d = α* − α (K is positive
     # definite: d is unique) to 1e-6 of C and the same objective to 1e-9. Where the tube is slack
     # (ε = 0: the Friedman draws at C = 100) every point inside the box is free and the step lands
-    # on the optimum: a tenth of the SMO's steps at most (none, measured)
+    # on the optimum: a tenth of the SMO's steps at most (none, measured). The step's outputs
+    # K d (from the face's KKT rows and the held points' block) against K's columns: 1e-10 of
+    # their largest (1e-14 to 1e-13 measured); the SMO started with them reaches the same optimum
     from sdpkern.native import svm_core
 
     gram, z, C, nu, fam = _nu_regression_inner(kind, seed)
@@ -252,20 +254,59 @@ def test_the_nu_regression_face_step_lands_on_the_smo_optimum(kind: str, seed: i
     tol = 1e-8
     loose = svm_core.solve_nu_svr(gram, z, C, nu, tol=1e4 * tol, working_set=None)
     assert loose.qp is not None and loose.qp.kkt_violation > tol
-    start = fam._face_start(gram, loose, np.inf, opts)
-    assert start is not None
+    step = fam._face_start(gram, loose, np.inf, tol, opts)
+    assert step is not None
+    start = step.alpha
     total = C * nu * m
     assert np.all(start >= 0) and np.all(start <= C)
     np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
-    finish = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, working_set=None)
+    slack = kind != "binding"
+    assert (step.outputs is not None) == slack  # where the tube binds most points are held: no pass
+    if step.outputs is not None:
+        Kd = gram.matvec(start[:m] - start[m:])
+        np.testing.assert_allclose(step.outputs, Kd, rtol=0, atol=1e-10 * np.abs(Kd).max())
+    finish = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, outputs0=step.outputs, working_set=None)
     alone = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=loose.alpha, working_set=None)
     assert finish.status == alone.status == "optimal"
-    slack = float(np.abs(alone.dual_coef).sum()) < total * (1 - 1e-6)
-    assert slack == (kind != "binding")
+    assert (float(np.abs(alone.dual_coef).sum()) < total * (1 - 1e-6)) == slack
     np.testing.assert_allclose(finish.dual_coef, alone.dual_coef, rtol=0, atol=1e-6 * C)
     assert finish.objective == pytest.approx(alone.objective, rel=1e-9)
     if slack:
         assert finish.n_iter <= 0.1 * alone.n_iter
+
+
+def test_the_nu_regression_face_step_frees_the_held_points_that_violate_their_kkt_conditions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a face found from a loose SMO point (tol 1e-2) of Friedman #1 at C = 1: its minimiser lies in
+    # the box, but two held points violate their KKT conditions there. The step frees them as a
+    # border of the factor and lands: the SMO then takes no step. Without the rounds
+    # (_FACE_ROUNDS = 0) the SMO takes hundreds (617 measured). Second route: the SMO alone; the
+    # same minimiser d to 1e-6 of C and the same objective to 1e-9
+    from sdpkern.native import svm_core
+
+    gram, z, _, nu, _ = _nu_regression_inner("friedman1", 3)
+    C, m, tol = 1.0, z.size, 1e-8
+    fam = hf._NuSVRFamily(y=z, C=C, nu=nu)
+    opts = {"smo_max_iter": 10**8, "working_set": None, "n_jobs": 1, "newton_points": m}
+    loose = svm_core.solve_nu_svr(gram, z, C, nu, tol=1e-2, working_set=None)
+    F = fam.curvature(fam._swap(loose.alpha)).points
+    alone = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=loose.alpha, working_set=None)
+
+    def finish(step: Any) -> Any:
+        return svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=step.alpha, outputs0=step.outputs,
+                                     working_set=None)  # fmt: skip
+
+    bordered = fam._face_start(gram, loose, np.inf, tol, opts)
+    assert bordered is not None and bordered.points.size > F.size
+    landed = finish(bordered)
+    assert landed.status == alone.status == "optimal" and landed.n_iter == 0
+    np.testing.assert_allclose(landed.dual_coef, alone.dual_coef, rtol=0, atol=1e-6 * C)
+    assert landed.objective == pytest.approx(alone.objective, rel=1e-9)
+    monkeypatch.setattr(hf, "_FACE_ROUNDS", 0)
+    plain = fam._face_start(gram, loose, np.inf, tol, opts)
+    assert plain is not None and plain.points.size == F.size
+    assert finish(plain).n_iter > 0
 
 
 def test_the_nu_regression_face_step_is_weighed_against_the_smo_steps_left() -> None:
@@ -279,9 +320,9 @@ def test_the_nu_regression_face_step_is_weighed_against_the_smo_steps_left() -> 
     opts = {"smo_max_iter": 10**8, "working_set": None, "n_jobs": 1, "newton_points": m}
     f = fam.curvature(fam._swap(loose.alpha)).points.size  # the face's free points (the same rule)
     cost = hf._FACE_STEP_COST * f**3 / m
-    assert fam._face_start(gram, loose, 0.99 * cost, opts) is None
-    assert fam._face_start(gram, loose, 1.01 * cost, opts) is not None
-    assert fam._face_start(gram, loose, np.inf, opts | {"newton_points": f - 1}) is None
+    assert fam._face_start(gram, loose, 0.99 * cost, 1e-8, opts) is None
+    assert fam._face_start(gram, loose, 1.01 * cost, 1e-8, opts) is not None
+    assert fam._face_start(gram, loose, np.inf, 1e-8, opts | {"newton_points": f - 1}) is None
 
 
 @pytest.mark.parametrize("kind", ["friedman1", "friedman3", "binding"])

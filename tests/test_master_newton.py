@@ -107,24 +107,29 @@ def test_hessian_blocks_consumed_in_two_threads_give_the_same_bits(name: str, mo
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_bordered_matrix_and_products_from_one_lower_triangle_pass(n_jobs: int, monkeypatch: Any) -> None:
-    # u supported within the free set F (the L2-SVM, the alignment): one pass over F's pairs' lower
-    # triangle gives every (K_l u)[F] and K(β)[F, F] on and below the diagonal, the triangle
-    # LAPACK reads. Second route: the dense blocks of every term (term_block), 1e-12; chunks of
-    # a few columns, so that many chunks write their own columns of K
+@pytest.mark.parametrize("outside", [0, 9])
+def test_bordered_matrix_and_products_from_one_lower_triangle_pass(n_jobs: int, outside: int, monkeypatch: Any) -> None:
+    # u supported within the free set F (the L2-SVM, the alignment), or also on a few points
+    # outside it (``outside``: the ν-regression's points at ±C): one pass over F's pairs' lower
+    # triangle and the block of F's rows and those points' columns give every (K_l u)[F] and
+    # K(β)[F, F] on and below the diagonal, the triangle LAPACK reads. Second route: the dense
+    # blocks of every term (term_block), 1e-12; chunks of a few columns, so that many chunks
+    # write their own columns of K
     monkeypatch.setattr(hyperkernel_terms, "_CHUNK_ELEMENTS", 4000)
     X, y = _data("pima", 150, 4)
     master, terms = _master(_family("l2svm", y), X, n_jobs)
     rng = np.random.default_rng(4)
     beta = rng.dirichlet(np.ones(terms.size))
-    F = np.sort(rng.choice(150, 97, replace=False))
+    pick = rng.choice(150, 97 + outside, replace=False)
+    F, S = np.sort(pick[:97]), np.sort(pick)
     u = np.zeros(150)
-    u[F] = rng.normal(size=F.size)
+    u[S] = rng.normal(size=S.size)
     K = np.zeros((F.size, F.size), order="F")
     V = master.free_blocks(terms, beta, u, F, K)
     B = master.B
     dense = hyperkernel_terms.term_block(B.hyperkernel, B.features[terms], B.X[F], B.X[F])
-    np.testing.assert_allclose(V, np.einsum("lij,j->il", dense, u[F]), rtol=1e-12, atol=1e-13)
+    wide = hyperkernel_terms.term_block(B.hyperkernel, B.features[terms], B.X[F], B.X[S])
+    np.testing.assert_allclose(V, np.einsum("lij,j->il", wide, u[S]), rtol=1e-12, atol=1e-13)
     want = np.tensordot(master.c * beta, dense, axes=1)
     low = np.tril_indices(F.size)
     np.testing.assert_allclose(K[low], want[low], rtol=1e-12, atol=1e-13)
@@ -335,3 +340,24 @@ def test_hessian_by_the_bordered_matrix_where_cholesky_fails(name: str, monkeypa
     assert calls == [True, False]
     assert H is not None and again is not None
     np.testing.assert_allclose(again, H, rtol=0, atol=1e-8 * np.abs(H).max())
+
+
+@pytest.mark.parametrize("data", [("pima", 0), ("banana", 1)])
+def test_nu_regression_face_factor_gives_the_hessian_and_cut_of_the_pass(data: tuple[str, int]) -> None:
+    # where the ν-regression's inner solve ends on a face step, that step's Cholesky factor of
+    # K(β)[F, F] (scaled by 1/(Cm)) serves the master's Newton step, and one pass over the free
+    # points and u's support (the points at ±C: in the support, not free) gives the cut. Second
+    # route: the bordered matrix built and factorised afresh, and the cut by its own pass; the
+    # same Hessian to 1e-10 of its largest entry (1e-14 measured) and the same cut to 1e-12
+    X, y = _data(data[0], 160, data[1])
+    master, terms = _master(_family("nu_regression", y), X)
+    beta = np.random.default_rng(data[1]).dirichlet(np.ones(terms.size))
+    point = master.inner(terms, beta, None)
+    assert point.H is not None  # the factor came with the solve: the Hessian is ready
+    u = point.inner.u
+    cv = master._curvature(point.inner.alpha)
+    assert cv is not None and not set(np.flatnonzero(u)) <= set(cv.points)
+    fresh, _ = master._hessian(terms, point.beta, u, cv)
+    assert fresh is not None
+    np.testing.assert_allclose(point.H, fresh, rtol=0, atol=1e-10 * np.abs(fresh).max())
+    np.testing.assert_allclose(point.q, master.c * master.quadratics(terms, u), rtol=1e-12)

@@ -188,6 +188,39 @@ def test_decomposition_shrinking_and_warm_start_reach_the_same_optimum(problem):
     assert n == 230
 
 
+def test_a_warm_start_with_its_outputs_computes_no_column_for_them():
+    # solve_qp(outputs0=K u at alpha0), through solve_nu_svr: the start's gradient from the given
+    # outputs instead of K's columns. From a loose solution's point and its outputs the solve
+    # reaches the same optimum as from the point alone (objective 1e-12 relative; outputs 1e-6 of
+    # their largest: the two starts' gradients differ in the last bits, so the SMO's paths differ
+    # within its tolerance, 6e-9 measured). Started at the optimum with its outputs, the solve
+    # certifies it with at most the two columns of one pair, where without them it computes the
+    # support's. outputs0 for a start that making it feasible moved are not used (the same result
+    # as without them)
+    X, y, g = _classification("blobs")
+    z = X[:, 0] + np.sin(X[:, 1])
+    loose = svm_core.solve_nu_svr(KernelGram(Gaussian(gamma=g), X), z, 2.0, 0.4, tol=1e-1)
+    a, b = (svm_core.solve_nu_svr(KernelGram(Gaussian(gamma=g), X), z, 2.0, 0.4, tol=TOL, alpha0=loose.alpha,
+                                  outputs0=out) for out in (loose.outputs, None))  # fmt: skip
+    assert a.status == b.status == "optimal" and a.n_iter > 0
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+    np.testing.assert_allclose(a.outputs, b.outputs, rtol=0, atol=1e-6 * np.abs(b.outputs).max())
+    columns = []
+    for out in (b.outputs, None):
+        K = KernelGram(Gaussian(gamma=g), X)
+        hot = svm_core.solve_nu_svr(K, z, 2.0, 0.4, tol=TOL, alpha0=b.alpha, outputs0=out)
+        assert hot.status == "optimal" and hot.n_iter == 0
+        columns.append(K.columns_computed)
+    support = int(np.count_nonzero(b.dual_coef))
+    assert columns[0] <= 2 and columns[1] >= support > 2
+    moved = svm_core.solve_nu_svr(KernelGram(Gaussian(gamma=g), X), z, 2.0, 0.4, tol=TOL, alpha0=0.9 * loose.alpha,
+                                  outputs0=loose.outputs)  # fmt: skip
+    assert moved.objective == pytest.approx(b.objective, rel=1e-9)
+    with pytest.raises(DataError, match="outputs0"):
+        svm_core.solve_qp(KernelGram(Gaussian(gamma=g), X), np.ones(X.shape[0]), -np.ones(X.shape[0]), 1.0,
+                          np.zeros(X.shape[0]), outputs0=np.zeros(3))  # fmt: skip
+
+
 def test_avx2_and_baseline_passes_agree():
     # the pair step's selection and update as AVX2 passes over every variable and as the
     # baseline's index-list loops: one pair rule (libsvm's WSS2; the ν-forms within each class,

@@ -90,9 +90,11 @@ def synthetic(name: str, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     y = rng.integers(0, 2, m) * 2 - 1
     if name == "twonorm":
         X = rng.normal(size=(m, 20)) + (2 / np.sqrt(20)) * y[:, None]
-    else:
-        X = np.where(y[:, None] > 0, rng.normal(size=(m, 20)) * 2.0, rng.normal(size=(m, 20)) + 2 / np.sqrt(20))
-    return X, y.astype(float)
+        return X, y.astype(float)
+    X = np.where(y[:, None] > 0, rng.normal(size=(m, 20)) * 2.0, rng.normal(size=(m, 20)) + 2 / np.sqrt(20))
+    # KEEL's ring.dat labels the shifted unit Gaussian 1 (the class the one-class SVM learns);
+    # the labels are flipped here rather than the draw changed, so that earlier figures stand
+    return X, -y.astype(float)
 
 
 def data(name: str, m: int, seed: int) -> tuple[np.ndarray, ...] | None:

@@ -13,6 +13,8 @@ panels), with ``dpotrf`` on blocks of :data:`BLOCK` rows. The flops are LAPACK's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import LinAlgError
@@ -20,7 +22,7 @@ from scipy.linalg.lapack import dpotrf
 
 from .._newtoncore import cholesky_blocked
 
-__all__ = ["BLOCK", "DIRECT_MAX", "cho_factor", "cholesky"]
+__all__ = ["BLOCK", "DIRECT_MAX", "BorderedCholesky", "cho_factor", "cholesky"]
 
 Array = NDArray[np.float64]
 
@@ -98,3 +100,78 @@ def _clear_other_triangle(L: Array) -> None:
         j1 = min(j0 + 256, n)
         L[:j0, j0:j1] = 0.0
         L[j0:j1, j0:j1] = np.tril(L[j0:j1, j0:j1])
+
+
+@dataclass
+class BorderedCholesky:
+    """P⁻¹ for a symmetric positive definite P = [[P_FF, P_FA], [P_AF, P_AA]] from a Cholesky factor
+    of P_FF and the border A by its Schur complement S = P_AA − P_AF P_FF⁻¹ P_FA (block
+    elimination: a border of a points costs a solves with the kept factor and an a × a
+    factorisation, where a factorisation of order f + a would cost (f + a)³/3 flops).
+
+    Calling it on R (rows in the order of ``F`` then ``A``'s positions: ``rows_F``, ``rows_A`` in
+    R) gives P⁻¹R: x_A = S⁻¹(R_A − Wᵀ R_F), x_F = P_FF⁻¹R_F − W x_A with W = P_FF⁻¹P_FA.
+
+    Attributes
+    ----------
+    factor : tuple
+        ``cho_factor`` of P_FF (SciPy's form).
+    rows_F, rows_A : int arrays
+        The positions of F's and A's rows in the right-hand sides.
+    W : (f, a) array
+        P_FF⁻¹ P_FA.
+    schur : tuple or None
+        ``cho_factor`` of S (None without a border).
+    scale : float
+        P is this times the matrix factorised (its inverse divided by it): a scaled system
+        shares the factor.
+    """
+
+    factor: tuple[Array, bool]
+    rows_F: NDArray[np.intp]
+    rows_A: NDArray[np.intp]
+    W: Array
+    schur: tuple[Array, bool] | None
+    scale: float = 1.0
+
+    @classmethod
+    def plain(cls, factor: tuple[Array, bool]) -> BorderedCholesky:
+        """No border: P = P_FF."""
+        f = factor[0].shape[0]
+        return cls(factor, np.arange(f), np.zeros(0, dtype=np.intp), np.zeros((f, 0)), None)
+
+    def bordered(
+        self, rows_F: NDArray[np.intp], rows_A: NDArray[np.intp], P_FA: Array, P_AA: Array
+    ) -> BorderedCholesky:
+        """The same factor of P_FF with the border ``P_FA`` (f × a), ``P_AA`` (a × a) at the rows
+        ``rows_A`` (F's at ``rows_F``) of the right-hand sides, unscaled.
+
+        Raises
+        ------
+        numpy.linalg.LinAlgError
+            S is not definite in floating point.
+        """
+        from scipy.linalg import cho_solve
+
+        W = np.asarray(cho_solve(self.factor, P_FA, check_finite=False), dtype=np.float64)
+        S = P_AA - P_FA.T @ W
+        schur = cho_factor(0.5 * (S + S.T), lower=True) if rows_A.size else None
+        return BorderedCholesky(self.factor, rows_F, rows_A, W, schur)
+
+    def with_scale(self, scale: float) -> BorderedCholesky:
+        """The same solver for ``scale`` times the matrix factorised."""
+        return BorderedCholesky(self.factor, self.rows_F, self.rows_A, self.W, self.schur, scale)
+
+    def __call__(self, R: Array) -> Array:
+        """P⁻¹R (R of one or more columns)."""
+        from scipy.linalg import cho_solve
+
+        R = np.asarray(R, dtype=np.float64)
+        out = np.empty_like(R)
+        z = cho_solve(self.factor, R[self.rows_F], check_finite=False)
+        if self.schur is not None:
+            xA = cho_solve(self.schur, R[self.rows_A] - self.W.T @ R[self.rows_F], check_finite=False)
+            z -= self.W @ xA
+            out[self.rows_A] = xA
+        out[self.rows_F] = z
+        return out / self.scale if self.scale != 1.0 else out

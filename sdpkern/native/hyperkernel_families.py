@@ -66,7 +66,7 @@ from ..kernels.gram import GramOperator, SumGram
 from ..kernels.hyperkernel_terms import TermGram, dictionary_gram, dictionary_matvec, learned_block, term_block
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
-from .dense_cholesky import cho_factor
+from .dense_cholesky import BorderedCholesky, cho_factor
 from .hyperkernel_master import (
     HESSIAN_RIDGE,
     Curvature,
@@ -103,6 +103,12 @@ _SETTLED = 0.01
 #: to be weighed: loose enough to leave the slow decades to the face step, tight enough to find
 #: the points at the box
 _FACE_STAGE = 1e4
+
+#: Rounds of :meth:`_NuSVRFamily._face_start` that free the held points violating their KKT
+#: conditions at the face's minimiser, and how many points it frees in all (a border of the
+#: factor: each point one more solve with it)
+_FACE_ROUNDS = 3
+_FACE_BORDER = 64
 
 #: SMO steps a face step costs, per f³/m (f free points of m): the f × f block, its Cholesky
 #: factorisation and K(β)'s columns computed again, against SMO steps of about m flops each
@@ -310,7 +316,8 @@ class _L2SVCFamily(MasterFamily):
                     continue
             alpha = np.zeros(self.m)
             alpha[F] = aF
-            return InnerSolution(alpha, y * alpha, Ku, self.constant(alpha), -bias, 0, factor=factor)
+            solve = BorderedCholesky.plain(factor)
+            return InnerSolution(alpha, y * alpha, Ku, self.constant(alpha), -bias, 0, factor=solve)
         return None
 
     def _kkt_solve(self, gram: GramOperator, F: NDArray[np.intp], opts: dict[str, Any]) -> tuple[Any, Array] | None:
@@ -395,6 +402,33 @@ class _OneClassFamily(MasterFamily):
 
 
 @dataclass
+class _Face:
+    """The ν-regression's minimiser on a face (:meth:`_NuSVRFamily._face_solve`): the free points
+    G, d_G and K(β)d on G there, the multipliers (b,) or (b, ε), the solver of K(β)[G, G] plus
+    the ridge, and whether the tube is slack."""
+
+    points: NDArray[np.intp]
+    d: Array
+    outputs: Array
+    lam: Array
+    solve: BorderedCholesky
+    ridge: float
+    slack: bool
+
+
+@dataclass
+class _FaceStep:
+    """A Newton step along a face of the ν-regression (:meth:`_NuSVRFamily._face_start`): the
+    SMO's start there (libsvm's order), K(β)d at it, the face's free points and the solver of
+    K(β)[G, G] plus its ridge."""
+
+    alpha: Array
+    outputs: Array | None
+    points: NDArray[np.intp]
+    solve: BorderedCholesky
+
+
+@dataclass
 class _NuSVRFamily(MasterFamily):
     """The hyperkernel ν-regression (002 eq. 3.12 divided by Cm, as the builder): variables
     α̂ = [α; α*] with 0 ≤ α, α* ≤ C, 1ᵀ(α + α*) ≤ Cνm, 1ᵀα = 1ᵀα*, q = yᵀ(α* − α)/(Cm),
@@ -426,10 +460,11 @@ class _NuSVRFamily(MasterFamily):
         m, Cm = self.m, self.C * self.m
         tol = _kkt_tolerance(opts, Cm, Cm * self.nu)  # D = −obj/(Cm), Σ(α + α*) ≤ Cνm
         a0 = None if alpha0 is None else self._swap(alpha0)
-        sol = self._staged(gram, a0, tol, restrict, opts)
+        sol, face = self._staged(gram, a0, tol, restrict, opts)
         steps = sol.n_iter
         eps = float(sol.certificate["epsilon"])
         if eps < 0.0:
+            face = None  # its f² factor is not kept beside another solve
             # the tube constraint is an inequality (module docstring): slack at the optimum, the ε = 0 SVR
             svr = solve_epsilon_svr(gram, self.y, self.C, 0.0, alpha0=sol.alpha, **_core_options(opts, restrict, tol))
             d = svr.dual_coef
@@ -441,12 +476,26 @@ class _NuSVRFamily(MasterFamily):
         d = sol.dual_coef  # α* − α of the builder's units
         root = float(np.sqrt(Cm))
         alpha = self._swap(sol.alpha)
+        factor = None if face is None else self._hessian_factor(alpha, face)
+        del face
         return InnerSolution(alpha, d / root, sol.outputs / root, float(self.y @ d) / Cm, sol.rho, steps,
-                             {"epsilon": eps})  # fmt: skip
+                             {"epsilon": eps}, factor)  # fmt: skip
+
+    def _hessian_factor(self, alpha: Array, face: _FaceStep) -> BorderedCholesky | None:
+        """The master's solver of M (:class:`InnerSolution`) from the face step that ended the
+        solve, where the solution's free points are that face's: M = K(β)[F, F]/(Cm) plus the
+        ridge (the curvature's signs are all 1/√(Cm), its diagonal 0), the face's matrix scaled.
+        (The ridges agree where K(β)'s diagonal is constant, as a dictionary's; else they differ
+        by the ratio of the largest diagonal entries of the face's factored block and all of F,
+        on a ridge of 1e-13.) None where the free points differ."""
+        cv = self.curvature(alpha)
+        if not np.array_equal(cv.points, face.points):
+            return None
+        return face.solve.with_scale(float(cv.signs[0]) ** 2)
 
     def _staged(
         self, gram: GramOperator, a0: Array | None, tol: float, restrict: Restrict, opts: dict[str, Any]
-    ) -> SVMSolution:
+    ) -> tuple[SVMSolution, _FaceStep | None]:
         """libsvm's ν-SVR on K(β) to the KKT tolerance ``tol``, from :meth:`_cold_start` without a
         warm start, with :meth:`_face_start` steps where the SMO's own rate says it is slow (the
         solution's ``n_iter`` counts every stage).
@@ -461,15 +510,25 @@ class _NuSVRFamily(MasterFamily):
         points' K(β)[F, F] is ill-conditioned (a nearly noise-free target at a large C: the solution
         nearly interpolates) and the SMO converges slowly. Without a Newton cap for f
         (``newton_points``) or with the working sets' decomposition, the SMO runs to ``tol`` at
-        once from libsvm's start."""
+        once from libsvm's start.
+
+        A stage after an SMO stage starts from the outputs K(β)d that one ended with, a face
+        step's probe (one SMO step at most, at ``tol``) from the step's own where it has them.
+        Where the probe certifies the step's point, the solve ends there and returns that step
+        (:class:`_FaceStep`: its factor then serves the master's Newton step); else None, the
+        factor dropped before the SMO refills K(β)'s cache, and the next stage computes the
+        outputs again, which fills that cache in one batch."""
         from .svm_core import solve_nu_svr
 
-        def smo(start: Array | None, t: float) -> SVMSolution:
-            return solve_nu_svr(gram, self.y, self.C, self.nu, alpha0=start, **_core_options(opts, restrict, t))
+        def smo(
+            start: Array | None, t: float, outputs: Array | None = None, max_iter: int | None = None
+        ) -> SVMSolution:
+            options = _core_options(opts, restrict, t) | ({} if max_iter is None else {"max_iter": max_iter})
+            return solve_nu_svr(gram, self.y, self.C, self.nu, alpha0=start, outputs0=outputs, **options)
 
         ws = opts["working_set"]
         if opts["newton_points"] == 0 or (ws is not None and self.m > ws):
-            return smo(a0, tol)
+            return smo(a0, tol), None
         level, steps = _FACE_STAGE, 0
         sol = smo(self._cold_start(gram, opts) if a0 is None else a0, tol * level)
         while level > 1.0 and sol.qp is not None and sol.qp.kkt_violation > tol:
@@ -477,37 +536,128 @@ class _NuSVRFamily(MasterFamily):
             decades = np.log10(qp.start_violation / qp.kkt_violation) if qp.kkt_violation > 0 else np.inf
             # a start near the stop (a warm start) gives no rate: one decade more first
             left = sol.n_iter / decades * np.log10(qp.kkt_violation / tol) if decades >= 0.5 else 0.0
-            start = self._face_start(gram, sol, left, opts) if left > 0 else None
+            face = self._face_start(gram, sol, left, tol, opts) if left > 0 else None
             level /= 10.0
             steps += sol.n_iter
-            sol = smo(sol.alpha if start is None else start, tol * level)
+            if face is not None:
+                sol = smo(face.alpha, tol, face.outputs, max_iter=1)
+                if sol.status == "optimal":
+                    sol.n_iter += steps
+                    return sol, face
+                del face
+                steps += sol.n_iter
+                # K(β)'s cache may be cold (released for the face's block): the start's outputs
+                # computed again fill it in one batch, which the SMO's steps then read
+                sol = smo(sol.alpha, tol * level)
+            else:
+                sol = smo(sol.alpha, tol * level, sol.outputs)
         sol.n_iter += steps
-        return sol
+        return sol, None
 
-    def _face_start(self, gram: GramOperator, sol: SVMSolution, left: float, opts: dict[str, Any]) -> Array | None:
-        """A start for the SMO (libsvm's order) one Newton step along the face of ``sol``'s point,
-        or None where that step would cost more than the ``left`` SMO steps or cannot be taken.
+    def _face_start(
+        self, gram: GramOperator, sol: SVMSolution, left: float, tol: float, opts: dict[str, Any]
+    ) -> _FaceStep | None:
+        """A start for the SMO one Newton step along the face of ``sol``'s point, or None where
+        that step would cost more than the ``left`` SMO steps or cannot be taken.
 
         The face: the points at a bound held (d = α* − α, libsvm's ``dual_coef``, at ±C; at 0 too
-        where the tube binds), the others free (:meth:`_face_minimiser`). The objective decreases
-        along the segment from d to the face's minimiser, so the step goes as far as the box and
-        the tube allow: all the way where the face is the optimum's."""
+        where the tube binds), the others free (:meth:`_face_minimiser`). Where the minimiser lies
+        in the box but held points violate their KKT conditions there by more than ``tol``, those
+        points join the free ones as a border of the factor (:class:`BorderedCholesky`: no new
+        factorisation), for :data:`_FACE_ROUNDS` rounds and :data:`_FACE_BORDER` points at most:
+        a face found from a loose SMO point misses a few of the optimum's free points, and the SMO
+        took most of a solve to free them. The objective decreases along the segment from d to the
+        last minimiser, so the step goes as far as the box and the tube allow: all the way where
+        the face is the optimum's. The outputs K(β)d there are (1 − t)·K(β)d₀ + t·K(β)d* (t the
+        step's length): K(β)d* on the free points from the face's KKT rows, on the held ones by a
+        pass over their pairs with the free points. The rounds and the outputs need that pass, so
+        both are left out where the held points are more than half the free ones (the tube
+        binds: the pass would cost more than the face's block, and the SMO computes the outputs
+        itself)."""
         C, m = self.C, self.m
         d0 = sol.dual_coef
         total = float(sol.alpha.sum())  # Cνm
         F = self.curvature(self._swap(sol.alpha)).points  # the Hessian's free points are the face's
         if F.size == 0 or F.size > opts["newton_points"] or left <= _FACE_STEP_COST * F.size**3 / m:
             return None
-        dF = self._face_minimiser(gram, F, d0, sol.outputs, total, opts)
-        if dF is None:
+        face = self._face_minimiser(gram, F, d0, sol.outputs, total, opts)
+        if face is None:
             return None
-        held = float(np.abs(np.delete(d0, F)).sum())
-        t = _face_reach(d0[F], dF - d0[F], C, total - held)
+        # the held points' pass (their outputs, for the rounds and the SMO's start) where it costs at
+        # most the face's own block: few points at a bound (where the tube binds, most are held)
+        few = m - F.size <= F.size // 2
+        KdH = None
+        for rnd in range(_FACE_ROUNDS + 1):
+            G = face.points
+            H = np.delete(np.arange(m), G)
+            step = face.d - d0[G]
+            t = _face_reach(d0[G], step, C, total - float(np.abs(d0[H]).sum()))
+            if not few:
+                break
+            KdH = sol.outputs[H] + _outputs(gram, H, G, step, opts["n_jobs"]) if H.size else np.zeros(0)
+            if t < 1.0 or rnd == _FACE_ROUNDS:
+                break
+            A = self._face_violators(H, d0[H], KdH, face.lam, tol, _FACE_BORDER - (G.size - F.size))
+            if A is None or A.size == 0:
+                break
+            wider = self._face_bordered(gram, face, F, A, d0, sol.outputs, KdH, total)
+            if wider is None:  # the last face stands
+                break
+            face = wider
         if t <= 0.0:
             return None
         d = d0.copy()
-        d[F] += t * (dF - d0[F])
-        return self._padded(d, total)
+        d[G] += t * step
+        Kd = None
+        if KdH is not None:
+            Kd = sol.outputs.copy()
+            Kd[H] += t * (KdH - Kd[H])
+            Kd[G] += t * (face.outputs - Kd[G])
+        return _FaceStep(self._padded(d, total), Kd, G, face.solve)
+
+    def _face_violators(
+        self, H: NDArray[np.intp], dH: Array, KdH: Array, lam: Array, tol: float, room: int
+    ) -> NDArray[np.intp] | None:
+        """The held points (``H``, d = ``dH``) whose KKT conditions the face's minimiser violates by
+        more than ``tol`` (at most ``room``, the worst first), or None where more than ``room`` do.
+
+        With g = K(β)d − y + b at the minimiser: a point at +C violates where g + ε > 0 (moving
+        it inward lowers the objective), at −C where g − ε < 0, and, where the tube binds, a point
+        at 0 where abs(g) > ε."""
+        C = self.C
+        b, eps = float(lam[0]), float(lam[1]) if lam.size > 1 else 0.0
+        g = KdH - self.y[H] + b
+        upper, lower = dH >= C * (1 - 1e-12), dH <= -C * (1 - 1e-12)
+        viol = np.where(upper, g + eps, np.where(lower, -(g - eps), np.abs(g) - eps))
+        bad = np.flatnonzero(viol > tol)
+        if bad.size > room:
+            return None
+        return H[bad[np.argsort(-viol[bad])]]
+
+    def _face_bordered(
+        self, gram: GramOperator, face: _Face, F: NDArray[np.intp], A: NDArray[np.intp], d0: Array, Kd0: Array,
+        KdH: Array, total: float,
+    ) -> _Face | None:  # fmt: skip
+        """``face`` with the held points ``A`` free too: its factor of K(β)[F, F] kept, the border
+        (its earlier points and ``A``) by the Schur complement. A point at 0 where the tube binds
+        enters with the sign its violation asks for (``KdH``: K(β)d at the held points, the face's
+        minimiser). None where the Schur complement is not definite in floating point."""
+        from scipy.linalg import LinAlgError
+
+        G = np.union1d(face.points, A)
+        border = np.setdiff1d(G, F, assume_unique=True)
+        signs = np.sign(d0)
+        held = np.delete(np.arange(self.m), face.points)
+        g = KdH[np.searchsorted(held, A)] - self.y[A] + float(face.lam[0])
+        signs[A] = np.where(d0[A] != 0.0, signs[A], -np.sign(g))
+        P_FA = _block(gram, F, border)  # K(β)'s cache may be released (the factor in its place): not refilled
+        P_AA = _block(gram, border, border)
+        P_AA[np.diag_indices(border.size)] += face.ridge
+        try:
+            solve = face.solve.bordered(np.searchsorted(G, F), np.searchsorted(G, border), P_FA, P_AA)
+        except (LinAlgError, np.linalg.LinAlgError):
+            return None
+        return self._face_solve(G, solve, face.ridge, d0, Kd0, total, face.slack, signs[G])
 
     def _cold_start(self, gram: GramOperator, opts: dict[str, Any]) -> Array | None:
         """The SMO's start without a warm start (libsvm's order), or None where m is above the
@@ -523,9 +673,11 @@ class _NuSVRFamily(MasterFamily):
         if m > opts["newton_points"]:
             return None
         total = self.C * self.nu * m
-        d = self._face_minimiser(gram, np.arange(m), np.zeros(m), np.zeros(m), total, opts)
-        if d is None:
+        face = self._face_minimiser(gram, np.arange(m), np.zeros(m), np.zeros(m), total, opts)
+        if face is None:
             return None
+        d = face.d
+        del face  # its factor: m² memory
         np.clip(d, -C, C, out=d)
         for _ in range(100):  # the clipped mass back on the points with room, in proportion to it
             excess = float(d.sum())
@@ -543,44 +695,60 @@ class _NuSVRFamily(MasterFamily):
 
     def _face_minimiser(
         self, gram: GramOperator, F: NDArray[np.intp], d0: Array, Kd0: Array, total: float, opts: dict[str, Any]
-    ) -> Array | None:
-        """d_F minimising ½dᵀKd − yᵀd with d held at ``d0`` off F, 1ᵀd = 0 and, where ``d0``
-        makes the tube bind (Σabs(d0) = ``total`` = Cνm), s_Fᵀd_F = Cνm − Σabs(d_B) (s = sign d0_F);
-        None where K_FF is not definite in floating point or the borders are dependent.
+    ) -> _Face | None:
+        """The minimiser of ½dᵀKd − yᵀd on the face of ``d0`` with the points F free
+        (:meth:`_face_solve`), from one Cholesky factorisation of K_FF plus
+        :data:`~sdpkern.native.hyperkernel_master.HESSIAN_RIDGE` times its largest diagonal entry
+        (as the Hessian's); None where K_FF is not definite in floating point or the borders are
+        dependent. The tube binds where ``d0`` makes it (Σabs(d0) = ``total`` = Cνm).
 
-        The KKT rows K_FF d_F + b + εs_F = y_F − (K d_B)_F, with (K d_B)_F = (K d0)_F − K_FF d0_F
-        from ``Kd0`` (the SMO's outputs; no pass over the held points), and ε = 0 and no tube row
-        where it is slack. One Cholesky factorisation of K_FF (plus
-        :data:`~sdpkern.native.hyperkernel_master.HESSIAN_RIDGE`, as the Hessian's) and the borders
-        by their Schur complement. K(β)'s column cache is released first unless the f × f matrix
-        is under a sixteenth of its budget: the matrix takes its place, as the master's Hessian's
-        does after the solve; a small one is not worth the columns computed again
-        (docs/hyperkernel.md, "The ν-regression's inner solve: a cold start and face steps")."""
-        from scipy.linalg import LinAlgError, cho_solve
-        from scipy.linalg.blas import dsymv
+        K(β)'s column cache is released first unless the f × f matrix is under a sixteenth of its
+        budget: the matrix takes its place, as the master's Hessian's does after the solve; a
+        small one is not worth the columns computed again (docs/hyperkernel.md, "The
+        ν-regression's inner solve: a cold start and face steps")."""
+        from scipy.linalg import LinAlgError
         from threadpoolctl import threadpool_limits
 
         f = F.size
-        slack = float(np.abs(d0).sum()) < total * (1.0 - 1e-9)
         if 8 * f * f > gram.cache_bytes // 16:
             gram.release_cache()
         M = _dense(gram, opts["n_jobs"], F)  # its lower triangle at least
-        r = self.y[F] - Kd0[F] + dsymv(1.0, M, d0[F], lower=1)
-        M[np.diag_indices(f)] += HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
-        E = np.ones((f, 1)) if slack else np.column_stack([np.ones(f), np.sign(d0[F])])
-        held = np.delete(d0, F)
-        rhs = np.array([-held.sum()] if slack else [-held.sum(), total - np.abs(held).sum()])
+        ridge = HESSIAN_RIDGE * max(float(M.diagonal().max()), np.finfo(float).tiny)
+        M[np.diag_indices(f)] += ridge
         try:
             with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
-                Z = cho_solve(cho_factor(M, lower=True, overwrite_a=True), np.column_stack([r, E]), check_finite=False)
+                factor = cho_factor(M, lower=True, overwrite_a=True)
         except LinAlgError:
             return None  # K_FF not definite in floating point
         del M
+        slack = float(np.abs(d0).sum()) < total * (1.0 - 1e-9)
+        with threadpool_limits(limits=opts["n_jobs"], user_api="blas"):
+            return self._face_solve(F, BorderedCholesky.plain(factor), ridge, d0, Kd0, total, slack, np.sign(d0[F]))
+
+    def _face_solve(
+        self, G: NDArray[np.intp], solve: BorderedCholesky, ridge: float, d0: Array, Kd0: Array, total: float,
+        slack: bool, signs: Array,
+    ) -> _Face | None:  # fmt: skip
+        """d_G minimising ½dᵀKd − yᵀd with d held at ``d0`` off G, 1ᵀd = 0 and, where the tube binds
+        (not ``slack``), s_Gᵀd_G = Cνm − Σabs(d_H) (s the ``signs``); None where the borders are
+        dependent. ``solve`` applies (K_GG + ridge·I)⁻¹.
+
+        In the step Δ = d_G − d0_G the KKT rows are (K_GG + ridge·I)Δ + b + εs = y_G − (K d0)_G −
+        ridge·d0_G, from ``Kd0`` (no pass over the held points), with ε = 0 and no tube row where
+        it is slack; they also give (K d)_G = y_G − b − εs − ridge·d_G at the solution, to the
+        solve's residual. The borders by their Schur complement."""
+        g = G.size
+        E = np.ones((g, 1)) if slack else np.column_stack([np.ones(g), signs])
+        held = np.delete(d0, G)
+        rhs = np.array([-held.sum()] if slack else [-held.sum(), total - np.abs(held).sum()]) - E.T @ d0[G]
+        Z = solve(np.column_stack([self.y[G] - Kd0[G] - ridge * d0[G], E]))
         Y = Z[:, 1:]
         try:  # singular where every s_i is one sign (two equal rows)
-            return np.asarray(Z[:, 0] - Y @ np.linalg.solve(E.T @ Y, E.T @ Z[:, 0] - rhs))
+            lam = np.linalg.solve(E.T @ Y, E.T @ Z[:, 0] - rhs)  # (b, ε)
         except np.linalg.LinAlgError:
             return None
+        d = d0[G] + Z[:, 0] - Y @ lam
+        return _Face(G, d, self.y[G] - E @ lam - ridge * d, lam, solve, ridge, slack)
 
     def _padded(self, d: Array, total: float) -> Array:
         """[α; α*] in libsvm's order (α − α* = d there) with Σ(α + α*) = ``total``: the tube's
@@ -694,7 +862,7 @@ class _AlignmentFamily(MasterFamily):
             ) from exc
         Ku = self.target - self.ridge * alpha
         # K(β) + εI is the Hessian's bordered matrix (:meth:`curvature`): its factor goes with the solution
-        return InnerSolution(alpha, alpha, Ku, self.constant(alpha), 0.0, 1, factor=factor)
+        return InnerSolution(alpha, alpha, Ku, self.constant(alpha), 0.0, 1, factor=BorderedCholesky.plain(factor))
 
     def constant(self, alpha: Array) -> float:
         return float(self.target @ alpha - 0.5 * self.ridge * float(alpha @ alpha))
@@ -737,6 +905,16 @@ def _dense(gram: GramOperator, n_jobs: int, points: NDArray[np.intp] | None = No
         out = np.zeros((X.shape[0], X.shape[0]), order="F")
         return dictionary_gram(first.hyperkernel, feats, beta, X, out, n_jobs=n_jobs)
     return np.array(learned_block(first.hyperkernel, feats, beta, X, X), dtype=np.float64, order="F")
+
+
+def _block(gram: GramOperator, rows: NDArray[np.intp], cols: NDArray[np.intp]) -> Array:
+    """K(β)[rows, cols] by the compiled loops where ``gram`` is over term operators (one pass per
+    relevance vector of a dictionary), else by ``gram.entries``; nothing cached either way."""
+    got = _terms(gram)
+    if got is None:
+        return gram.entries(rows, cols)
+    first, feats, beta = got
+    return learned_block(first.hyperkernel, feats, beta, first.X[rows], first.X[cols])
 
 
 def _outputs(gram: GramOperator, rows: NDArray[np.intp], cols: NDArray[np.intp], v: Array, n_jobs: int) -> Array:

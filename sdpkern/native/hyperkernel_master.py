@@ -80,7 +80,7 @@ from ..kernels.hyperkernel_terms import (
 )
 from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
-from .dense_cholesky import cho_factor
+from .dense_cholesky import BorderedCholesky, cho_factor
 from .dual_svm import _one_blas_thread
 from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
@@ -198,11 +198,12 @@ class InnerSolution:
         Inner iterations (SMO steps).
     extras : dict
         Values the family reports with its model (e.g. the ν-SVM's margin ρ).
-    factor : tuple or None
-        SciPy's ``cho_factor`` of M, the free block of the bordered matrix of the maximiser's
-        :class:`Curvature` (without its rank-one part, which the Hessian adds by Sherman-Morrison;
-        the equalities by their Schur complement), where the solve factorised it: the alignment's
-        K(β) + εI, the L2-SVM's direct solve. The master's Hessian solves with it instead of
+    factor : BorderedCholesky or None
+        M⁻¹ (:class:`~sdpkern.native.dense_cholesky.BorderedCholesky`), M the free block of the
+        bordered matrix of the maximiser's :class:`Curvature` (without its rank-one part, which
+        the Hessian adds by Sherman-Morrison; the equalities by their Schur complement), where
+        the solve factorised it: the alignment's K(β) + εI, the L2-SVM's direct solve, the
+        ν-regression's last face step. The master's Hessian solves with it instead of
         factorising again, then drops it (f² memory).
     """
 
@@ -213,7 +214,7 @@ class InnerSolution:
     offset: float
     n_iter: int
     extras: dict[str, float] = field(default_factory=dict)
-    factor: tuple[Array, bool] | None = None
+    factor: BorderedCholesky | None = None
 
 
 @dataclass(frozen=True)
@@ -485,20 +486,29 @@ class _Master:
         """(K_l u)[F] for ``terms`` (an array (len(F), len(terms))), and K(β)[F, F] (β = cβ') added
         to ``K`` unless it is None (on and below its diagonal at least: LAPACK reads that
         triangle), from one pass over the rows F and the columns of u's support and F: for a
-        dictionary one compiled pass per relevance vector, nothing cached; for u supported within
-        F, the pass over F's pairs' lower triangle
-        (:func:`~sdpkern.kernels.hyperkernel_terms.dictionary_products`), half the pairs."""
+        dictionary one compiled pass per relevance vector, nothing cached: over F's pairs' lower
+        triangle (:func:`~sdpkern.kernels.hyperkernel_terms.dictionary_products`), half the pairs,
+        then F's rows and the columns of u's support outside F (the points at a bound)."""
         B = self.B
-        cols = np.union1d(np.flatnonzero(u), F)
-        if isinstance(B.hyperkernel, ARDDictionary) and cols.size == F.size:
-            # u's support within F: K_l u on F and K(β)[F, F] need F's pairs only, and they are symmetric
-            gram = None if K is None else (self.c * beta, K)
-            return dictionary_products(
-                B.hyperkernel, B.features[terms], B.X[F], u[F], gram=gram, n_jobs=self.opts["n_jobs"]
-            )  # fmt: skip
-        # F's columns first: K(β)[F, F] is then the blocks' first len(F) columns, a view, where
-        # picking them out of the sorted columns copied them
-        cols = np.concatenate([F, np.setdiff1d(cols, F, assume_unique=True)])
+        rest = np.setdiff1d(np.flatnonzero(u), F, assume_unique=True)
+        if not isinstance(B.hyperkernel, ARDDictionary):
+            # F's columns first: K(β)[F, F] is then the blocks' first len(F) columns, a view, where
+            # picking them out of the sorted columns copied them
+            return self._row_products(terms, beta, u, F, np.concatenate([F, rest]), K)
+        gram = None if K is None else (self.c * beta, K)
+        out = dictionary_products(B.hyperkernel, B.features[terms], B.X[F], u[F], gram=gram, n_jobs=self.opts["n_jobs"])
+        if rest.size:
+            out += self._row_products(terms, beta, u, F, rest, None)
+        return np.asarray(out, dtype=np.float64)
+
+    def _row_products(
+        self, terms: NDArray[np.intp], beta: Array, u: Array, F: NDArray[np.intp], cols: NDArray[np.intp],
+        K: Array | None,
+    ) -> Array:  # fmt: skip
+        """(K_l[F, cols] u[cols]) for ``terms`` (an array (len(F), len(terms))) and, unless ``K`` is
+        None, K(β)[F, F] added to it (``cols`` then starts with F): blocks of rows F by the terms'
+        compiled passes (a dictionary's terms of one relevance vector in one), nothing cached."""
+        B = self.B
         uc = np.ascontiguousarray(u[cols])
         ops = [self.term_op(int(l)) for l in terms]
         w = self.c * beta
@@ -547,19 +557,13 @@ class _Master:
             return None
         return cv
 
-    def _hessian(
-        self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature, factor: tuple[Array, bool] | None = None
-    ) -> tuple[Array | None, Array]:
+    def _hessian(self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature) -> tuple[Array | None, Array]:
         """D's Hessian at β' (:meth:`hessian`), or None where the bordered matrix is singular, and
-        the pass's (K_l u)[F], an array (len(F), len(terms)). With the inner solve's ``factor`` of
-        M (:class:`InnerSolution`) the pass gives (K_l u)[F] only and the solve uses the factor."""
-        if factor is None:
-            M, Ku = self._bordered(terms, beta, u, cv)
-            held = [M]
-            del M
-            return self._solve_hessian(cv, Ku, held, None, partial(self._bordered, terms, beta, u)), Ku
-        Ku = self.free_blocks(terms, beta, u, cv.points, None)
-        return self._solve_hessian(cv, Ku, [], factor), Ku
+        the pass's (K_l u)[F], an array (len(F), len(terms))."""
+        M, Ku = self._bordered(terms, beta, u, cv)
+        held = [M]
+        del M
+        return self._solve_hessian(cv, Ku, held, None, partial(self._bordered, terms, beta, u)), Ku
 
     def _bordered(
         self, terms: NDArray[np.intp], beta: Array, u: Array, cv: Curvature, border: bool = False
@@ -583,7 +587,7 @@ class _Master:
         return kkt, Ku
 
     def _solve_hessian(
-        self, cv: Curvature, Ku: Array, held: list[Array], factor: tuple[Array, bool] | None,
+        self, cv: Curvature, Ku: Array, held: list[Array], factor: BorderedCholesky | None,
         bordered: Callable[[Curvature, bool], tuple[Array, Array]] | None = None,
     ) -> Array | None:  # fmt: skip
         """D's Hessian c²VᵀN V from (K_l u)[F] and M (``held``, popped: factorised in place) or
@@ -593,7 +597,6 @@ class _Master:
         and the ridge): its Cholesky factorisation, and E's rows by their Schur complement E M⁻¹Eᵀ.
         Where M is not definite in floating point, ``bordered`` builds the bordered matrix again
         for LAPACK's symmetric indefinite solve (the Cholesky factorisation takes half its time)."""
-        from scipy.linalg import cho_solve
         from threadpoolctl import threadpool_limits
 
         F, t, E = cv.points, cv.signs, cv.equalities
@@ -605,9 +608,10 @@ class _Master:
         if cv.rank_one is not None:  # M + wwᵀ by Sherman-Morrison: one more right-hand side, no f × f outer product
             rhs[:, cols - 1] = cv.rank_one
         rhs[:, cols:] = E.T
+        Z: Array | None
         with threadpool_limits(limits=self.opts["n_jobs"], user_api="blas"):
             if factor is not None:  # the inner solve's, of the same M (with its ridge)
-                Z = cho_solve(factor, rhs, check_finite=False)
+                Z = factor(rhs)
             else:
                 Z = _solve_symmetric(held.pop(), rhs, True)
                 if Z is None and bordered is not None:
@@ -649,17 +653,22 @@ class _Master:
         cv = None if terms.size == 1 else self._curvature(sol.alpha, factored=factor is not None)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
             q = np.array([0.5 * float(u @ sol.Ku)])
+        elif cv is not None and factor is not None:
+            # the solve's factor of M: the Newton step is ready from one pass over the free points
+            # and u's support (the ν-regression's points at ±C are in the support, not free), which
+            # gives every (K_l u) there, hence the cut
+            R = np.union1d(cv.points, np.flatnonzero(u))
+            Ku = self.free_blocks(terms, beta, u, R, None)
+            H = self._solve_hessian(cv, Ku[np.searchsorted(R, cv.points)], [], factor)
+            q = self.c * 0.5 * (u[R] @ Ku)
         elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
             # u's support is the free set (the L2-SVM, the alignment, the ν-regression): the Hessian's
-            # pass over the support gives every (K_l u)[S], hence the cut. With the solve's factor
-            # the Newton step is then ready; else the factorisation (f³/3 flops) waits until a Newton
-            # step from this point is due, which a certified or worse point never needs
-            if factor is not None:
-                H, Ku = self._hessian(terms, beta, u, cv, factor)
-            else:
-                M, Ku = self._bordered(terms, beta, u, cv)
-                pending = (cv, Ku, M)
-                del M
+            # pass over the support gives every (K_l u)[S], hence the cut. The factorisation (f³/3
+            # flops) waits until a Newton step from this point is due, which a certified or worse
+            # point never needs
+            M, Ku = self._bordered(terms, beta, u, cv)
+            pending = (cv, Ku, M)
+            del M
             q = self.c * 0.5 * (u[cv.points] @ Ku)
         else:
             q = self.c * self.quadratics(terms, u)

@@ -282,11 +282,14 @@ class SMOState:
     threads : int
         Threads for the SMO's passes over the variables and for the rows of the kernel columns it
         computes (2 at most help; the same bits for any).
+    outputs : (n,) array, optional
+        K u at the start (:meth:`kernel_outputs`), where the caller knows it: the start's gradient
+        then takes no kernel columns.
     """
 
     def __init__(
         self, K: GramOperator, y: Array, p: Array, upper: Array, D: Array, alpha: Array, constraints: Constraints,
-        shrinking: bool = True, threads: int = 1,
+        shrinking: bool = True, threads: int = 1, outputs: Array | None = None,
     ) -> None:  # fmt: skip
         self.K, self.y, self.p, self.upper, self.D, self.alpha = K, y, p, upper, D, alpha
         self.mode = _MODES[constraints]
@@ -302,7 +305,7 @@ class SMOState:
         self.dropped_split = 0  # their columns computed by two threads
         self.QD = np.ascontiguousarray(K.diagonal()[self.kidx] + D)
         self.v = np.empty(self.l)
-        self.reconstruct()
+        self.reconstruct(outputs)
 
     def kernel_outputs(self) -> Array:
         """K u on the n kernel points, u_k = Σ_{t mod n = k} y_t α_t (from the cached columns)."""
@@ -314,9 +317,10 @@ class SMOState:
         ya = self.y * self.alpha
         return ya if self.l == self.n else ya[: self.n] + ya[self.n :]
 
-    def reconstruct(self) -> None:
-        """v = −y∘(Qα + p) on every variable (after shrinking left some stale); all active again."""
-        Ku = self.kernel_outputs()
+    def reconstruct(self, outputs: Array | None = None) -> None:
+        """v = −y∘(Qα + p) on every variable (after shrinking left some stale); all active again.
+        ``outputs``: K u (:meth:`kernel_outputs`) where the caller has it."""
+        Ku = self.kernel_outputs() if outputs is None else outputs
         self.v[:] = -(Ku[self.kidx] + self.y * (self.D * self.alpha + self.p))
         self.active[:] = np.arange(self.l)
 
@@ -455,6 +459,7 @@ def solve_qp(
     restrict: Restrict | None = None,
     n_jobs: int = 1,
     objective_target: float | None = None,
+    outputs0: ArrayLike | None = None,
 ) -> QPSolution:
     """min ½αᵀQα + pᵀα  s.t. 0 ≤ α ≤ upper and the equality constraints, by SMO (module docstring).
 
@@ -499,6 +504,10 @@ def solve_qp(
         Stop, with status ``"objective_target"``, once the objective is at or below this value
         (with one or two equality constraints): the minimum is then known to be below it, and α
         is a feasible point that shows it.
+    outputs0 : (n,) array, optional
+        K u at ``alpha0`` (u_k = Σ_{t mod n = k} y_t α_t), where the caller knows it (a warm start
+        from an earlier solve, or from a linear system it solved): the start's gradient then
+        takes no pass over the kernel columns. Not used with the working-set decomposition.
 
     Returns
     -------
@@ -506,6 +515,7 @@ def solve_qp(
     """
     t0 = time.perf_counter()
     ya, pa, ua, Da, a = _check_qp(K, y, p, upper, D, alpha0)
+    Ku0 = None if outputs0 is None else as_vector(outputs0, "outputs0", length=K.n)
     if constraints not in _MODES:
         raise ParameterError(f"constraints must be 'one', 'nu' or 'none', got {constraints!r}")
     tol = check_positive(tol, "tol")
@@ -523,7 +533,7 @@ def solve_qp(
         viol = _violation(ya, alpha, -ya * grad, ua, _MODES[constraints])
         columns = 0
     else:
-        st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking), n_jobs)
+        st = SMOState(K, ya, pa, ua, Da, a, constraints, bool(shrinking), n_jobs, Ku0)
         start = st.violation()
         viol = st.run(tol, budget, objective_target)
         alpha, grad, n_iter, rounds, reached = st.alpha, st.grad(), st.n_iter, 1, st.reached
@@ -702,7 +712,7 @@ Options = tuple[float, int | None, bool, int | None, Restrict | None, int]
 
 def _run(
     K: GramOperator, y: Array, p: Array, upper: Array, a0: Array, D: Array | None, constraints: Constraints,
-    options: Options, objective_target: float | None = None,
+    options: Options, objective_target: float | None = None, outputs0: ArrayLike | None = None,
 ) -> tuple[QPSolution, Array]:  # fmt: skip
     """:func:`solve_qp` with the problem definitions' options (tol, max_iter, shrinking,
     working_set, restrict, n_jobs), and K u at the n kernel points (u the expansion coefficients of
@@ -711,6 +721,7 @@ def _run(
     qp = solve_qp(
         K, y, p, upper, a0, D=D, constraints=constraints, tol=tol, max_iter=max_iter, shrinking=shrinking,
         working_set=working_set, restrict=restrict, n_jobs=n_jobs, objective_target=objective_target,
+        outputs0=outputs0,
     )  # fmt: skip
     diag = 0.0 if D is None else D
     return qp, np.asarray((y * (qp.grad - diag * qp.alpha - p))[: K.n], dtype=np.float64)
@@ -940,6 +951,7 @@ def solve_nu_svr(
     K: GramOperator, z: ArrayLike, C: float, nu: float = 0.5, *, sample_weight: ArrayLike | None = None,
     tol: float = 1e-3, max_iter: int | None = None, alpha0: ArrayLike | None = None, shrinking: bool = True,
     working_set: int | None = WORKING_SET, restrict: Restrict | None = None, n_jobs: int = 1,
+    outputs0: ArrayLike | None = None,
 ) -> SVMSolution:
     """ν-SVR: min ½(α − α*)ᵀK(α − α*) − zᵀ(α − α*)  s.t. Σ(α − α*) = 0, Σ(α + α*) = C ν Σ w_i,
     0 ≤ α_i, α*_i ≤ C w_i (libsvm's ``solve_nu_svr``; the tube width ε = −r comes out).
@@ -956,6 +968,9 @@ def solve_nu_svr(
         As :func:`solve_csvc` (``working_set`` counts kernel points).
     alpha0 : (2n,) array, optional
         Warm start (α then α*; each half's sum moved to C ν Σw / 2).
+    outputs0 : (n,) array, optional
+        K(α − α*) at ``alpha0`` (:func:`solve_qp`), used where making the start feasible left
+        α − α* as it was.
 
     Returns
     -------
@@ -968,6 +983,9 @@ def solve_nu_svr(
         a0 = np.tile(_fill(half, upper[: K.n]), 2)
     else:
         a0 = _feasible(alpha0, upper, y2, (half, half))
+        given = np.asarray(alpha0, dtype=np.float64)
+        if outputs0 is not None and not np.array_equal(a0[: K.n] - a0[K.n :], given[: K.n] - given[K.n :]):
+            outputs0 = None  # the start moved: its outputs are not the given ones
     options = (tol, max_iter, shrinking, working_set, restrict, n_jobs)
-    qp, Ku = _run(K, y2, np.concatenate([-za, za]), upper, a0, None, "nu", options)
+    qp, Ku = _run(K, y2, np.concatenate([-za, za]), upper, a0, None, "nu", options, outputs0=outputs0)
     return _solution(qp, qp.alpha[: K.n] - qp.alpha[K.n :], -qp.rho, Ku, {"epsilon": -qp.r})
