@@ -109,8 +109,10 @@ class BorderedCholesky:
     elimination: a border of a points costs a solves with the kept factor and an a × a
     factorisation, where a factorisation of order f + a would cost (f + a)³/3 flops).
 
-    Calling it on R (rows in the order of ``F`` then ``A``'s positions: ``rows_F``, ``rows_A`` in
-    R) gives P⁻¹R: x_A = S⁻¹(R_A − Wᵀ R_F), x_F = P_FF⁻¹R_F − W x_A with W = P_FF⁻¹P_FA.
+    Calling it on R (F's rows at ``rows_F`` of R, A's at ``rows_A``) gives P⁻¹R by
+    x_A = S⁻¹(R_A − Wᵀ R_F), x_F = P_FF⁻¹R_F − W x_A with W = P_FF⁻¹P_FA. Used where an SMO point's
+    face misses a few free points (the ν-regression's face step,
+    :mod:`sdpkern.native.hyperkernel_families`) and for the master's Hessian from the same factor.
 
     Attributes
     ----------
