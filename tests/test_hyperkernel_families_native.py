@@ -327,22 +327,30 @@ def test_the_nu_regression_face_step_is_weighed_against_the_smo_steps_left() -> 
 
 @pytest.mark.parametrize("kind", ["friedman1", "friedman3", "binding"])
 def test_the_nu_regression_cold_start_is_feasible_and_leads_to_the_same_optimum(kind: str) -> None:
-    # _cold_start: the face's minimiser with every point free and the tube slack, clipped to the
-    # box, 1ᵀd = 0 restored and scaled into the tube. Second route: the SMO from libsvm's start;
-    # the same minimiser d to 1e-6 of C; where the tube is slack at the optimum, in a tenth of the
-    # steps at most
+    # _cold_start: the face's minimiser with every point free and the tube slack; where it lies in
+    # the box and the tube (the Friedman draws at C = 100) a face step with its outputs and factor,
+    # else clipped to the box, 1ᵀd = 0 restored and scaled into the tube (the binding case: no
+    # outputs, no factor). Second routes: K's columns for the outputs (1e-10 of their largest),
+    # the SMO from libsvm's start for the minimiser d (1e-6 of C); where the tube is slack at the
+    # optimum, in a tenth of the steps at most
     from sdpkern.native import svm_core
 
     gram, z, C, nu, fam = _nu_regression_inner(kind, 1)
     m = z.size
     opts = {"smo_max_iter": 10**8, "working_set": None, "n_jobs": 1, "newton_points": m}
-    start = fam._cold_start(gram, opts)
-    assert start is not None
+    step = fam._cold_start(gram, opts)
+    assert step is not None
+    start = step.alpha
     total = C * nu * m
     assert np.all(start >= 0) and np.all(start <= C)
     np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
+    inside = kind != "binding"
+    assert (step.outputs is not None) == (step.solve is not None) == inside
+    if step.outputs is not None:
+        Kd = gram.matvec(start[:m] - start[m:])
+        np.testing.assert_allclose(step.outputs, Kd, rtol=0, atol=1e-10 * np.abs(Kd).max())
     tol = 1e-8
-    cold = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, working_set=None)
+    cold = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, outputs0=step.outputs, working_set=None)
     libsvm = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, working_set=None)
     assert cold.status == libsvm.status == "optimal"
     np.testing.assert_allclose(cold.dual_coef, libsvm.dual_coef, rtol=0, atol=1e-6 * C)

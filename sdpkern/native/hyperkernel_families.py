@@ -418,14 +418,15 @@ class _Face:
 
 @dataclass
 class _FaceStep:
-    """A Newton step along a face of the ν-regression (:meth:`_NuSVRFamily._face_start`): the
-    SMO's start there (libsvm's order), K(β)d at it, the face's free points and the solver of
-    K(β)[G, G] plus its ridge."""
+    """A Newton step along a face of the ν-regression (:meth:`_NuSVRFamily._face_start`,
+    :meth:`_NuSVRFamily._cold_start`): the SMO's start there (libsvm's order), K(β)d at it where
+    known, the face's free points and the solver of K(β)[G, G] plus its ridge (None for a start
+    that is not the face's minimiser: the cold start clipped into the box)."""
 
     alpha: Array
     outputs: Array | None
     points: NDArray[np.intp]
-    solve: BorderedCholesky
+    solve: BorderedCholesky | None
 
 
 @dataclass
@@ -489,7 +490,7 @@ class _NuSVRFamily(MasterFamily):
         by the ratio of the largest diagonal entries of the face's factored block and all of F,
         on a ridge of 1e-13.) None where the free points differ."""
         cv = self.curvature(alpha)
-        if not np.array_equal(cv.points, face.points):
+        if face.solve is None or not np.array_equal(cv.points, face.points):
             return None
         return face.solve.with_scale(float(cv.signs[0]) ** 2)
 
@@ -530,8 +531,24 @@ class _NuSVRFamily(MasterFamily):
         if opts["newton_points"] == 0 or (ws is not None and self.m > ws):
             return smo(a0, tol), None
         level, steps = _FACE_STAGE, 0
-        sol = smo(self._cold_start(gram, opts) if a0 is None else a0, tol * level)
-        while level > 1.0 and sol.qp is not None and sol.qp.kkt_violation > tol:
+        face = self._cold_start(gram, opts) if a0 is None else None
+        start, outputs = a0, None
+        while True:
+            if face is not None:
+                start, outputs = face.alpha, None
+                if face.solve is not None:  # a face's minimiser: one probe step at tol
+                    probe = smo(face.alpha, tol, face.outputs, max_iter=1)
+                    if probe.status == "optimal":
+                        probe.n_iter += steps
+                        return probe, face
+                    steps += probe.n_iter
+                    # K(β)'s cache may be cold (released for the face's block): the start's outputs
+                    # computed again fill it in one batch, which the SMO's steps then read
+                    start = probe.alpha
+                face = None  # its factor is not kept beside K(β)'s cache
+            sol = smo(start, tol * level, outputs)
+            if level <= 1.0 or sol.qp is None or sol.qp.kkt_violation <= tol:
+                break
             qp = sol.qp
             decades = np.log10(qp.start_violation / qp.kkt_violation) if qp.kkt_violation > 0 else np.inf
             # a start near the stop (a warm start) gives no rate: one decade more first
@@ -539,18 +556,7 @@ class _NuSVRFamily(MasterFamily):
             face = self._face_start(gram, sol, left, tol, opts) if left > 0 else None
             level /= 10.0
             steps += sol.n_iter
-            if face is not None:
-                sol = smo(face.alpha, tol, face.outputs, max_iter=1)
-                if sol.status == "optimal":
-                    sol.n_iter += steps
-                    return sol, face
-                del face
-                steps += sol.n_iter
-                # K(β)'s cache may be cold (released for the face's block): the start's outputs
-                # computed again fill it in one batch, which the SMO's steps then read
-                sol = smo(sol.alpha, tol * level)
-            else:
-                sol = smo(sol.alpha, tol * level, sol.outputs)
+            start, outputs = sol.alpha, sol.outputs
         sol.n_iter += steps
         return sol, None
 
@@ -659,11 +665,13 @@ class _NuSVRFamily(MasterFamily):
             return None
         return self._face_solve(G, solve, face.ridge, d0, Kd0, total, face.slack, signs[G])
 
-    def _cold_start(self, gram: GramOperator, opts: dict[str, Any]) -> Array | None:
-        """The SMO's start without a warm start (libsvm's order), or None where m is above the
-        Newton cap or K(β) not definite in floating point: every point free and the tube slack,
-        the face's minimiser (:meth:`_face_minimiser`: K d + b = y, 1ᵀd = 0), clipped to the box,
-        1ᵀd = 0 restored on the points with room and, where Σabs(d) exceeds Cνm, scaled to it.
+    def _cold_start(self, gram: GramOperator, opts: dict[str, Any]) -> _FaceStep | None:
+        """The SMO's start without a warm start, or None where m is above the Newton cap or K(β)
+        not definite in floating point: every point free and the tube slack, the face's minimiser
+        (:meth:`_face_minimiser`: K d + b = y, 1ᵀd = 0). Where it lies in the box and the tube it is
+        a face step (:class:`_FaceStep`, with its outputs and factor: the SMO may certify it at
+        once); else it is clipped to the box, 1ᵀd = 0 restored on the points with room and, where
+        Σabs(d) exceeds Cνm, scaled to it (no outputs, no factor).
 
         Where the tube is slack at the optimum and few points reach the box (a nearly noise-free
         target at a large C) this start is close to the optimum; libsvm's (the first points at C)
@@ -677,6 +685,8 @@ class _NuSVRFamily(MasterFamily):
         if face is None:
             return None
         d = face.d
+        if float(np.abs(d).max()) < C * (1 - 1e-12) and float(np.abs(d).sum()) <= total:
+            return _FaceStep(self._padded(d, total), face.outputs, face.points, face.solve)
         del face  # its factor: m² memory
         np.clip(d, -C, C, out=d)
         for _ in range(100):  # the clipped mass back on the points with room, in proportion to it
@@ -691,7 +701,7 @@ class _NuSVRFamily(MasterFamily):
         mass = float(np.abs(d).sum())
         if mass > total:
             d *= total / mass
-        return self._padded(d, total)
+        return _FaceStep(self._padded(d, total), None, np.arange(m), None)
 
     def _face_minimiser(
         self, gram: GramOperator, F: NDArray[np.intp], d0: Array, Kd0: Array, total: float, opts: dict[str, Any]
