@@ -235,6 +235,22 @@ def _nu_regression_inner(kind: str, seed: int) -> tuple[Any, np.ndarray, float, 
     return hm.learned_gram(ops, master.c * np.full(B.size, 1.0 / B.size), cache_bytes=64 << 20), z, 100.0, 0.3, fam
 
 
+def _check_face_step(step: Any, gram: Any, C: float, nu: float) -> np.ndarray:
+    """A ν-regression start (a face step or the cold start) in the box with each half's sum at Cνm/2
+    (1e-12), and its outputs, where it has them, K d by K's columns (1e-10 of their largest; 1e-14
+    to 1e-13 measured); returns its α."""
+    assert step is not None
+    start = step.alpha
+    m = start.size // 2
+    total = C * nu * m
+    assert np.all(start >= 0) and np.all(start <= C)
+    np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
+    if step.outputs is not None:
+        Kd = gram.matvec(start[:m] - start[m:])
+        np.testing.assert_allclose(step.outputs, Kd, rtol=0, atol=1e-10 * np.abs(Kd).max())
+    return np.asarray(start)
+
+
 @pytest.mark.parametrize("kind", ["friedman1", "friedman2", "friedman3", "binding"])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_nu_regression_face_step_lands_on_the_smo_optimum(kind: str, seed: int) -> None:
@@ -255,16 +271,10 @@ def test_the_nu_regression_face_step_lands_on_the_smo_optimum(kind: str, seed: i
     loose = svm_core.solve_nu_svr(gram, z, C, nu, tol=1e4 * tol, working_set=None)
     assert loose.qp is not None and loose.qp.kkt_violation > tol
     step = fam._face_start(gram, loose, np.inf, tol, opts)
-    assert step is not None
-    start = step.alpha
+    start = _check_face_step(step, gram, C, nu)
     total = C * nu * m
-    assert np.all(start >= 0) and np.all(start <= C)
-    np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
     slack = kind != "binding"
     assert (step.outputs is not None) == slack  # where the tube binds most points are held: no pass
-    if step.outputs is not None:
-        Kd = gram.matvec(start[:m] - start[m:])
-        np.testing.assert_allclose(step.outputs, Kd, rtol=0, atol=1e-10 * np.abs(Kd).max())
     finish = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, outputs0=step.outputs, working_set=None)
     alone = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=loose.alpha, working_set=None)
     assert finish.status == alone.status == "optimal"
@@ -339,16 +349,9 @@ def test_the_nu_regression_cold_start_is_feasible_and_leads_to_the_same_optimum(
     m = z.size
     opts = {"smo_max_iter": 10**8, "working_set": None, "n_jobs": 1, "newton_points": m}
     step = fam._cold_start(gram, opts)
-    assert step is not None
-    start = step.alpha
-    total = C * nu * m
-    assert np.all(start >= 0) and np.all(start <= C)
-    np.testing.assert_allclose([start[:m].sum(), start[m:].sum()], [total / 2, total / 2], rtol=1e-12)
+    start = _check_face_step(step, gram, C, nu)
     inside = kind != "binding"
     assert (step.outputs is not None) == (step.solve is not None) == inside
-    if step.outputs is not None:
-        Kd = gram.matvec(start[:m] - start[m:])
-        np.testing.assert_allclose(step.outputs, Kd, rtol=0, atol=1e-10 * np.abs(Kd).max())
     tol = 1e-8
     cold = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, alpha0=start, outputs0=step.outputs, working_set=None)
     libsvm = svm_core.solve_nu_svr(gram, z, C, nu, tol=tol, working_set=None)
