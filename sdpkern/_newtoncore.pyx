@@ -387,7 +387,118 @@ def restore_symmetric(double[:, ::1] A, const double[::1] diag):
             A[i, i] = diag[i]
 
 
-def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
+# ---- level-3 calls in two fixed parts, the second by another thread where one is asked for: the
+# parts are the same calls whatever the threads (so are the bits), one part a range of B's or C's
+# columns (or rows), each of which a call computes alone
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    int pthread_create(pthread_t *th, const void *attr, void *(*fn)(void *) noexcept nogil, void *arg)
+    int pthread_join(pthread_t th, void **ret)
+
+#: columns (or rows) from which a level-3 call is made in two parts (:func:`_halves`)
+cdef int SPLIT_MIN = 16
+
+
+ctypedef struct _Blas3:
+    bint trsm
+    char ta, tb, side, uplo
+    int m, n, k, lda, ldb, ldc
+    double alpha, beta
+    double *a
+    double *b
+    double *c
+
+
+cdef void _blas3(_Blas3 *p) noexcept nogil:
+    cdef char nd = b'N'
+    if p.m <= 0 or p.n <= 0:
+        return
+    if p.trsm:
+        dtrsm(&p.side, &p.uplo, &p.ta, &nd, &p.m, &p.n, &p.alpha, p.a, &p.lda, p.b, &p.ldb)
+    else:
+        dgemm(&p.ta, &p.tb, &p.m, &p.n, &p.k, &p.alpha, p.a, &p.lda, p.b, &p.ldb, &p.beta, p.c, &p.ldc)
+
+
+cdef void *_blas3_main(void *arg) noexcept nogil:
+    _blas3(<_Blas3 *>arg)
+    return NULL
+
+
+cdef int _halves(int count) noexcept nogil:
+    """Where a call over ``count`` columns (rows) is cut: about half, a multiple of 8; ``count``
+    (no cut) below ``SPLIT_MIN``."""
+    if count < SPLIT_MIN:
+        return count
+    return (count // 2) & ~7
+
+
+cdef void _both(_Blas3 *first, _Blas3 *second, bint threads) noexcept nogil:
+    """Both calls, the second by a second thread when ``threads`` (and one starts)."""
+    cdef pthread_t th
+    if threads and second.m > 0 and second.n > 0 and pthread_create(&th, NULL, _blas3_main, second) == 0:
+        _blas3(first)
+        pthread_join(th, NULL)
+    else:
+        _blas3(first)
+        _blas3(second)
+
+
+cdef void _gemm_cols(char ta, char tb, int m, int n, int k, double alpha, double *a, int lda, double *b, int ldb,
+                     double beta, double *c, int ldc, bint threads) noexcept nogil:
+    """C ← αop(A)op(B) + βC by C's columns in two parts (``tb`` = 'N': B's columns)."""
+    cdef _Blas3 p, q
+    cdef int h = _halves(n)
+    p.trsm, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc = (
+        False, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, c, ldc)
+    q = p
+    q.n, q.b, q.c = n - h, b + <Py_ssize_t> h * ldb, c + <Py_ssize_t> h * ldc
+    _both(&p, &q, threads)
+
+
+cdef void _gemm_rows(char ta, char tb, int m, int n, int k, double alpha, double *a, int lda, double *b, int ldb,
+                     double beta, double *c, int ldc, bint threads) noexcept nogil:
+    """C ← αop(A)op(B) + βC by C's rows in two parts (``ta`` = 'N': A's rows)."""
+    cdef _Blas3 p, q
+    cdef int h = _halves(m)
+    p.trsm, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc = (
+        False, ta, tb, h, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+    q = p
+    q.m, q.a, q.c = m - h, a + h, c + h
+    _both(&p, &q, threads)
+
+
+cdef void _trsm_split(char side, char uplo, char ta, int m, int n, double *a, int lda, double *b, int ldb,
+                      bint threads) noexcept nogil:
+    """B ← op(A)⁻¹B (``side`` 'L': by B's columns) or Bop(A)⁻¹ ('R': by B's rows), in two parts."""
+    cdef _Blas3 p, q
+    cdef int h
+    p.trsm, p.side, p.uplo, p.ta, p.m, p.n, p.alpha, p.a, p.lda, p.b, p.ldb = (
+        True, side, uplo, ta, m, n, 1.0, a, lda, b, ldb)
+    q = p
+    if side == b'L':
+        h = _halves(n)
+        p.n, q.n, q.b = h, n - h, b + <Py_ssize_t> h * ldb
+    else:
+        h = _halves(m)
+        p.m, q.m, q.b = h, m - h, b + h
+    _both(&p, &q, threads)
+
+
+def solve_triangular_split(double[::1, :] R, double[::1, :] B, bint lower, bint trans, int threads):
+    """B ← op(R)⁻¹B in place (R triangular, column-major; op(R) = Rᵀ when ``trans``), B's columns in
+    two parts from ``SPLIT_MIN`` columns on, the second by another thread when ``threads`` ≥ 2:
+    the same calls, so the same bits, for any ``threads``."""
+    cdef int n = <int> R.shape[0], k = <int> B.shape[1]
+    if R.shape[1] != R.shape[0] or B.shape[0] != R.shape[0]:
+        raise ValueError("solve_triangular_split: a square R and B with as many rows expected")
+    if n == 0 or k == 0:
+        return
+    with nogil:
+        _trsm_split(b'L', b'L' if lower else b'U', b'T' if trans else b'N', n, k, &R[0, 0], n, &B[0, 0], n,
+                    threads > 1)
+
+
+def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads=0):
     """A's Cholesky factor over its lower (``lower``) or upper triangle, in place (A column-major),
     left-looking by blocks of ``block`` columns (rows for the upper factor): for each block,
     ``dgemm`` subtracts the finished blocks' products from the block, ``dpotrf`` factorises its
@@ -395,7 +506,12 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
     (no copies but each diagonal block's other triangle, kept aside while the block's update
     writes over it: as LAPACK's, the factorisation leaves the other triangle as it was). Returns
     0, or the order of the first leading minor that is not positive definite (LAPACK's
-    ``info``)."""
+    ``info``).
+
+    ``threads`` ≥ 1: each ``dgemm`` and ``dtrsm`` in two parts (its rows or columns,
+    :func:`_halves`), the second by another thread when ``threads`` ≥ 2: the same calls and bits
+    for any ``threads`` ≥ 1. 0: one call each (the calls the large factorisation of
+    :mod:`sdpkern.native.dense_cholesky` makes, where BLAS's own threads may run them)."""
     cdef int n = <int> A.shape[0], lda, j0, jb, m, info = 0
     cdef Py_ssize_t i, j
     cdef char nt = b'N', tr = b'T', lo = b'L', up = b'U', ri = b'R', le = b'L'
@@ -403,6 +519,7 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
     cdef double* a
     cdef double* d
     cdef double* keep
+    cdef bint split = threads >= 1, two = threads >= 2
     if A.shape[1] != A.shape[0] or A.shape[0] > 2147483647 or block < 1:
         raise ValueError("cholesky_blocked: a square matrix and block >= 1 expected")
     if n == 0:
@@ -423,11 +540,16 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
                 for i in range(jb):
                     keep[i + j * jb] = d[i + j * lda]
             if lower:
-                if j0 > 0:  # A[j0:, j0:j0+jb] -= A[j0:, :j0] A[j0:j0+jb, :j0]^T
+                if j0 > 0 and split:  # A[j0:, j0:j0+jb] -= A[j0:, :j0] A[j0:j0+jb, :j0]^T
+                    _gemm_rows(nt, tr, m, jb, j0, minus, a + j0, lda, a + j0, lda, one, d, lda, two)
+                elif j0 > 0:
                     dgemm(&nt, &tr, &m, &jb, &j0, &minus, a + j0, &lda, a + j0, &lda, &one, d, &lda)
                 dpotrf(&lo, &jb, d, &lda, &info)
             else:
-                if j0 > 0:  # A[j0:j0+jb, j0:] -= A[:j0, j0:j0+jb]^T A[:j0, j0:]
+                if j0 > 0 and split:  # A[j0:j0+jb, j0:] -= A[:j0, j0:j0+jb]^T A[:j0, j0:]
+                    _gemm_cols(tr, nt, jb, m, j0, minus, a + <Py_ssize_t> j0 * lda, lda, a + <Py_ssize_t> j0 * lda,
+                               lda, one, d, lda, two)
+                elif j0 > 0:
                     dgemm(&tr, &nt, &jb, &m, &j0, &minus, a + <Py_ssize_t> j0 * lda, &lda, a + <Py_ssize_t> j0 * lda, &lda, &one, d, &lda)
                 dpotrf(&up, &jb, d, &lda, &info)
             for j in range(jb):  # the other triangle as it was
@@ -439,9 +561,15 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower):
                 break
             m = n - j0 - jb
             if m > 0 and lower:  # A[j0+jb:, j0:j0+jb] := A[j0+jb:, j0:j0+jb] D^-T
-                dtrsm(&ri, &lo, &tr, &nt, &m, &jb, &one, d, &lda, d + jb, &lda)
+                if split:
+                    _trsm_split(ri, lo, tr, m, jb, d, lda, d + jb, lda, two)
+                else:
+                    dtrsm(&ri, &lo, &tr, &nt, &m, &jb, &one, d, &lda, d + jb, &lda)
             elif m > 0:  # A[j0:j0+jb, j0+jb:] := D^-T A[j0:j0+jb, j0+jb:]
-                dtrsm(&le, &up, &tr, &nt, &jb, &m, &one, d, &lda, d + <Py_ssize_t> jb * lda, &lda)
+                if split:
+                    _trsm_split(le, up, tr, jb, m, d, lda, d + <Py_ssize_t> jb * lda, lda, two)
+                else:
+                    dtrsm(&le, &up, &tr, &nt, &jb, &m, &one, d, &lda, d + <Py_ssize_t> jb * lda, &lda)
             j0 += jb
     free(keep)
     if info < 0:

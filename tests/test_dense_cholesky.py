@@ -70,6 +70,38 @@ def test_cho_factor_and_cholesky_on_either_route(monkeypatch: pytest.MonkeyPatch
         dense_cholesky.cho_factor(bad)
 
 
+@pytest.mark.parametrize("n", [600, 1001])
+@pytest.mark.parametrize("lower", [True, False])
+def test_split_factor_is_the_same_bits_on_one_and_two_threads(n: int, lower: bool) -> None:
+    # from SPLIT_ORDER rows on, cholesky(threads=...) makes each dgemm and dtrsm in two fixed parts
+    # (a second thread runs one of them with threads=2): the same calls, so the same bits
+    A = _spd(n, n + 1)
+    one, two = (dense_cholesky.cholesky(A, lower=lower, threads=t) for t in (1, 2))
+    np.testing.assert_array_equal(one, two)
+    ref = scipy_cholesky(A, lower=lower)
+    assert np.max(np.abs(one - ref)) <= 1e-13 * np.max(np.abs(ref))
+    assert not np.any(np.triu(one, 1) if lower else np.tril(one, -1))  # the other triangle zero
+    c, low = dense_cholesky.cho_factor(A, lower=lower, threads=2)
+    x = cho_solve((c, low), A[:, :3])
+    assert np.max(np.abs(x - np.eye(n)[:, :3])) <= 1e-9
+
+
+@pytest.mark.parametrize("k", [1, 5, 62])
+@pytest.mark.parametrize("trans", [True, False])
+def test_split_triangular_solve_is_the_same_bits_on_one_and_two_threads(k: int, trans: bool) -> None:
+    from scipy.linalg import solve_triangular
+
+    n = 700
+    R = scipy_cholesky(_spd(n, 9))
+    B = np.random.default_rng(2).normal(size=(n, k))
+    one, two = (dense_cholesky.solve_triangular(R, B, trans=trans, threads=t) for t in (1, 2))
+    np.testing.assert_array_equal(one, two)
+    ref = solve_triangular(R, B, trans="T" if trans else "N")
+    assert np.max(np.abs(one - ref)) <= 1e-12 * np.max(np.abs(ref))
+    vec = dense_cholesky.solve_triangular(R, B[:, 0], trans=trans, threads=2)
+    assert vec.shape == (n,) and np.max(np.abs(vec - ref[:, 0])) <= 1e-12 * np.max(np.abs(ref))
+
+
 @pytest.mark.slow
 def test_factor_of_twenty_thousand_rows_on_two_threads() -> None:
     """OpenBLAS's threaded dpotrf kills the process from about 16,000 rows (SciPy 1.17's 0.3.31):

@@ -147,6 +147,27 @@ def test_products_over_the_cache_do_not_depend_on_where_the_columns_sit():
     np.testing.assert_allclose(filled.matvec(v), dense @ v, atol=1e-12 * np.abs(dense).max() * 6.5)
 
 
+@pytest.mark.parametrize("m", [5, 603])
+def test_products_over_the_cache_are_the_same_bits_on_two_threads(m):
+    # 603 columns of 2000 rows (1.2e6 numbers): above the 2^20 from which a second thread sums the
+    # lower half of the rows; 5 columns: one thread, and a remainder past the groups of four. Each
+    # entry is summed over the columns in the same order: the bits of the column-by-column sum
+    X = _points(2000, 3, 11)
+    K = KernelGram(ThinPlate(2, formula_dimension=2), X)
+    rng = np.random.default_rng(5)
+    v = np.zeros(2000)
+    cols = np.sort(rng.choice(2000, m, replace=False))
+    v[cols] = rng.normal(size=m)
+    one, two = K.matvec(v, threads=1), K.matvec(v, threads=2)
+    np.testing.assert_array_equal(one, two)
+    by_column = np.zeros(2000)
+    for j in cols:
+        by_column += v[j] * K.column(j)
+    np.testing.assert_array_equal(one, by_column)
+    dense = K._block(None, cols)
+    np.testing.assert_allclose(two, dense @ v[cols], rtol=0, atol=1e-12 * np.abs(dense).max() * np.abs(v).sum())
+
+
 def test_cache_of_a_gone_operator_says_so():
     from sdpkern.kernels.base import Kernel
 

@@ -306,8 +306,9 @@ class GramOperator:
             return self._checked_block(r, c)
         return np.asarray(self.cache.gather(r, c))
 
-    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
-        """``(K v)[rows]`` (all rows by default), from the cached columns of v's non-zeros."""
+    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
+        """``(K v)[rows]`` (all rows by default), from the cached columns of v's non-zeros; their
+        sum by ``threads`` threads where it is large (the same bits for any number)."""
         va = np.asarray(v, dtype=np.float64)
         if va.shape != (self.n,):
             raise DataError(f"v must have shape ({self.n},), got {va.shape}")
@@ -316,7 +317,7 @@ class GramOperator:
         if nz.size == 0:
             return np.zeros(self.n if r is None else r.shape[0])
         if self.ensure(nz):
-            full = self._cached_matvec(nz, va[nz])
+            full = self._cached_matvec(nz, va[nz], threads)
             return full if r is None else full[r]
         out = np.zeros(self.n if r is None else r.shape[0])
         step = self.capacity
@@ -325,11 +326,12 @@ class GramOperator:
             out += self._checked_block(r, part) @ va[part]
         return out
 
-    def _cached_matvec(self, cols: Index, w: Array) -> Array:
+    def _cached_matvec(self, cols: Index, w: Array, threads: int = 1) -> Array:
         """Σ_b w_b K[:, cols_b] over cached columns, summed in the order of ``cols`` (sorted): the
         same bits whatever the columns' places in the cache (a cache filled by earlier fits gives
-        the products of a fresh one)."""
-        return np.asarray(self.cache.weighted_sum(np.ascontiguousarray(cols, dtype=np.intp), np.ascontiguousarray(w)))
+        the products of a fresh one) and the threads."""
+        cols, w = np.ascontiguousarray(cols, dtype=np.intp), np.ascontiguousarray(w)
+        return np.asarray(self.cache.weighted_sum(cols, w, threads))
 
     def __matmul__(self, v: ArrayLike) -> Array:
         return self.matvec(v)

@@ -591,7 +591,7 @@ def _polish_state(al: _AugmentedLagrangian, cons: _Constraints, tol: float, last
     On K + ρVVᵀ when folded (its columns are the cached ones): the same solution, as the
     bordered system enforces Vᵀu = 0."""
     st = al.state
-    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol, last)
+    out = _polish(st.K, st.y, st.alpha, st.upper, st.D, cons, tol, last, st.threads)
     if out is None:
         return False
     st.alpha[:], e, al.z, _ = out
@@ -712,7 +712,7 @@ def _kkt_violation(ya: Array, alpha: Array, e: Array, upper: Array, pair: bool) 
 
 def _polish(
     K: GramOperator, ya: Array, alpha: Array, upper: Array, Dd: Array, cons: _Constraints, tol: float,
-    last: list[Array] | None = None,
+    last: list[Array] | None = None, threads: int = 1,
 ) -> tuple[Array, Array, Array, float] | None:
     """Finite-Newton steps from SMO's active set (004's Newton system; 000 eq. 17 on K_Ξ).
 
@@ -732,7 +732,7 @@ def _polish(
     # squared hinge (no finite upper bound but the weight-0 points' 0): no point sits at an upper
     # bound, so the system is the primal Newton one of 004 on F, whose Cholesky factor is kept
     # across the rounds (leaving points pinned, entering ones appended: one factorisation)
-    factor = _SupportFactor(K, ya, Dd, W) if not np.any(np.isfinite(upper) & (upper > 0)) else None
+    factor = _SupportFactor(K, ya, Dd, W, threads) if not np.any(np.isfinite(upper) & (upper > 0)) else None
     for _ in range(5):
         if factor is not None:
             step = _newton_step_kept(factor, ya, a_new, free, last)
@@ -743,7 +743,7 @@ def _polish(
         a_new, c = step
         u_new = ya * a_new
         c_V = c[1:] if cons.pair else c
-        e = K.matvec(u_new) + ya * Dd * a_new + cons.V @ c_V
+        e = K.matvec(u_new, threads=threads) + ya * Dd * a_new + cons.V @ c_V
         f = e - ya * Dd * a_new + (c[0] if cons.pair else 0.0)
         m = ya * f  # margins: < 1 at α = 0 or > 1 at the upper bound violate the KKT conditions
         # (points of weight 0, upper = 0, are pinned at α = 0 and never enter)

@@ -204,7 +204,7 @@ class _OnesGram(GramOperator):
     def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
         return np.ones((np.asarray(rows).size, np.asarray(cols).size))
 
-    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
+    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
         s = float(np.sum(v))
         return np.full(self.n if rows is None else np.asarray(rows).size, s)
 

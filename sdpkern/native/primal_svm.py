@@ -36,6 +36,7 @@ from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator
 from .dense_cholesky import cho_factor, cholesky
+from .dense_cholesky import solve_triangular as split_triangular
 
 __all__ = [
     "PrimalSVMResult",
@@ -199,10 +200,13 @@ class _SupportFactor:
     """
 
     def __init__(
-        self, cache: GramOperator, y: NDArray[np.float64], lam: float | NDArray[np.float64], U: NDArray[np.float64]
+        self, cache: GramOperator, y: NDArray[np.float64], lam: float | NDArray[np.float64], U: NDArray[np.float64],
+        threads: int | None = None,
     ) -> None:
-        # λ per point (an array: the dual's D_i = 1/(2C w_i) with sample weights) or one for all
-        self.cache, self.y, self.U = cache, y, U
+        # λ per point (an array: the dual's D_i = 1/(2C w_i) with sample weights) or one for all;
+        # ``threads`` (an int): the factorisation and the solves in two parts, by that many threads
+        # (dense_cholesky.cholesky: the same bits for any number); None: LAPACK's and SciPy's calls
+        self.cache, self.y, self.U, self.threads = cache, y, U, threads
         self.lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), y.shape)
         self.k = U.shape[1]
         self.R = np.empty((0, 0))
@@ -222,7 +226,8 @@ class _SupportFactor:
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam[idx]
         try:
-            self.R = cholesky(M, lower=False, overwrite_a=True)
+            # (only R's upper triangle is ever read: the solves' and the appends' copies)
+            self.R = cho_factor(M, lower=False, overwrite_a=True, threads=self.threads)[0]
         except LinAlgError:
             raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
@@ -231,7 +236,7 @@ class _SupportFactor:
 
     def _append(self, new: NDArray[np.intp]) -> None:
         m, k = self.F.shape[0], new.shape[0]
-        R12 = solve_triangular(self.R, self.cache.block(self.F, new), trans="T", lower=False, check_finite=False)
+        R12 = self._triangular(self.R, self.cache.block(self.F, new), trans=True)
         S = self.cache.block(new, new)
         S[np.diag_indices_from(S)] += self.lam[new]
         S -= R12.T @ R12
@@ -241,7 +246,7 @@ class _SupportFactor:
             allp = np.concatenate([self.F, new])
             raise _not_psd(self.cache.block(allp, allp), float(self.lam[allp].min())) from None
         # Fortran order, as LAPACK's: solve_triangular would copy a C-ordered factor on every call
-        R = np.zeros((m + k, m + k), order="F")
+        R = np.empty((m + k, m + k), order="F")  # (the lower triangle is never read)
         R[:m, :m] = self.R
         R[:m, m:] = R12
         R[m:, m:] = R22
@@ -262,15 +267,21 @@ class _SupportFactor:
         B2[:, 1 : 1 + self.k] = self.U[new]
         z2 = solve_triangular(R22, B2 - R12.T @ self._Zf, trans="T", lower=False, check_finite=False)
         x2 = solve_triangular(R22, z2, lower=False, check_finite=False)
-        W = solve_triangular(self.R, R12, lower=False, check_finite=False)
+        W = self._triangular(self.R, R12)
         self._Z = np.vstack([self._Z - W @ x2, x2])
         self._Zf = np.vstack([self._Zf, z2])
         self._zcol = np.concatenate([self._zcol, np.full(new.shape[0], -1, dtype=np.intp)])
 
+    def _triangular(self, R: NDArray[np.float64], B: NDArray[np.float64], trans: bool = False) -> NDArray[np.float64]:
+        """op(R)⁻¹B, R upper triangular (op(R) = Rᵀ with ``trans``), by this factor's threads."""
+        if self.threads is None:
+            return np.asarray(solve_triangular(R, B, trans="T" if trans else "N", lower=False, check_finite=False))
+        return split_triangular(R, B, trans=trans, threads=self.threads)
+
     def _solve(self, rhs: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``(M⁻¹ rhs, R⁻ᵀ rhs)``."""
-        z = solve_triangular(self.R, rhs, trans="T", lower=False, check_finite=False, overwrite_b=True)
-        return solve_triangular(self.R, z, lower=False, check_finite=False), z
+        z = self._triangular(self.R, rhs, trans=True)
+        return self._triangular(self.R, z), z
 
     def _columns(self, drop: NDArray[np.intp]) -> NDArray[np.float64]:
         """``M⁻¹[y_F, U_F, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""

@@ -308,9 +308,10 @@ class SMOState:
         self.reconstruct(outputs)
 
     def kernel_outputs(self) -> Array:
-        """K u on the n kernel points, u_k = Σ_{t mod n = k} y_t α_t (from the cached columns)."""
+        """K u on the n kernel points, u_k = Σ_{t mod n = k} y_t α_t (from the cached columns, by the
+        SMO's threads)."""
         u = self.coefficients()
-        return self.K.matvec(u) if np.any(u) else np.zeros(self.n)
+        return self.K.matvec(u, threads=self.threads) if np.any(u) else np.zeros(self.n)
 
     def coefficients(self) -> Array:
         """u of :meth:`kernel_outputs`: the expansion coefficients of Q's kernel part."""

@@ -776,7 +776,7 @@ class _KernelOfF(GramOperator):
         out += (self.Q[r] @ self.L) @ self.Q[c].T
         return np.asarray(out)
 
-    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None) -> Array:
+    def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
         va = np.asarray(v, dtype=np.float64)
         nz = np.flatnonzero(va)
         if not nz.size:
