@@ -263,6 +263,51 @@ def test_least_distance_proves_either_answer_as_the_lp_does(seed):
         assert sep is None and inseparable
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_polynomials_squared_hinge_fit_proves_inseparability_as_the_lp_does(seed):
+    # the slacks of the squared-hinge fit of y by 𝒫 alone are Farkas' certificate where 𝒫 cannot
+    # separate (second route: HiGHS's LP on every point); where it can, no certificate comes out
+    # (the fit is undetermined, or its slacks do not cancel) and the least-distance test decides
+    import sdpkern.native.cpd.workspace as cpd
+    from sdpkern.native.dual_svm import unpenalized_hinge_fit
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    if seed % 2:
+        y[rng.choice(150, 10, replace=False)] *= -1.0  # labels flipped: inseparable
+    Q = cpd.CPDWorkspace(ThinPlate(2, formula_dimension=2), X).factor.Q
+    fit = unpenalized_hinge_fit(Q, y, np.ones(150))
+    proved = fit is not None and cpd._hinge_proves_inseparable(Q, y, None, fit)
+    assert proved is (cpd._separating_lp(Q, y) is None) is bool(seed % 2)
+    if proved:
+        assert fit is not None
+        u = np.maximum(0.0, 1.0 - y * fit)
+        assert u.sum() > 1.0 and np.abs(Q.T @ (y * u)).max() <= 1e-12 * u.sum()  # 1e-15 measured
+
+
+@pytest.mark.parametrize("name", ["wdbc", "pima"])
+def test_an_inseparable_fit_skips_the_least_distance_test_and_reaches_the_same_optimum(name, monkeypatch):
+    # wdbc and pima as the loader gives them: the hinge fit the dual starts from proves that 𝒫
+    # cannot separate, so the least-distance NNLS never runs; the optimum is the reduced Newton
+    # route's (a second route) and the dual's that computes its own start (1e-9)
+    import sdpkern.native.cpd.workspace as cpd
+    from sdpkern.datasets import load_keel
+
+    ds = load_keel(name)
+    calls: list[int] = []
+    find = cpd._find_separator
+    monkeypatch.setattr(cpd, "_find_separator", lambda *a: calls.append(1) or find(*a))
+    fit = ThinPlateSVC().fit(ds.X, ds.y)
+    assert calls == [] and fit.solver_ == "dual" and fit.status_ == "optimal" and not fit.beta_zero_
+    newton = ThinPlateSVC(solver="reduced", beta_zero=False).fit(ds.X, ds.y)
+    assert abs(fit.objective_ - newton.objective_) <= 1e-9 * newton.objective_
+    ws = cpd.CPDWorkspace(ThinPlate(2, formula_dimension=2), ds.X / fit.scale_)
+    y = np.where(ds.y == fit.classes_[1], 1.0, -1.0)
+    own = cpd.cpd_dual_svm(ws.reduced, ws.factor.Q, y, 1.0, polish="auto")  # no fit handed over
+    assert abs(own.objective - fit.objective_) <= 1e-9 * fit.objective_
+
+
 def test_separable_data_where_least_squares_fails_take_the_least_distance_separator(monkeypatch):
     # wdbc, 400 points: linearly separable, but the least-squares fit misclassifies 3.8 % of
     # them: the least-distance separator proves separability (no LP) and the β = 0 variant is

@@ -295,6 +295,7 @@ def dual_svm(
     polish: bool | str = False,
     callback: Callable[[int, float, float], Any] | None = None,
     n_jobs: int = 1,
+    unpenalized_fit: ArrayLike | None = None,
 ) -> DualSVMResult:
     """Solve the (squared-)hinge kernel SVM by compiled SMO (module docstring).
 
@@ -343,6 +344,10 @@ def dual_svm(
         Threads of the SMO (:class:`~sdpkern.native.svm_core.SMOState`): its passes over the
         variables from 4096 on, and the rows of the kernel columns it computes where a column is
         worth the hand-over; two at most help, the same bits for any number.
+    unpenalized_fit : (n,) array, optional
+        The values on the points of :func:`unpenalized_hinge_fit` of y by the unpenalised block,
+        where the caller has computed it (the c.p.d. separability test does): the multipliers
+        of ``polish="auto"`` with the squared hinge start there instead of computing it again.
 
     Returns
     -------
@@ -369,7 +374,8 @@ def dual_svm(
     with _one_blas_thread():
         if polish == "auto" and loss == "squared_hinge" and cons.V.shape[1]:
             if alpha0 is None:
-                _start_multipliers(al, cons, w)
+                fit = None if unpenalized_fit is None else as_vector(unpenalized_fit, "unpenalized_fit", length=n)
+                _start_multipliers(al, cons, w, fit)
             polished, refined = _run_squared(al, cons, float(tol), float(C), w), False
         else:
             polished, refined = _run(al, cons, polish, float(tol))
@@ -420,24 +426,17 @@ def _start(
     return _AugmentedLagrangian(state, K, V, rho, max_iter, callback)
 
 
-def _start_multipliers(al: _AugmentedLagrangian, cons: _Constraints, w: Array) -> None:
-    """Start the method of multipliers at the α = 0 problem's own: the polynomials' coefficients z
-    of the squared-hinge fit of y by the unpenalised block alone, min Σ w_i max(0, 1 − y_i f_i)²
-    over f ∈ range [1, V] (Newton's method on its violators, at most 30 steps; the intercept's part
-    is the pair constraint's, left to SMO).
+def unpenalized_hinge_fit(W: Array, ya: Array, w: Array) -> Array | None:
+    """The squared-hinge fit of y by the orthonormal columns W alone: the fitted values f = Wc of
+    min_c Σ w_i max(0, 1 − y_i (Wc)_i)², by Newton's method on its violators (each step the
+    weighted least-squares fit of y on them, from the fit on every point; at most 30 steps).
+    None when the fit is not determined: as many violators as columns (𝒫 may then separate the
+    classes) or a singular system.
 
-    At z = 0, SMO's first round fits all of y by the kernel, and its support is then far from the
-    optimum's wherever the polynomials carry much of the model: on wdbc (d = 30, 31 polynomials,
-    α > 0 on 34 points at the optimum) the loose round ended with 421 points in its support, and
-    the Newton finish shed them over 13 Newton systems (docs/cpd.md, "The start of the
-    multipliers"). Any z is a valid start; this one leaves SMO the part of y the polynomials
-    cannot fit. Nothing changes when that fit is not determined (as many violators as columns, or
-    a singular system)."""
-    st = al.state
-    ya = st.y
-    n = ya.shape[0]
-    V = cons.V
-    W = np.hstack([np.full((n, 1), 1.0 / np.sqrt(n)), V]) if cons.pair else V  # orthonormal columns
+    At its minimiser the gradient vanishes: Σ w_i ξ_i y_i W_i = 0 with ξ_i = max(0, 1 − y_i f_i),
+    so u = w∘ξ ≥ 0 is Farkas' certificate that no f ∈ range W has y_i f_i ≥ 1 for every i
+    whenever some ξ_i > 0 (:func:`~sdpkern.native.cpd.workspace.fit_cpd` reads it so); and its
+    coefficients start the dual's multipliers (:func:`_start_multipliers`)."""
     live = w > 0
     c = W.T @ (w * ya)  # the least-squares fit (weighted: a weight-2 point is a repeated point)
     sv = None
@@ -447,13 +446,37 @@ def _start_multipliers(al: _AugmentedLagrangian, cons: _Constraints, w: Array) -
             break
         sv = violators
         if np.count_nonzero(sv) <= W.shape[1]:
-            return
+            return None
         Ws = W[sv] * np.sqrt(w[sv])[:, None]
         try:  # on the violators the loss is Σ w (y − f)²: a least-squares step
             c = np.linalg.solve(Ws.T @ Ws, W[sv].T @ (w[sv] * ya[sv]))
         except np.linalg.LinAlgError:
+            return None
+    return np.asarray(W @ c, dtype=np.float64)
+
+
+def _start_multipliers(al: _AugmentedLagrangian, cons: _Constraints, w: Array, fit: Array | None = None) -> None:
+    """Start the method of multipliers at the α = 0 problem's own: the polynomials' coefficients z
+    of the squared-hinge fit of y by the unpenalised block alone (:func:`unpenalized_hinge_fit`,
+    or its values ``fit`` where the caller has them; the intercept's part is the pair
+    constraint's, left to SMO).
+
+    At z = 0, SMO's first round fits all of y by the kernel, and its support is then far from the
+    optimum's wherever the polynomials carry much of the model: on wdbc (d = 30, 31 polynomials,
+    α > 0 on 34 points at the optimum) the loose round ended with 421 points in its support, and
+    the Newton finish shed them over 13 Newton systems (docs/cpd.md, "The start of the
+    multipliers"). Any z is a valid start; this one leaves SMO the part of y the polynomials
+    cannot fit. Nothing changes when that fit is not determined."""
+    st = al.state
+    ya = st.y
+    n = ya.shape[0]
+    V = cons.V
+    if fit is None:
+        W = np.hstack([np.full((n, 1), 1.0 / np.sqrt(n)), V]) if cons.pair else V  # orthonormal columns
+        fit = unpenalized_hinge_fit(W, ya, w)
+        if fit is None:
             return
-    z = np.asarray(c[1:] if cons.pair else c, dtype=np.float64)
+    z = np.asarray(V.T @ fit, dtype=np.float64)  # (V orthonormal, ⊥ 1 when pair: the fit's coordinates)
     al.z = z
     st.shift(ya * (V @ z))  # p = −1 + y∘(Vz), as after a multiplier update
 

@@ -58,7 +58,7 @@ from ...errors import DataError, ParameterError
 from ...kernels.base import Kernel
 from ...kernels.cpd import PolynomialFactor, checked_matrix, cpd_decision, polynomial_factor
 from ...kernels.gram import GramOperator, KernelGram, PrecomputedGram, ReducedGram, reduced_gram
-from ..dual_svm import DualSVMResult, Loss, dual_svm
+from ..dual_svm import DualSVMResult, Loss, dual_svm, unpenalized_hinge_fit
 from ..primal_svm import primal_svm_kernel
 from .newton import BetaZeroKernel, NewtonResult, beta_zero_kernel, cpd_beta_zero_svm, cpd_primal_svm
 
@@ -242,7 +242,7 @@ class CPDDualResult:
 def cpd_dual_svm(
     K: GramOperator, Q: ArrayLike, y: ArrayLike, C: float, *, sample_weight: ArrayLike | None = None,
     tol: float = 1e-3, max_iter: int | None = None, loss: Loss = "squared_hinge", polish: bool | str = False,
-    n_jobs: int = 1,
+    n_jobs: int = 1, unpenalized_fit: ArrayLike | None = None,
 ) -> CPDDualResult:
     """000 eq. (14) (or its hinge variant) by :func:`~sdpkern.native.dual_svm.dual_svm` on K_Ξ.
 
@@ -263,9 +263,9 @@ def cpd_dual_svm(
     y : (n,) array of ±1
     C : float
         scikit-learn's C > 0 (000's λ = 1/(2C)).
-    sample_weight, tol, max_iter, polish, n_jobs
+    sample_weight, tol, max_iter, polish, n_jobs, unpenalized_fit
         As in :func:`~sdpkern.native.dual_svm.dual_svm` (``max_iter``: SMO steps; ``n_jobs``: threads of
-        its passes).
+        its passes; ``unpenalized_fit``: the squared-hinge fit of y by 𝒫 alone, on the points).
     loss : {"squared_hinge", "hinge"}
 
     Returns
@@ -287,6 +287,7 @@ def cpd_dual_svm(
         max_iter=max_iter,
         polish=polish,
         n_jobs=n_jobs,
+        unpenalized_fit=unpenalized_fit,
     )
     res.certificate["tol"] = float(tol)
     # f = K_Ξγ + Qc: back to α = Tγ, β̄ of eq. (14)
@@ -489,6 +490,20 @@ def _least_distance_working_set(P: Array, y: Array, margin: Array, rounds: int =
     return _least_distance(P, y)
 
 
+def _hinge_proves_inseparable(Q: Array, y: Array, w: Array | None, fit: Array) -> bool:
+    """Whether the squared-hinge fit of y by 𝒫 alone (``fit``, its values; Q an orthonormal basis
+    of 𝒫 on the points) proves that no p ∈ 𝒫 separates the classes: its slacks u = w∘ξ,
+    ξ = max(0, 1 − y∘fit), are Farkas' certificate when Qᵀ(y∘u) = 0 (Σ u_i y_i p(x_i) would be
+    both 0 and ≥ Σ u_i > 0), checked as :func:`_least_distance` checks its own (within 1e-9 of
+    Σu, Q's columns of unit norm). The fit is the dual's start, computed anyway: the proof then
+    costs one product with Qᵀ where the least-distance problem costs NNLS solves."""
+    u = np.maximum(0.0, 1.0 - y * fit)
+    if w is not None:
+        u = u * w
+    total = float(u.sum())
+    return total > 0.0 and float(np.max(np.abs(Q.T @ (y * u)), initial=0.0)) <= 1e-9 * total
+
+
 def _interpolates(factor: PolynomialFactor, X: Array, y: Array, w: Array | None) -> bool:
     """Whether 𝒫 interpolates every distinct point of positive weight (rank P = their number):
     then 𝒫⊥ holds only differences of repeated points, whose Φα is 0, and the β = 0 model would
@@ -567,6 +582,7 @@ class CPDWorkspace:
         self._dense: PrecomputedGram | None = None
         self._beta_zero: BetaZeroKernel | None = None
         self._separators: dict[bytes, Array | None] = {}
+        self._hinge_fits: dict[bytes, Array | None] = {}
         self._memory_key: bytes | None = None  # set by CPDMemory.take
 
     @property
@@ -632,6 +648,16 @@ class CPDWorkspace:
                 bbar = _find_separator(factor.Q, y, ls_fit)
             self._separators[key] = None if bbar is None else factor.beta_from_bar(bbar)
         out = self._separators[key]
+        return None if out is None else out.copy()
+
+    def hinge_fit(self, y: Array, w: Array | None = None) -> Array | None:
+        """:func:`~sdpkern.native.dual_svm.unpenalized_hinge_fit` of y by 𝒫 alone (weights ``w``),
+        on the points, remembered by (y, w): the separability test reads its Farkas certificate
+        (:func:`_hinge_proves_inseparable`) and the dual starts its multipliers there."""
+        key = _digest(y, np.zeros(0) if w is None else w)
+        if key not in self._hinge_fits:
+            self._hinge_fits[key] = unpenalized_hinge_fit(self.factor.Q, y, np.ones(self.n) if w is None else w)
+        out = self._hinge_fits[key]
         return None if out is None else out.copy()
 
 
@@ -764,7 +790,8 @@ def _free_fit(
     # when the dual is not certified
     route = "dual" if solver == "auto" else solver
     if route == "dual":
-        d = cpd_dual_svm(ws.reduced, factor.Q, y, C, tol=tol, polish="auto", sample_weight=w, n_jobs=n_jobs)
+        d = cpd_dual_svm(ws.reduced, factor.Q, y, C, tol=tol, polish="auto", sample_weight=w, n_jobs=n_jobs,
+                         unpenalized_fit=ws.hinge_fit(y, w))
         if d.status == "optimal" or solver == "dual":
             cert = {"measure": "stationarity", "value": _stationarity(d.dual.dual_coef, d.f, y, C, w), "tol": tol,
                     "kkt_violation": d.dual.certificate["kkt_violation"]}  # fmt: skip
@@ -895,9 +922,13 @@ def fit_cpd(
         elif _least_squares_separator(factor.Q, y, w) is not None:
             bz = True
         else:
-            ls = factor.Q @ (factor.Q.T @ y)  # P P⁺y, the separability test's first step
-            bz = ws.separator(y, w, ls) is not None
-            inseparable = not bz
+            fit = ws.hinge_fit(y, w)
+            if fit is not None and _hinge_proves_inseparable(factor.Q, y, w, fit):
+                bz, inseparable = False, True
+            else:
+                ls = factor.Q @ (factor.Q.T @ y)  # P P⁺y, the separability test's first step
+                bz = ws.separator(y, w, ls) is not None
+                inseparable = not bz
     else:
         bz = bool(beta_zero)
     if bz:
