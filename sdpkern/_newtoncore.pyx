@@ -484,21 +484,23 @@ cdef void _trsm_split(char side, char uplo, char ta, int m, int n, double *a, in
     _both(&p, &q, threads)
 
 
-def solve_triangular_split(double[::1, :] R, double[::1, :] B, bint lower, bint trans, int threads):
+def solve_triangular_split(double[::1, :] R, double[::1, :] B, bint lower, bint trans, int threads,
+                           Py_ssize_t order=-1):
     """B ← op(R)⁻¹B in place (R triangular, column-major; op(R) = Rᵀ when ``trans``), B's columns in
     two parts from ``SPLIT_MIN`` columns on, the second by another thread when ``threads`` ≥ 2:
-    the same calls, so the same bits, for any ``threads``."""
-    cdef int n = <int> R.shape[0], k = <int> B.shape[1]
-    if R.shape[1] != R.shape[0] or B.shape[0] != R.shape[0]:
-        raise ValueError("solve_triangular_split: a square R and B with as many rows expected")
+    the same calls, so the same bits, for any ``threads``. ``order`` ≥ 0: R is the leading
+    ``order`` × ``order`` block of the array given (a factor kept with room to grow)."""
+    cdef int lda = <int> R.shape[0], n = <int> (R.shape[0] if order < 0 else order), k = <int> B.shape[1]
+    if R.shape[1] != R.shape[0] or n > R.shape[0] or B.shape[0] != n:
+        raise ValueError("solve_triangular_split: a square R and B with as many rows as its order expected")
     if n == 0 or k == 0:
         return
     with nogil:
-        _trsm_split(b'L', b'L' if lower else b'U', b'T' if trans else b'N', n, k, &R[0, 0], n, &B[0, 0], n,
+        _trsm_split(b'L', b'L' if lower else b'U', b'T' if trans else b'N', n, k, &R[0, 0], lda, &B[0, 0], n,
                     threads > 1)
 
 
-def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads=0):
+def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads=0, Py_ssize_t order=-1):
     """A's Cholesky factor over its lower (``lower``) or upper triangle, in place (A column-major),
     left-looking by blocks of ``block`` columns (rows for the upper factor): for each block,
     ``dgemm`` subtracts the finished blocks' products from the block, ``dpotrf`` factorises its
@@ -511,8 +513,9 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads
     ``threads`` ≥ 1: each ``dgemm`` and ``dtrsm`` in two parts (its rows or columns,
     :func:`_halves`), the second by another thread when ``threads`` ≥ 2: the same calls and bits
     for any ``threads`` ≥ 1. 0: one call each (the calls the large factorisation of
-    :mod:`sdpkern.native.dense_cholesky` makes, where BLAS's own threads may run them)."""
-    cdef int n = <int> A.shape[0], lda, j0, jb, m, info = 0
+    :mod:`sdpkern.native.dense_cholesky` makes, where BLAS's own threads may run them).
+    ``order`` ≥ 0: the factor of the leading ``order`` × ``order`` block, in place."""
+    cdef int n = <int> (A.shape[0] if order < 0 else order), lda, j0, jb, m, info = 0
     cdef Py_ssize_t i, j
     cdef char nt = b'N', tr = b'T', lo = b'L', up = b'U', ri = b'R', le = b'L'
     cdef double one = 1.0, minus = -1.0
@@ -520,15 +523,15 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads
     cdef double* d
     cdef double* keep
     cdef bint split = threads >= 1, two = threads >= 2
-    if A.shape[1] != A.shape[0] or A.shape[0] > 2147483647 or block < 1:
-        raise ValueError("cholesky_blocked: a square matrix and block >= 1 expected")
+    if A.shape[1] != A.shape[0] or A.shape[0] > 2147483647 or block < 1 or order > A.shape[0]:
+        raise ValueError("cholesky_blocked: a square matrix, an order within it and block >= 1 expected")
     if n == 0:
         return 0
     block = min(block, n)
     keep = <double*> malloc(block * block * sizeof(double))
     if keep == NULL:
         raise MemoryError()
-    lda = n
+    lda = <int> A.shape[0]
     a = &A[0, 0]
     with nogil:
         j0 = 0

@@ -102,6 +102,25 @@ def test_split_triangular_solve_is_the_same_bits_on_one_and_two_threads(k: int, 
     assert vec.shape == (n,) and np.max(np.abs(vec - ref[:, 0])) <= 1e-12 * np.max(np.abs(ref))
 
 
+def test_a_factor_kept_with_room_solves_as_the_exact_one() -> None:
+    # the closing Newton systems keep R in a larger buffer (its leading block) so that appended
+    # points write in place: the factor and the solves on the block are those of the exact array
+    n = 650
+    A = _spd(n, 4)
+    buf = np.full((n + 40, n + 40), np.nan, order="F")  # (the rest of the buffer is never read)
+    dense_cholesky.upper_factor_into(buf, A, 2)
+    exact = dense_cholesky.cholesky(A, threads=2)
+    np.testing.assert_array_equal(np.triu(buf[:n, :n]), exact)
+    B = np.random.default_rng(3).normal(size=(n, 20))
+    for trans in (True, False):
+        got = dense_cholesky.solve_triangular(buf, B, trans=trans, threads=2, order=n)
+        np.testing.assert_array_equal(got, dense_cholesky.solve_triangular(exact, B, trans=trans, threads=2))
+    bad = A.copy()
+    bad[300, 300] = -1.0
+    with pytest.raises(LinAlgError, match="301-th leading minor"):
+        dense_cholesky.upper_factor_into(np.empty((n, n), order="F"), bad, 1)
+
+
 @pytest.mark.slow
 def test_factor_of_twenty_thousand_rows_on_two_threads() -> None:
     """OpenBLAS's threaded dpotrf kills the process from about 16,000 rows (SciPy 1.17's 0.3.31):

@@ -22,7 +22,10 @@ from scipy.linalg.lapack import dpotrf
 
 from .._newtoncore import cholesky_blocked, solve_triangular_split
 
-__all__ = ["BLOCK", "DIRECT_MAX", "SPLIT_ORDER", "BorderedCholesky", "cho_factor", "cholesky", "solve_triangular"]
+__all__ = [
+    "BLOCK", "DIRECT_MAX", "SPLIT_ORDER", "BorderedCholesky", "cho_factor", "cholesky", "solve_triangular",
+    "upper_factor_into",
+]  # fmt: skip
 
 Array = NDArray[np.float64]
 
@@ -111,15 +114,36 @@ def cholesky(A: Array, lower: bool = False, overwrite_a: bool = False, threads: 
     return _factor(A, lower, overwrite_a, True, threads)
 
 
-def solve_triangular(R: Array, B: Array, trans: bool = False, threads: int = 1) -> Array:
+def solve_triangular(R: Array, B: Array, trans: bool = False, threads: int = 1, order: int | None = None) -> Array:
     """op(R)⁻¹B for an upper triangular R (op(R) = Rᵀ with ``trans``), B's columns in two parts
     from 16 columns on, the second by another thread where ``threads`` ≥ 2 (the same bits for any
-    number). B is copied to a new array (Fortran order) that holds the result."""
+    number). ``order``: R is the leading block of that order of the (Fortran-ordered) array given
+    (:func:`upper_factor_into`). B is copied to a new array (Fortran order) that holds the result."""
     X = np.array(B, dtype=np.float64, order="F", ndmin=2)
     if X.shape[0] != B.shape[0]:
         X = X.T.copy(order="F")
-    solve_triangular_split(np.asarray(R, dtype=np.float64, order="F"), X, False, trans, threads)
+    Ra = np.asarray(R, dtype=np.float64, order="F")
+    solve_triangular_split(Ra, X, False, trans, threads, -1 if order is None else order)
     return X if np.ndim(B) == 2 else X[:, 0]
+
+
+def upper_factor_into(buf: Array, M: Array, threads: int) -> None:
+    """The upper Cholesky factor R (RᵀR = M) of the symmetric positive definite M (m × m) into the
+    leading m × m block of ``buf`` (Fortran order, at least m × m: a factor kept with room to grow,
+    so that points appended later write their columns in place instead of copying it), by the
+    blocked factorisation with its calls in two parts (:func:`cholesky` with ``threads``: the same
+    bits for any number). Only R's triangle is written; the rest of ``buf`` is not read.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        A leading minor is not positive definite.
+    """
+    m = M.shape[0]
+    buf[:m, :m] = M  # (the upper triangle is read: M's, as LAPACK's factor of M would read it)
+    info = cholesky_blocked(buf, SPLIT_BLOCK, False, max(1, threads), m)
+    if info > 0:
+        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
 
 
 def _clear_other_triangle(L: Array) -> None:

@@ -35,7 +35,7 @@ from .. import _newtoncore
 from .._validation import as_matrix, as_sample_weight, as_vector, check_positive
 from ..errors import DataError, LabelError, NotPSDError, ParameterError
 from ..kernels.gram import GramOperator
-from .dense_cholesky import cho_factor, cholesky
+from .dense_cholesky import cho_factor, cholesky, upper_factor_into
 from .dense_cholesky import solve_triangular as split_triangular
 
 __all__ = [
@@ -182,6 +182,12 @@ def _not_psd(K_II: NDArray[np.float64], lam: float) -> NotPSDError:
     )
 
 
+def _room(m: int) -> int:
+    """Rows and columns a kept factor of order m leaves free for points appended later (an eighth,
+    at least 16: the closing Newton systems append a few per step)."""
+    return max(16, m // 8)
+
+
 class _SupportFactor:
     """Cholesky factor ``RᵀR = λI + K_FF`` kept across Newton steps, ``F`` a superset of the SV set.
 
@@ -226,8 +232,12 @@ class _SupportFactor:
         M = self.cache.block(idx, idx)
         M[np.diag_indices_from(M)] += self.lam[idx]
         try:
-            # (only R's upper triangle is ever read: the solves' and the appends' copies)
-            self.R = cho_factor(M, lower=False, overwrite_a=True, threads=self.threads)[0]
+            if self.threads is None:
+                self.R = cholesky(M, lower=False, overwrite_a=True)
+            else:  # R in a buffer with room for the points appended later (_append writes in place)
+                m = idx.shape[0]
+                self.R = np.empty((m + _room(m), m + _room(m)), order="F")
+                upper_factor_into(self.R, M, self.threads)
         except LinAlgError:
             raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
@@ -236,7 +246,7 @@ class _SupportFactor:
 
     def _append(self, new: NDArray[np.intp]) -> None:
         m, k = self.F.shape[0], new.shape[0]
-        R12 = self._triangular(self.R, self.cache.block(self.F, new), trans=True)
+        R12 = self._triangular(self.cache.block(self.F, new), trans=True)
         S = self.cache.block(new, new)
         S[np.diag_indices_from(S)] += self.lam[new]
         S -= R12.T @ R12
@@ -245,14 +255,16 @@ class _SupportFactor:
         except LinAlgError:
             allp = np.concatenate([self.F, new])
             raise _not_psd(self.cache.block(allp, allp), float(self.lam[allp].min())) from None
-        # Fortran order, as LAPACK's: solve_triangular would copy a C-ordered factor on every call
-        R = np.empty((m + k, m + k), order="F")  # (the lower triangle is never read)
-        R[:m, :m] = self.R
-        R[:m, m:] = R12
-        R[m:, m:] = R22
         if self._Z is not None and self._Zf is not None:
-            self._extend_columns(R12, R22, new)
-        self.R = R
+            self._extend_columns(R12, R22, new)  # (with the factor of the old F: order m)
+        if self.threads is None or m + k > self.R.shape[0]:
+            # Fortran order, as LAPACK's: solve_triangular would copy a C-ordered factor on every call
+            size = m + k + (0 if self.threads is None else _room(m + k))
+            R = np.empty((size, size), order="F")  # (the lower triangle is never read)
+            R[:m, :m] = self.R[:m, :m]
+            self.R = R
+        self.R[:m, m : m + k] = R12
+        self.R[m : m + k, m : m + k] = R22
         self.F = np.concatenate([self.F, new])
 
     def _extend_columns(self, R12: NDArray[np.float64], R22: NDArray[np.float64], new: NDArray[np.intp]) -> None:
@@ -267,21 +279,21 @@ class _SupportFactor:
         B2[:, 1 : 1 + self.k] = self.U[new]
         z2 = solve_triangular(R22, B2 - R12.T @ self._Zf, trans="T", lower=False, check_finite=False)
         x2 = solve_triangular(R22, z2, lower=False, check_finite=False)
-        W = self._triangular(self.R, R12)
+        W = self._triangular(R12)
         self._Z = np.vstack([self._Z - W @ x2, x2])
         self._Zf = np.vstack([self._Zf, z2])
         self._zcol = np.concatenate([self._zcol, np.full(new.shape[0], -1, dtype=np.intp)])
 
-    def _triangular(self, R: NDArray[np.float64], B: NDArray[np.float64], trans: bool = False) -> NDArray[np.float64]:
-        """op(R)⁻¹B, R upper triangular (op(R) = Rᵀ with ``trans``), by this factor's threads."""
+    def _triangular(self, B: NDArray[np.float64], trans: bool = False) -> NDArray[np.float64]:
+        """op(R)⁻¹B with the factor of F (op(R) = Rᵀ with ``trans``), by this factor's threads."""
         if self.threads is None:
-            return np.asarray(solve_triangular(R, B, trans="T" if trans else "N", lower=False, check_finite=False))
-        return split_triangular(R, B, trans=trans, threads=self.threads)
+            return np.asarray(solve_triangular(self.R, B, trans="T" if trans else "N", lower=False, check_finite=False))
+        return split_triangular(self.R, B, trans=trans, threads=self.threads, order=self.F.shape[0])
 
     def _solve(self, rhs: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``(M⁻¹ rhs, R⁻ᵀ rhs)``."""
-        z = self._triangular(self.R, rhs, trans=True)
-        return self._triangular(self.R, z), z
+        z = self._triangular(rhs, trans=True)
+        return self._triangular(z), z
 
     def _columns(self, drop: NDArray[np.intp]) -> NDArray[np.float64]:
         """``M⁻¹[y_F, U_F, E_D]`` (``D`` positions in ``F``), reusing columns solved in earlier steps."""
