@@ -397,6 +397,9 @@ cdef extern from "<pthread.h>" nogil:
 
 #: columns (or rows) from which a level-3 call is made in two parts (:func:`_halves`)
 cdef int SPLIT_MIN = 16
+#: multiply-adds of a part from which a second thread runs it: about 0.1 ms of one core's BLAS,
+#: against the tens of microseconds of starting and joining a thread
+cdef double THREAD_MIN_FLOPS = 2e6
 
 
 ctypedef struct _Blas3:
@@ -432,10 +435,21 @@ cdef int _halves(int count) noexcept nogil:
     return (count // 2) & ~7
 
 
+cdef double _flops(const _Blas3 *p) noexcept nogil:
+    """The call's multiply-adds: m n k (gemm), m² n or n² m (trsm from the left or the right)."""
+    if not p.trsm:
+        return <double> p.m * p.n * p.k
+    if p.side == b'L':
+        return <double> p.m * p.m * p.n
+    return <double> p.n * p.n * p.m
+
+
 cdef void _both(_Blas3 *first, _Blas3 *second, bint threads) noexcept nogil:
-    """Both calls, the second by a second thread when ``threads`` (and one starts)."""
+    """Both calls, the second by a second thread when ``threads`` and it is worth one
+    (``THREAD_MIN_FLOPS``; the bits are the same either way)."""
     cdef pthread_t th
-    if threads and second.m > 0 and second.n > 0 and pthread_create(&th, NULL, _blas3_main, second) == 0:
+    if (threads and second.m > 0 and second.n > 0 and _flops(second) >= THREAD_MIN_FLOPS
+            and pthread_create(&th, NULL, _blas3_main, second) == 0):
         _blas3(first)
         pthread_join(th, NULL)
     else:

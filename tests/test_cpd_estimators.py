@@ -620,6 +620,36 @@ def test_multipliers_started_at_the_polynomials_own_fit_reach_the_same_optimum_i
     assert abs(cold.objective_ - newton.objective_) <= 1e-9 * newton.objective_
 
 
+def test_a_closing_newton_system_far_from_the_optimum_hands_over_to_the_primal_newton_method(monkeypatch):
+    # ionosphere as the loader gives it (d = 34, 35 polynomials): SMO's loose support is far from
+    # the optimum's, and the closing system swung between pinning and entering points for five
+    # rounds (32 Newton systems) before the primal Newton method finished; a round that moves
+    # more than a tenth of its set now hands over at once (14 systems). The optimum is the reduced
+    # Newton route's (a second route), and the sets where SMO's support is nearly right keep the
+    # closing system (pima: 3 systems, no hand-over)
+    import importlib
+
+    import sdpkern.native.primal_svm as primal
+    from sdpkern.datasets import load_keel
+
+    dual = importlib.import_module("sdpkern.native.dual_svm")
+    systems: list[int] = []
+    point = primal._SupportFactor.newton_point
+    monkeypatch.setattr(primal._SupportFactor, "newton_point", lambda self, sv: systems.append(1) or point(self, sv))
+    finish = dual._newton_finish
+    finished: list[bool] = []
+    monkeypatch.setattr(dual, "_newton_finish", lambda *a: finished.append(True) or finish(*a))
+    for name, most, handed in (("ionosphere", 16, True), ("pima", 3, False)):
+        ds = load_keel(name)
+        systems.clear()
+        finished.clear()
+        fit = ThinPlateSVC().fit(ds.X, ds.y)
+        assert fit.solver_ == "dual" and fit.status_ == "optimal"
+        assert len(systems) <= most and bool(finished) is handed
+        newton = ThinPlateSVC(solver="reduced", beta_zero=False).fit(ds.X, ds.y)
+        assert abs(fit.objective_ - newton.objective_) <= 1e-9 * newton.objective_
+
+
 def test_newton_finish_priced_with_the_kernel_columns_smo_computed():
     # splice (d = 60, 61 polynomials): a column reads n(d + 2k + 16) = 632,000 numbers. Priced by
     # steps and points alone, the closing Newton system waited 8277 SMO steps after the loose
