@@ -760,17 +760,23 @@ cdef class ColumnCache:
                 for i in range(n):
                     out[a, i] += w * p[i]
 
-    def gather(self, Py_ssize_t[::1] rows, Py_ssize_t[::1] cols):
-        """K[rows, cols] (every column cached) as a Fortran-ordered array."""
+    def gather(self, Py_ssize_t[::1] rows, Py_ssize_t[::1] cols, out=None):
+        """K[rows, cols] (every column cached) as a Fortran-ordered array: a new one, or the
+        leading block of ``out`` (Fortran-ordered, at least that large), written in place."""
         cdef Py_ssize_t a, b, nr = rows.shape[0], nc = cols.shape[0]
-        out = np.empty((nc, nr))
-        cdef double[:, ::1] o = out
+        if out is None:
+            full = np.empty((nc, nr))
+        else:
+            if out.ndim != 2 or out.shape[0] < nr or out.shape[1] < nc or not out.flags.f_contiguous:
+                raise ValueError("gather: out must be a Fortran-ordered array of at least the block's shape")
+            full = out.T
+        cdef double[:, ::1] o = full
         cdef double *p
         for b in range(nc):
             p = &self.store[self.slot_of[cols[b]], 0]
             for a in range(nr):
                 o[b, a] = p[rows[a]]
-        return out.T
+        return full[:nc, :nr].T
 
     def weighted_sum(self, Py_ssize_t[::1] cols, double[::1] w, int threads=1):
         """Σ_b w_b K[:, cols_b] over cached columns, each entry summed over b in the order given

@@ -168,6 +168,26 @@ def test_products_over_the_cache_are_the_same_bits_on_two_threads(m):
     np.testing.assert_allclose(two, dense @ v[cols], rtol=0, atol=1e-12 * np.abs(dense).max() * np.abs(v).sum())
 
 
+@pytest.mark.parametrize("cache_bytes", [None, 8 * 300 * 3])
+def test_a_block_gathered_into_a_larger_buffer_is_the_block(cache_bytes):
+    # block(..., out=buf) writes K[rows, cols] into buf's leading block (a factor kept with room to
+    # grow gathers its matrix there), through the cache or, when the columns do not fit it (3
+    # columns of cache), computed; the same bits as the block alone, the rest of buf untouched
+    X = _points(300, 3, 2)
+    fac = polynomial_factor(X, ThinPlate(2))
+    kw = {} if cache_bytes is None else {"cache_bytes": cache_bytes}
+    K = reduced_gram(ThinPlate(2), X, fac.Q, **kw)
+    rows = np.array([4, 17, 250, 3, 99], dtype=np.intp)
+    cols = np.array([1, 17, 40, 41, 200, 299], dtype=np.intp)
+    buf = np.full((9, 8), -5.0, order="F")
+    got = K.block(rows, cols, out=buf)
+    assert got.shape == (5, 6) and np.shares_memory(got, buf)
+    np.testing.assert_array_equal(got, K.block(rows, cols))
+    dense = K._block(rows, cols)  # NumPy's products (the compiled columns round otherwise)
+    np.testing.assert_allclose(got, dense, rtol=0, atol=1e-13 * np.abs(dense).max())
+    assert np.all(buf[5:, :] == -5.0) and np.all(buf[:, 6:] == -5.0)
+
+
 def test_cache_of_a_gone_operator_says_so():
     from sdpkern.kernels.base import Kernel
 

@@ -299,12 +299,18 @@ class GramOperator:
         """Column ``j`` of ``K`` (cached)."""
         return self.columns(np.array([j], dtype=np.intp))[:, 0]
 
-    def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
-        """``K[np.ix_(rows, cols)]`` through the cache (the columns are computed and kept)."""
+    def block(self, rows: ArrayLike, cols: ArrayLike, *, out: Array | None = None) -> Array:
+        """``K[np.ix_(rows, cols)]`` through the cache (the columns are computed and kept); with
+        ``out`` (Fortran-ordered, at least that shape) written into its leading block, which is
+        returned (a factor kept with room to grow gathers its matrix in place)."""
         r, c = _index(rows, self.n, "rows"), _index(cols, self.n, "cols")
         if not self.ensure(c):
-            return self._checked_block(r, c)
-        return np.asarray(self.cache.gather(r, c))
+            block = self._checked_block(r, c)
+            if out is None:
+                return block
+            out[: r.shape[0], : c.shape[0]] = block
+            return out[: r.shape[0], : c.shape[0]]
+        return np.asarray(self.cache.gather(r, c, out))
 
     def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
         """``(K v)[rows]`` (all rows by default), from the cached columns of v's non-zeros; their

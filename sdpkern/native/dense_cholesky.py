@@ -132,7 +132,9 @@ def upper_factor_into(buf: Array, M: Array, threads: int) -> None:
     leading m × m block of ``buf`` (Fortran order, at least m × m: a factor kept with room to grow,
     so that points appended later write their columns in place instead of copying it), by the
     blocked factorisation with its calls in two parts (:func:`cholesky` with ``threads``: the same
-    bits for any number). Only R's triangle is written; the rest of ``buf`` is not read.
+    bits for any number). Only R's triangle is written; the rest of ``buf`` is not read. M may be
+    that leading block already (gathered there: ``GramOperator.block(..., out=buf)``), and is then
+    not copied.
 
     Raises
     ------
@@ -140,7 +142,9 @@ def upper_factor_into(buf: Array, M: Array, threads: int) -> None:
         A leading minor is not positive definite.
     """
     m = M.shape[0]
-    buf[:m, :m] = M  # (the upper triangle is read: M's, as LAPACK's factor of M would read it)
+    lead = buf[:m, :m]
+    if not (M.ctypes.data == lead.ctypes.data and M.strides == lead.strides):
+        lead[...] = M  # (the upper triangle is read: M's, as LAPACK's factor of M would read it)
     info = cholesky_blocked(buf, SPLIT_BLOCK, False, max(1, threads), m)
     if info > 0:
         raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")

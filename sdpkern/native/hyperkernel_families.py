@@ -201,8 +201,11 @@ class _OnesGram(GramOperator):
     def columns(self, cols: ArrayLike) -> Array:
         return np.ones((self.n, np.asarray(cols).size))
 
-    def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
-        return np.ones((np.asarray(rows).size, np.asarray(cols).size))
+    def block(self, rows: ArrayLike, cols: ArrayLike, *, out: Array | None = None) -> Array:
+        if out is None:
+            return np.ones((np.asarray(rows).size, np.asarray(cols).size))
+        out[: np.asarray(rows).size, : np.asarray(cols).size] = 1.0
+        return out[: np.asarray(rows).size, : np.asarray(cols).size]
 
     def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
         s = float(np.sum(v))

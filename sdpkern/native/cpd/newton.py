@@ -770,11 +770,14 @@ class _KernelOfF(GramOperator):
     def ensure(self, cols: ArrayLike) -> bool:
         return True
 
-    def block(self, rows: ArrayLike, cols: ArrayLike) -> Array:
+    def block(self, rows: ArrayLike, cols: ArrayLike, *, out: Array | None = None) -> Array:
         r, c = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
-        out = _sub(self.Phi, r, c)
-        out += (self.Q[r] @ self.L) @ self.Q[c].T
-        return np.asarray(out)
+        blk = _sub(self.Phi, r, c)
+        blk += (self.Q[r] @ self.L) @ self.Q[c].T
+        if out is None:
+            return np.asarray(blk)
+        out[: r.shape[0], : c.shape[0]] = blk
+        return out[: r.shape[0], : c.shape[0]]
 
     def matvec(self, v: ArrayLike, rows: ArrayLike | None = None, *, threads: int = 1) -> Array:
         va = np.asarray(v, dtype=np.float64)
