@@ -73,7 +73,7 @@ from .dense_cholesky import cho_factor
 from .primal_svm import _SupportFactor, primal_svm_kernel
 from .svm_core import SMOState, _labels, _violation, _weights
 
-__all__ = ["DualSVMResult", "dual_svm"]
+__all__ = ["DualSVMResult", "dual_svm", "unpenalized_hinge_fit"]
 
 Array = NDArray[np.float64]
 Loss = Literal["hinge", "squared_hinge"]

@@ -202,7 +202,11 @@ class _SupportFactor:
     over: :meth:`_extend_columns`); when that is cheaper, or ``D`` has grown,
     ``F`` is reset to ``I`` and factorised afresh. (Rank-one :func:`~sdpkern.native.cpd.newton.
     chol_delete` / ``chol_append`` copy the whole factor per point: at m = 2400 one delete costs
-    more than a refactorisation, so they are not used here.)
+    more than a refactorisation, so they are not used here.) With ``threads`` (the dual's closing
+    system) the factor lives in a buffer with room for appended points, which write their columns
+    in place, M is gathered into it, and the factorisation and solves split their level-3 calls
+    in two (:func:`~sdpkern.native.dense_cholesky.upper_factor_into`: the same bits for any
+    number of threads).
     """
 
     def __init__(
