@@ -457,27 +457,21 @@ cdef void _both(_Blas3 *first, _Blas3 *second, bint threads) noexcept nogil:
         _blas3(second)
 
 
-cdef void _gemm_cols(char ta, char tb, int m, int n, int k, double alpha, double *a, int lda, double *b, int ldb,
-                     double beta, double *c, int ldc, bint threads) noexcept nogil:
-    """C ← αop(A)op(B) + βC by C's columns in two parts (``tb`` = 'N': B's columns)."""
+cdef void _gemm_split(char ta, char tb, int m, int n, int k, double alpha, double *a, int lda, double *b, int ldb,
+                      double beta, double *c, int ldc, bint by_rows, bint threads) noexcept nogil:
+    """C ← αop(A)op(B) + βC in two parts: C's rows (``by_rows``; ``ta`` = 'N': A's rows) or its
+    columns (``tb`` = 'N': B's columns)."""
     cdef _Blas3 p, q
-    cdef int h = _halves(n)
+    cdef int h = _halves(m if by_rows else n)
     p.trsm, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc = (
-        False, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, c, ldc)
+        False, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
     q = p
-    q.n, q.b, q.c = n - h, b + <Py_ssize_t> h * ldb, c + <Py_ssize_t> h * ldc
-    _both(&p, &q, threads)
-
-
-cdef void _gemm_rows(char ta, char tb, int m, int n, int k, double alpha, double *a, int lda, double *b, int ldb,
-                     double beta, double *c, int ldc, bint threads) noexcept nogil:
-    """C ← αop(A)op(B) + βC by C's rows in two parts (``ta`` = 'N': A's rows)."""
-    cdef _Blas3 p, q
-    cdef int h = _halves(m)
-    p.trsm, p.ta, p.tb, p.m, p.n, p.k, p.alpha, p.a, p.lda, p.b, p.ldb, p.beta, p.c, p.ldc = (
-        False, ta, tb, h, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-    q = p
-    q.m, q.a, q.c = m - h, a + h, c + h
+    if by_rows:
+        p.m = h
+        q.m, q.a, q.c = m - h, a + h, c + h
+    else:
+        p.n = h
+        q.n, q.b, q.c = n - h, b + <Py_ssize_t> h * ldb, c + <Py_ssize_t> h * ldc
     _both(&p, &q, threads)
 
 
@@ -558,14 +552,14 @@ def cholesky_blocked(double[::1, :] A, Py_ssize_t block, bint lower, int threads
                     keep[i + j * jb] = d[i + j * lda]
             if lower:
                 if j0 > 0 and split:  # A[j0:, j0:j0+jb] -= A[j0:, :j0] A[j0:j0+jb, :j0]^T
-                    _gemm_rows(nt, tr, m, jb, j0, minus, a + j0, lda, a + j0, lda, one, d, lda, two)
+                    _gemm_split(nt, tr, m, jb, j0, minus, a + j0, lda, a + j0, lda, one, d, lda, True, two)
                 elif j0 > 0:
                     dgemm(&nt, &tr, &m, &jb, &j0, &minus, a + j0, &lda, a + j0, &lda, &one, d, &lda)
                 dpotrf(&lo, &jb, d, &lda, &info)
             else:
                 if j0 > 0 and split:  # A[j0:j0+jb, j0:] -= A[:j0, j0:j0+jb]^T A[:j0, j0:]
-                    _gemm_cols(tr, nt, jb, m, j0, minus, a + <Py_ssize_t> j0 * lda, lda, a + <Py_ssize_t> j0 * lda,
-                               lda, one, d, lda, two)
+                    _gemm_split(tr, nt, jb, m, j0, minus, a + <Py_ssize_t> j0 * lda, lda, a + <Py_ssize_t> j0 * lda,
+                                lda, one, d, lda, False, two)
                 elif j0 > 0:
                     dgemm(&tr, &nt, &jb, &m, &j0, &minus, a + <Py_ssize_t> j0 * lda, &lda, a + <Py_ssize_t> j0 * lda, &lda, &one, d, &lda)
                 dpotrf(&up, &jb, d, &lda, &info)

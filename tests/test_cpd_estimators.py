@@ -241,6 +241,17 @@ def test_beta_zero_auto_inseparable_proven_by_the_fit_without_lp(monkeypatch, so
     assert cpd.polynomially_separable(clf.factor_.P, np.where(ym == 1, 1.0, -1.0)) is False
 
 
+def _separability_draw(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """150 points in R⁴ labelled by a hyperplane: separable by 𝒫 for even seeds, 10 labels flipped
+    (inseparable) for odd ones."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    if seed % 2:
+        y[rng.choice(150, 10, replace=False)] *= -1.0
+    return X, y
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_least_distance_proves_either_answer_as_the_lp_does(seed):
     # the NNLS of the least-distance problem returns a separator (separable) or Farkas'
@@ -248,11 +259,7 @@ def test_least_distance_proves_either_answer_as_the_lp_does(seed):
     import sdpkern.native.cpd.workspace as cpd
     from sdpkern.kernels.cpd import polynomial_factor
 
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(150, 4))
-    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
-    if seed % 2:
-        y[rng.choice(150, 10, replace=False)] *= -1.0  # labels flipped: inseparable
+    X, y = _separability_draw(seed)
     P = polynomial_factor(X, ThinPlate(2, formula_dimension=2)).P
     sep, inseparable = cpd._least_distance(P, y)
     separable = cpd._separating_lp(P, y) is not None
@@ -271,11 +278,7 @@ def test_the_polynomials_squared_hinge_fit_proves_inseparability_as_the_lp_does(
     import sdpkern.native.cpd.workspace as cpd
     from sdpkern.native.dual_svm import unpenalized_hinge_fit
 
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(150, 4))
-    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
-    if seed % 2:
-        y[rng.choice(150, 10, replace=False)] *= -1.0  # labels flipped: inseparable
+    X, y = _separability_draw(seed)
     Q = cpd.CPDWorkspace(ThinPlate(2, formula_dimension=2), X).factor.Q
     fit = unpenalized_hinge_fit(Q, y, np.ones(150))
     proved = fit is not None and cpd._hinge_proves_inseparable(Q, y, None, fit)
