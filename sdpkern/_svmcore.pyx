@@ -473,7 +473,6 @@ cdef void *_row_sum_main(void *arg) noexcept nogil:
     return NULL
 
 
-
 cdef class ColumnCache:
     """Kernel columns in the rows of one array, ``slot_of[j]`` their slot, LRU eviction.
 
