@@ -119,9 +119,7 @@ def solve_triangular(R: Array, B: Array, trans: bool = False, threads: int = 1, 
     from 16 columns on, the second by another thread where ``threads`` ≥ 2 (the same bits for any
     number). ``order``: R is the leading block of that order of the (Fortran-ordered) array given
     (:func:`upper_factor_into`). B is copied to a new array (Fortran order) that holds the result."""
-    X = np.array(B, dtype=np.float64, order="F", ndmin=2)
-    if X.shape[0] != B.shape[0]:
-        X = X.T.copy(order="F")
+    X = np.array(B if np.ndim(B) == 2 else np.reshape(B, (-1, 1)), dtype=np.float64, order="F")
     Ra = np.asarray(R, dtype=np.float64, order="F")
     solve_triangular_split(Ra, X, False, trans, threads, -1 if order is None else order)
     return X if np.ndim(B) == 2 else X[:, 0]

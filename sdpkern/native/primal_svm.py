@@ -235,18 +235,19 @@ class _SupportFactor:
         self._Z = self._Zf = None
 
     def _factorise(self, idx: NDArray[np.intp]) -> None:
-        m = idx.shape[0]
+        m, threads = idx.shape[0], self.threads
         # with threads, R lives in a buffer with room for the points appended later (_append
         # writes in place), and M is gathered into it: the factorisation runs in M's storage
-        buf = None if self.threads is None else np.empty((m + _room(m), m + _room(m)), order="F")
+        buf = None if threads is None else np.empty((m + _room(m), m + _room(m)), order="F")
         M = self.cache.block(idx, idx, out=buf)
         M[np.diag_indices_from(M)] += self.lam[idx]
         try:
-            if buf is None or self.threads is None:
+            if threads is None:
                 self.R = cholesky(M, lower=False, overwrite_a=True)
             else:
+                assert buf is not None
                 self.R = buf
-                upper_factor_into(buf, M, self.threads)
+                upper_factor_into(buf, M, threads)
         except LinAlgError:
             raise _not_psd(self.cache.block(idx, idx), float(self.lam[idx].min())) from None
         self.F = idx.copy()
