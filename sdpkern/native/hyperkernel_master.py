@@ -24,7 +24,10 @@ natively:
   vectors' KKT system), whose factor the Newton step reuses;
 * the β step by a level bundle method (Lemaréchal, Nemirovskii & Nesterov 1995) on the cuts
   D(β) ≥ q(α_k) − Σ_l β_l q_l(α_k) that every inner solve gives (exact: D is a maximum of these
-  affine functions), each step a small SOCP in #S + 2 variables.
+  affine functions), each step a small SOCP in #S + 2 variables; a Newton step on D's exact
+  Hessian where the inner maximiser gives it (docs/hyperkernel_derivations.md §1.7), and after a
+  Newton step that went past J's minimum on its line, the minimiser of the cubic through J and
+  its slopes at the step's ends (:func:`_interpolated`).
 
 The loop works in β' = β/c ∈ Δ: the cuts' slopes are c·q_l and R(cβ') = κ‖Lᵀβ'‖ with κ = cλ_Q/2,
 or κ‖Lᵀβ'‖² with κ = c²λ_Q/2.
@@ -205,6 +208,10 @@ class InnerSolution:
         the solve factorised it: the alignment's K(β) + εI, the L2-SVM's direct solve, the
         ν-regression's last face step. The master's Hessian solves with it instead of
         factorising again, then drops it (f² memory).
+    exact : bool
+        False where the solve stopped at the master's ``dual_level`` (the C-SVM's SMO, once its
+        dual value shows the point cannot be the best): α is feasible, not the maximiser, so J
+        there is a lower bound and the cut's slopes are not D's gradient.
     """
 
     alpha: Array
@@ -215,6 +222,7 @@ class InnerSolution:
     n_iter: int
     extras: dict[str, float] = field(default_factory=dict)
     factor: BorderedCholesky | None = None
+    exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -360,7 +368,8 @@ class _CSVCFamily(MasterFamily):
         )  # fmt: skip
         alpha, e = sol.alpha, sol.outputs
         return InnerSolution(
-            alpha, self.y * alpha, e, float(alpha.sum()), _offset(alpha, e, self.y, self.box), sol.n_iter
+            alpha, self.y * alpha, e, float(alpha.sum()), _offset(alpha, e, self.y, self.box), sol.n_iter,
+            exact=sol.status != "objective_target",
         )
 
     def constant(self, alpha: Array) -> float:
@@ -1137,6 +1146,33 @@ def _full(v: Array, terms: NDArray[np.intp], p: int, fill: float = np.nan) -> Ar
     return out
 
 
+def _interpolated(a: _Point, b: _Point, Ls: Array, reg: _Regulariser) -> Array | None:
+    """β on the Newton step a → b where the cubic through J and its slopes at a and b is least, if
+    the step went past J's minimum on its line; else None.
+
+    Along the step, φ(t) = J(a + t(b − a)) has the slopes φ'(t) = (∇R − q)ᵀ(b − a) at the ends (−q is
+    D's gradient at an exact maximiser, by Danskin's theorem). The step overshoots where φ'(0) < 0 <
+    φ'(1) and it fails the strong Wolfe conditions (Nocedal & Wright, *Numerical Optimization*,
+    2nd ed., §3.1, c₁ = 10⁻⁴ and c₂ = 0.9 for Newton's method): φ(1) > φ(0) + c₁φ'(0), or
+    φ'(1) > c₂|φ'(0)|. The next trial point is then their line search's interpolation step
+    (Algorithm 3.6 with eq. 3.59): the minimiser in (0, 1) of the cubic through φ and φ' at both
+    ends, a convex combination of a and b, hence on the simplex. D behaves like 1/β_l near a face
+    β_l = 0, which a quadratic model does not see: from uniform weights a Newton step can set a
+    term's weight to 0 that the minimum keeps (docs/hyperkernel.md, "A Newton step that overshoots").
+    """
+    if not (a.inner.exact and b.inner.exact):
+        return None  # a stopped solve's J is a bound and its slopes are not D's gradient
+    d = b.beta - a.beta
+    s0 = float((reg.grad(a.beta, Ls) - a.q) @ d)
+    s1 = float((reg.grad(b.beta, Ls) - b.q) @ d)
+    if not (s0 < 0.0 < s1) or (b.J <= a.J + 1e-4 * s0 and s1 <= 0.9 * -s0):
+        return None
+    d1 = s0 + s1 - 3.0 * (b.J - a.J)
+    d2 = float(np.sqrt(d1 * d1 - s0 * s1))  # s0·s1 < 0: the root is real
+    t = 1.0 - (s1 + d2 - d1) / (s1 - s0 + 2.0 * d2)
+    return a.beta + t * d if 0.0 < t < 1.0 else None
+
+
 def _restricted(
     master: _Master,
     terms: NDArray[np.intp],
@@ -1157,6 +1193,7 @@ def _restricted(
     reg, Ls = master.reg, master.B.L[terms]
     H: Array | None = None  # D's Hessian at ``best`` (computed when a Newton step is due)
     tried: _Point | None = None  # the best point the last Newton step started from
+    back: Array | None = None  # after a Newton step that went past J's minimum on its line: the cubic's minimiser
     while True:
         usable = [c for c in cuts if not np.any(np.isnan(c.q[terms]))]
         if len(usable) > 60:  # bundle compression: keep the cuts the model used and the newest
@@ -1179,13 +1216,16 @@ def _restricted(
             return best, steps, "iteration_limit", agg
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             return best, steps, "time_limit", agg
-        nb = None
-        if tried is not best and terms.size > 1:  # from a point once (the step is determined by it)
+        nb, newton = None, False
+        if back is not None:
+            nb, back = back, None
+        if nb is None and tried is not best and terms.size > 1:  # from a point once (it determines the step)
             tried = best
             H = master.hessian(terms, best) if H is None else H
             nb = None if H is None else _newton_step(best.q, best.beta, H, Ls, reg)
             if nb is not None and float(np.abs(nb - best.beta).max()) <= 1e-12:
                 nb = None  # the model's minimiser is the best point: the lower bound must move
+            newton = nb is not None
         if nb is None:
             nb = _level_step(a_vec, Q, Ls, reg, best.beta, lb + 0.3 * (J - lb))
         nb = beta_lb / beta_lb.sum() if nb is None else nb
@@ -1201,6 +1241,8 @@ def _restricted(
         bar.update(1)
         bar.set_postfix(J=f"{J:.6g}", model_gap=f"{(J - lb) / scale:.1e}", terms=terms.size)
         cuts.append(_Cut(point.inner.constant, _full(point.q, terms, master.p), point.inner.alpha))
+        if newton:
+            back = _interpolated(best, point, Ls, reg)
         if point.J < J:
             best, H = point, None
 
