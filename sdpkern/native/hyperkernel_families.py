@@ -765,10 +765,18 @@ class _NuSVRFamily(MasterFamily):
 
     def _padded(self, d: Array, total: float) -> Array:
         """[α; α*] in libsvm's order (α − α* = d there) with Σ(α + α*) = ``total``: the tube's
-        slack shared out as α = α* on the points with room, in proportion to it."""
+        slack shared out as α = α* on the points with room, in proportion to it.
+
+        A slack within the rounding error of Σ|d| (m·u·``total``, Higham, *Accuracy and Stability
+        of Numerical Algorithms*, §4.2) is none: where the tube binds, Σ|d| = ``total`` up to that
+        error, and padding by it would make every point's α and α* positive, i.e. free, where the
+        points inside the tube are at 0 (the SMO then took hundreds of steps to put them back)."""
         d = np.clip(d, -self.C, self.C)
         room = self.C - np.abs(d)
-        share = max(0.5 * (total - float(np.abs(d).sum())), 0.0) / max(float(room.sum()), np.finfo(float).tiny)
+        slack = total - float(np.abs(d).sum())
+        if slack <= d.size * np.finfo(float).eps * total:
+            slack = 0.0
+        share = 0.5 * slack / max(float(room.sum()), np.finfo(float).tiny)
         pad = room * share
         return np.concatenate([np.maximum(d, 0.0) + pad, np.maximum(-d, 0.0) + pad])
 
