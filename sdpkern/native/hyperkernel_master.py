@@ -1216,9 +1216,7 @@ def _restricted(
             return best, steps, "iteration_limit", agg
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             return best, steps, "time_limit", agg
-        nb, newton = None, False
-        if back is not None:
-            nb, back = back, None
+        nb, back, newton = back, None, False  # the cubic's minimiser first, where the last step overshot
         if nb is None and tried is not best and terms.size > 1:  # from a point once (it determines the step)
             tried = best
             H = master.hessian(terms, best) if H is None else H
