@@ -405,7 +405,7 @@ def test_nu_regression_face_factor_gives_the_hessian_and_cut_of_the_pass(data: t
     # points and u's support (the points at ±C: in the support, not free) gives the cut. Second
     # route: the bordered matrix built and factorised afresh, and the cut by its own pass; the
     # same Hessian to 1e-10 of its largest entry (1e-14 measured) and the same cut to 1e-12 of its
-    # largest entry (its small entries, 1e-3 of the largest, differ in their last bits with the
+    # largest entry (its small entries, 1/200 of the largest, differ in their last bits with the
     # summation order: 1.5e-12 of their own size on an AMD EPYC)
     X, y = _data(data[0], 160, data[1])
     master, terms = _master(_family("nu_regression", y), X)
