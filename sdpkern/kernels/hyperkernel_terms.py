@@ -708,7 +708,8 @@ def dictionary_products(
     n_jobs: int = 1,
 ) -> Array:
     """K_l u at every point of X for every term l of ``features``: an array (m, p) (the Newton
-    step's v_l and the cut's ½uᵀK_l u, docs/hyperkernel_derivations.md §1.7; K_l of 002 eq. 2.22).
+    step's v_l and the cut's ½uᵀK_l u, docs/hyperkernel_derivations.md §1.7; K_l of 002 eq. 2.22);
+    for several vectors u (an array (m, r)) an array (m, p, r), from the same pass.
 
     One compiled pass per relevance vector over m²/2 pairs (:func:`_lower_blocks`): each chunk of
     columns gives its own rows' products and, by symmetry, its share of the rows past it. The
@@ -719,17 +720,24 @@ def dictionary_products(
     matrix and its right-hand sides from one pass).
     """
     ua = np.ascontiguousarray(u, dtype=np.float64)
+    single = ua.ndim == 1
+    U = ua[:, None] if single else ua
     Xc = np.ascontiguousarray(X, dtype=np.float64)
     m = Xc.shape[0]
     weights = np.asarray(features, dtype=np.float64)[:, -1]
-    out = np.zeros((m, features.shape[0]))
+    out = np.zeros((m, features.shape[0], U.shape[1]))
     K = None if gram is None else gram[1]
 
     def part(t: int, lo: int, hi: int, blk: Array, w: Array | None) -> tuple[int, Array]:
         k = hi - lo
-        Ku = np.zeros((m - lo, blk.shape[0]))
-        Ku[:k] = np.einsum("skj,j->ks", blk[:, 0], ua[lo:])
-        Ku[k:] = np.einsum("skj,k->js", blk[:, 0, :, k:], ua[lo:hi])
+        Ku = np.zeros((m - lo, blk.shape[0], U.shape[1]))
+        if single:  # the Newton step's v_l: one vector, NumPy's own loop
+            Ku[:k, :, 0] = np.einsum("skj,j->ks", blk[:, 0], U[lo:, 0])
+            Ku[k:, :, 0] = np.einsum("skj,k->js", blk[:, 0, :, k:], U[lo:hi, 0])
+        else:  # a matrix product per term: BLAS reads the block's columns in place
+            for i in range(blk.shape[0]):
+                Ku[:k, i] = blk[i, 0] @ U[lo:]
+                Ku[k:, i] = blk[i, 0, :, k:].T @ U[lo:hi]
         if K is not None and w is not None:  # chunks are disjoint columns of K: safe in threads
             K[lo:, lo:hi] += np.einsum("s,skj->jk", w, blk[:, 0])
         return lo, Ku
@@ -738,7 +746,7 @@ def dictionary_products(
         w = None if gram is None else np.ascontiguousarray(gram[0][rows], dtype=np.float64)
         for lo, Ku in _lower_blocks(Xc, args, weights[rows], partial(part, w=w), n_jobs):
             out[lo:, rows] += Ku
-    return out
+    return out[:, :, 0] if single else out
 
 
 def dictionary_matvec(

@@ -897,6 +897,10 @@ class _AlignmentFamily(MasterFamily):
     def decision_accuracy(self, opts: dict[str, Any]) -> float:
         return 0.0  # a direct solve
 
+    def quadratic_part(self) -> tuple[Array, float]:
+        """q(α) = yᵀα − (ε/2)‖α‖² on the whole space, u = α: D is matrix-fractional."""
+        return self.target, self.ridge
+
     def curvature(self, alpha: Array) -> Curvature:
         """Every variable is free (A is the whole space), −∇²q = εI."""
         return Curvature(np.arange(self.m), np.ones(self.m), np.full(self.m, self.ridge), None, np.zeros((0, self.m)))

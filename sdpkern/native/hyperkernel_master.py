@@ -85,6 +85,7 @@ from ..kernels.hyperkernels import ARDDictionary
 from ..kernels.lowrank import HyperkernelBasis
 from .dense_cholesky import BorderedCholesky, cho_factor
 from .dual_svm import _one_blas_thread
+from .fractional_model import FractionalModel
 from .svm_core import WORKING_SET, WORKING_SET_CACHE_BYTES, Restrict, solve_csvc
 
 __all__ = [
@@ -320,6 +321,12 @@ class MasterFamily:
         an exact solve."""
         return float(opts["smo_tol"])
 
+    def quadratic_part(self) -> tuple[Array, float] | None:
+        """(y, ε) where A is the whole space, u = α and q(α) = yᵀα − (ε/2)‖α‖² (the alignment):
+        D is then matrix-fractional and the master steps on its restriction to a subspace
+        (:class:`~sdpkern.native.fractional_model.FractionalModel`); None otherwise (the default)."""
+        return None
+
 
 def _offset(alpha: Array, e: Array, y: Array, box: float | Array) -> float:
     """γ with y_i(Ku)_i = 1 + γy_i on the free support vectors (libsvm's rule at the bounds).
@@ -417,6 +424,8 @@ class _Point:
     inner: InnerSolution
     q: Array
     H: Array | None = None  # D's Hessian there, when the inner solve's pass gave it
+    # the maximiser's derivatives −∂α/∂β'_l (M⁻¹v_l), for the fractional model, until it holds them
+    directions: Array | None = None
 
 
 class _Master:
@@ -433,6 +442,12 @@ class _Master:
         # the last inner solve's bordered matrix, filled by its pass and not yet factorised: the
         # Newton step from that point factorises it (:meth:`hessian`); the next inner solve drops it
         self.pending: tuple[_Point, Curvature, Array, Array] | None = None
+        # D on the span of the maximisers and their derivatives, where D is matrix-fractional and
+        # a dictionary's pass gives the derivatives' products (:meth:`model_step`)
+        part = family.quadratic_part()
+        self.model = None
+        if part is not None and isinstance(basis.hyperkernel, ARDDictionary) and self.reg.squared:
+            self.model = FractionalModel(part[0], part[1], c)
 
     def term_op(self, l: int) -> TermGram:
         if l not in self.ops:
@@ -542,6 +557,24 @@ class _Master:
             group.each_row_block(F, cols, partial(add, ks=ks, pick=pick))
         return V
 
+    def model_step(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
+        """The minimiser over Δ_S of the fractional model plus R (:mod:`.fractional_model`), its
+        span first grown by the maximiser's derivatives at ``point`` along the terms it weights
+        (one pass for their K_l products: the model then has D's Hessian there); None without a
+        model or where the small SDP is not solved."""
+        model = self.model
+        if model is None:
+            return None
+        if point.directions is not None:
+            Z = np.ascontiguousarray(point.directions[:, point.beta > 0])
+            point.directions = None
+            hk, B = self.B.hyperkernel, self.B
+            if Z.shape[1] and isinstance(hk, ARDDictionary):  # the model is made for dictionaries only
+                model.add(terms, Z, dictionary_products(hk, B.features[terms], B.X, Z, n_jobs=self.opts["n_jobs"]))
+        if model.terms is None or not np.array_equal(model.terms, terms):
+            return None  # no column over these terms yet
+        return model.minimiser(self.B.L[terms], self.reg.weight)
+
     def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
         """D's Hessian in β' over ``terms`` at ``point`` (:class:`Curvature`), or None when the
         family gives none, no variable is free, or more than ``opts["newton_points"]`` are (its
@@ -598,9 +631,11 @@ class _Master:
     def _solve_hessian(
         self, cv: Curvature, Ku: Array, held: list[Array], factor: BorderedCholesky | None,
         bordered: Callable[[Curvature, bool], tuple[Array, Array]] | None = None,
+        solved: list[Array] | None = None,
     ) -> Array | None:  # fmt: skip
         """D's Hessian c²VᵀN V from (K_l u)[F] and M (``held``, popped: factorised in place) or
-        its ``factor``; None where the bordered matrix is singular.
+        its ``factor``; None where the bordered matrix is singular. N V (the maximiser's
+        derivatives −∂α_F/∂β_l) is appended to ``solved`` when it is a list.
 
         M is positive definite where K(β) is semidefinite (every family's −∇²q diagonal is ≥ 0,
         and the ridge): its Cholesky factorisation, and E's rows by their Schur complement E M⁻¹Eᵀ.
@@ -644,6 +679,8 @@ class _Master:
             X = X[:, :-1]
             X = X - np.outer(z, (w @ X) / (1.0 + float(w @ z)))
         H = self.c * self.c * (V.T @ X)
+        if solved is not None:
+            solved.append(X)
         return 0.5 * (H + H.T) if np.all(np.isfinite(H)) else None
 
     def inner(self, terms: NDArray[np.intp], beta: Array, alpha0: Array | None) -> _Point:
@@ -658,6 +695,7 @@ class _Master:
         u = sol.u
         H = None
         pending = None
+        directions = None
         factor, sol.factor = sol.factor, None  # m² memory: not kept with the point
         cv = None if terms.size == 1 else self._curvature(sol.alpha, factored=factor is not None)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
@@ -668,8 +706,12 @@ class _Master:
             # gives every (K_l u) there, hence the cut
             R = np.union1d(cv.points, np.flatnonzero(u))
             Ku = self.free_blocks(terms, beta, u, R, None)
-            H = self._solve_hessian(cv, Ku[np.searchsorted(R, cv.points)], [], factor)
+            solved: list[Array] = []
+            H = self._solve_hessian(cv, Ku[np.searchsorted(R, cv.points)], [], factor, solved=solved)
             q = self.c * 0.5 * (u[R] @ Ku)
+            if self.model is not None and R.size == cv.points.size == self.family.m:  # u = α: a model column
+                self.model.add(terms, u[:, None], Ku[:, :, None])
+                directions = solved[0] if solved else None
         elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
             # u's support is the free set (the L2-SVM, the alignment, the ν-regression): the Hessian's
             # pass over the support gives every (K_l u)[S], hence the cut. The factorisation (f³/3
@@ -683,7 +725,7 @@ class _Master:
             q = self.c * self.quadratics(terms, u)
         del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
-        point = _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H)
+        point = _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H, directions)
         if pending is not None:
             self.pending = (point, *pending)
         return point
@@ -1194,6 +1236,7 @@ def _restricted(
     H: Array | None = None  # D's Hessian at ``best`` (computed when a Newton step is due)
     tried: _Point | None = None  # the best point the last Newton step started from
     back: Array | None = None  # after a Newton step that went past J's minimum on its line: the cubic's minimiser
+    misses = 0  # fractional-model steps in a row that did not lower J
     while True:
         usable = [c for c in cuts if not np.any(np.isnan(c.q[terms]))]
         if len(usable) > 60:  # bundle compression: keep the cuts the model used and the newest
@@ -1216,7 +1259,14 @@ def _restricted(
             return best, steps, "iteration_limit", agg
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             return best, steps, "time_limit", agg
-        nb, back, newton = back, None, False  # the cubic's minimiser first, where the last step overshot
+        # the cubic's minimiser first, where the last step overshot
+        nb, back, newton, modelled = back, None, False, False
+        if nb is None and master.model is not None and misses < 2 and terms.size > 1:
+            # each trial adds its maximiser to the model, so a step from the same best point is new
+            nb = master.model_step(terms, best)
+            if nb is not None and float(np.abs(nb - best.beta).max()) <= 1e-12:
+                nb = None
+            modelled = nb is not None
         if nb is None and tried is not best and terms.size > 1:  # from a point once (it determines the step)
             tried = best
             H = master.hessian(terms, best) if H is None else H
@@ -1242,7 +1292,9 @@ def _restricted(
         if newton:
             back = _interpolated(best, point, Ls, reg)
         if point.J < J:
-            best, H = point, None
+            best, H, misses = point, None, 0
+        elif modelled:
+            misses += 1
 
 
 @dataclass(frozen=True)
