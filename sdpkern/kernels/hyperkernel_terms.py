@@ -604,6 +604,7 @@ def _lower_blocks(
     f: Callable[[int, int, int, Array], _T],
     n_jobs: int,
     summed: bool = False,
+    into: Callable[[_T], None] | None = None,
 ) -> list[_T]:
     """f(t, lo, hi, blk) over the lower block triangle of every K_{s,l} on the points Xs, in a fixed order.
 
@@ -616,7 +617,8 @@ def _lower_blocks(
     pairs in all. Chunks of terms and of columns keep each block within ``_CHUNK_ELEMENTS``;
     they run in ``n_jobs`` threads (the loop releases the GIL) and f's results come back in the
     chunks' order, so a caller that sums them in that order gets bits that do not depend on
-    ``n_jobs``.
+    ``n_jobs``. With ``into``, each result goes to it in that order as soon as it is ready, and
+    none is kept (a chunk's products with several vectors are m·S·r doubles).
     """
     from .. import _hkcore
 
@@ -637,19 +639,30 @@ def _lower_blocks(
             return f(t, lo, hi, _hkcore.ard_columns(XT, Xc, inv_w, At, lam, inv_c, sq, w)[None])
         return f(t, lo, hi, _hkcore.ard_scale_columns(XT, Xc, inv_w, At, lam, inv_c, sq, w))
 
-    return _in_order(part, tasks, n_jobs)
+    return _in_order(part, tasks, n_jobs, into)
 
 
-def _in_order(f: Callable[[Any], _T], tasks: Sequence[Any], n_jobs: int) -> list[_T]:
+def _in_order(
+    f: Callable[[Any], _T], tasks: Sequence[Any], n_jobs: int, into: Callable[[_T], None] | None = None
+) -> list[_T]:
     """[f(t) for t in tasks], in ``n_jobs`` threads when there are several tasks (the compiled
-    loops release the GIL)."""
+    loops release the GIL); with ``into``, each f(t) passed to it in the tasks' order as it is
+    ready instead (the list is then empty)."""
     jobs = min(n_jobs, len(tasks))
+
+    def drain(results: Iterator[_T]) -> list[_T]:
+        if into is None:
+            return list(results)
+        for r in results:
+            into(r)
+        return []
+
     if jobs <= 1:
-        return list(map(f, tasks))
+        return drain(map(f, tasks))
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(f, tasks))
+        return drain(pool.map(f, tasks))
 
 
 def _column_quadratics(
@@ -742,10 +755,12 @@ def dictionary_products(
             K[lo:, lo:hi] += np.einsum("s,skj->jk", w, blk[:, 0])
         return lo, Ku
 
+    def add(rows: NDArray[np.intp], got: tuple[int, Array]) -> None:
+        out[got[0] :, rows] += got[1]
+
     for rows, args in _dictionary_groups(hyperkernel, features):
         w = None if gram is None else np.ascontiguousarray(gram[0][rows], dtype=np.float64)
-        for lo, Ku in _lower_blocks(Xc, args, weights[rows], partial(part, w=w), n_jobs):
-            out[lo:, rows] += Ku
+        _lower_blocks(Xc, args, weights[rows], partial(part, w=w), n_jobs, into=partial(add, rows))
     return out[:, :, 0] if single else out
 
 

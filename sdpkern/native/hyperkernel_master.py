@@ -426,6 +426,8 @@ class _Point:
     H: Array | None = None  # D's Hessian there, when the inner solve's pass gave it
     # the maximiser's derivatives −∂α/∂β'_l (M⁻¹v_l), for the fractional model, until it holds them
     directions: Array | None = None
+    # K_l u on every point for the terms (m, len(terms)), where the Hessian's pass gave them there
+    products: Array | None = None
 
 
 class _Master:
@@ -695,7 +697,7 @@ class _Master:
         u = sol.u
         H = None
         pending = None
-        directions = None
+        directions = products = None
         factor, sol.factor = sol.factor, None  # m² memory: not kept with the point
         cv = None if terms.size == 1 else self._curvature(sol.alpha, factored=factor is not None)
         if terms.size == 1:  # K(β) = c K_l: c q_l from the solve's own outputs Ku = c K_l u
@@ -711,7 +713,7 @@ class _Master:
             q = self.c * 0.5 * (u[R] @ Ku)
             if self.model is not None and R.size == cv.points.size == self.family.m:  # u = α: a model column
                 self.model.add(terms, u[:, None], Ku[:, :, None])
-                directions = solved[0] if solved else None
+                directions, products = (solved[0] if solved else None), Ku
         elif cv is not None and np.array_equal(cv.points, np.flatnonzero(u)):
             # u's support is the free set (the L2-SVM, the alignment, the ν-regression): the Hessian's
             # pass over the support gives every (K_l u)[S], hence the cut. The factorisation (f³/3
@@ -725,7 +727,7 @@ class _Master:
             q = self.c * self.quadratics(terms, u)
         del factor
         D = sol.constant - 0.5 * float(u @ sol.Ku)
-        point = _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H, directions)
+        point = _Point(D + self.reg.value(beta, self.B.L[terms]), beta, sol, q, H, directions, products)
         if pending is not None:
             self.pending = (point, *pending)
         return point
@@ -1041,7 +1043,7 @@ def solve_master(
     with _one_blas_thread():
         master = _Master(basis, family, float(lambda_Q), opts)
         best = master.inner(terms, np.full(terms.size, 1.0 / terms.size), None)
-        cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha)]
+        cuts: list[_Cut] = [_Cut(best.inner.constant, _full(best.q, terms, p), best.inner.alpha, best.products, terms)]
         history: list[dict[str, float]] = []
         status, steps, rounds, gap, worst, lower = "iteration_limit", 1, 0, np.inf, np.inf, -np.inf
         inner_tol = tol / 3
@@ -1051,15 +1053,17 @@ def solve_master(
             for round_ in range(1, n["max_rounds"] + 1):
                 rounds = round_
                 limits = (inner_tol, n["max_steps"], t0, time_limit)
-                best, steps, stop, agg = _restricted(master, terms, best, cuts, steps, limits, bar)
+                best, steps, stop, agg, agg_products = _restricted(master, terms, best, cuts, steps, limits, bar)
                 J = best.J
                 margin = tol * max(1.0, abs(J))
-                lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, margin)
+                lower, beta_full, omitted = _certify(master, terms, best.beta, agg, lower, cuts, margin, agg_products)
                 if J - lower > margin:
                     # after Newton steps the cuts are few and the aggregate a poor dual point; the best
                     # point's own maximiser is the dual optimum where D is smooth (the L2-SVM, the
                     # alignment): its bound when it is the higher
-                    own, _, own_omitted = _certify(master, terms, best.beta, best.inner.alpha, lower, cuts, margin)
+                    own, _, own_omitted = _certify(
+                        master, terms, best.beta, best.inner.alpha, lower, cuts, margin, best.products
+                    )
                     if own > lower:
                         lower, omitted = own, own_omitted
                 gap = max(J - lower, 0.0) / max(1.0, abs(J))
@@ -1175,11 +1179,23 @@ def _box(C: float, sample_weight: Array | None, m: int) -> float | Array:
 
 @dataclass
 class _Cut:
-    """D(β') ≥ a − qᵀβ' from a feasible α (q = c·½uᵀK_l u over all terms, NaN where not computed)."""
+    """D(β') ≥ a − qᵀβ' from a feasible α (q = c·½uᵀK_l u over all terms, NaN where not computed),
+    with the K_l u of the terms ``over`` on every point where the inner solve's pass gave them."""
 
     a: float
     q: Array
     alpha: Array
+    products: Array | None = None
+    over: NDArray[np.intp] | None = None
+
+
+def _aggregate_products(lam: Array, cuts: list[_Cut], terms: NDArray[np.intp]) -> Array | None:
+    """Σ_k λ_k K_l u_k on every point for ``terms``: K_l u(ᾱ) (u is linear), where every cut of
+    positive weight holds its products over these terms; None otherwise."""
+    used = [(w, c) for w, c in zip(lam, cuts) if w != 0.0]
+    if not used or any(c.products is None or c.over is None or not np.array_equal(c.over, terms) for _, c in used):
+        return None
+    return np.sum([w * c.products for w, c in used], axis=0)
 
 
 def _full(v: Array, terms: NDArray[np.intp], p: int, fill: float = np.nan) -> Array:
@@ -1223,13 +1239,13 @@ def _restricted(
     steps: int,
     limits: tuple[float, int, float, float | None],
     bar: Any,
-) -> tuple[_Point, int, str | None, Array]:
+) -> tuple[_Point, int, str | None, Array, Array | None]:
     """Level bundle on min_{β' ∈ Δ_S} J(β') until the model gap is below ``limits[0]`` (relative).
 
     ``best`` is the best point (β' over S); cuts lacking a term of S are not used; new cuts are
     appended. ``limits`` is (tol, max_steps, t0, time_limit). Returns the best point, the step
-    count, a stop status or None, and the aggregate ᾱ = Σ_k λ_k α_k of the model's multipliers λ
-    (the bundle method's dual estimate).
+    count, a stop status or None, the aggregate ᾱ = Σ_k λ_k α_k of the model's multipliers λ
+    (the bundle method's dual estimate) and its K_l u(ᾱ) on every point where the cuts hold theirs.
     """
     tol, max_steps, t0, time_limit = limits
     reg, Ls = master.reg, master.B.L[terms]
@@ -1251,14 +1267,15 @@ def _restricted(
         Q = np.array([c.q[terms] for c in usable])
         lb, beta_lb, lam = _model_min(a_vec, Q, Ls, reg)
         agg = np.sum([w * c.alpha for w, c in zip(lam, usable)], axis=0)
+        agg_products = _aggregate_products(lam, usable, terms)
         J = best.J
         scale = max(1.0, abs(J))
         if J - lb <= tol * scale:
-            return best, steps, None, agg
+            return best, steps, None, agg, agg_products
         if steps >= max_steps:
-            return best, steps, "iteration_limit", agg
+            return best, steps, "iteration_limit", agg, agg_products
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            return best, steps, "time_limit", agg
+            return best, steps, "time_limit", agg, agg_products
         # the cubic's minimiser first, where the last step overshot
         nb, back, newton, modelled = back, None, False, False
         if nb is None and master.model is not None and misses < 2 and terms.size > 1:
@@ -1288,7 +1305,8 @@ def _restricted(
         steps += 1
         bar.update(1)
         bar.set_postfix(J=f"{J:.6g}", model_gap=f"{(J - lb) / scale:.1e}", terms=terms.size)
-        cuts.append(_Cut(point.inner.constant, _full(point.q, terms, master.p), point.inner.alpha))
+        cut = _Cut(point.inner.constant, _full(point.q, terms, master.p), point.inner.alpha, point.products, terms)
+        cuts.append(cut)
         if newton:
             back = _interpolated(best, point, Ls, reg)
         if point.J < J:
@@ -1402,28 +1420,32 @@ def estimate_fit_bytes(
 
 
 def _certify(
-    master: _Master, terms: NDArray[np.intp], beta: Array, agg: Array, lower: float, cuts: list[_Cut], margin: float
-) -> tuple[float, Array, Array]:
+    master: _Master, terms: NDArray[np.intp], beta: Array, agg: Array, lower: float, cuts: list[_Cut], margin: float,
+    products: Array | None = None,
+) -> tuple[float, Array, Array]:  # fmt: skip
     """The certificate at the bundle's aggregate ᾱ: g(ᾱ) ≤ V* (module docstring).
 
     Returns the raised lower bound, β' over the whole basis, and each omitted term's reduced
     gradient (−inf for the kept terms); the new cut is appended to ``cuts``. ``q`` holds upper
     bounds where :func:`_certificate_quadratics` proved a term's entry below −``margin``; with
-    q̄ ≥ q the bound g stays a lower bound and those entries upper bounds.
+    q̄ ≥ q the bound g stays a lower bound and those entries upper bounds. ``products``: the kept
+    terms' K_l u(ᾱ) on every point, where the cuts held theirs (no pass for those terms).
     """
     basis, p, family = master.B, master.p, master.family
     beta_full = _full(beta, terms, p, fill=0.0)
     a = family.constant(agg)
-    q_all, exact = _certificate_quadratics(master, terms, beta_full, family.vector(agg), margin)
+    u = family.vector(agg)
+    known = None if products is None else master.c * 0.5 * (u @ products)
+    q_all, exact = _certificate_quadratics(master, terms, beta_full, u, margin, known)
     lower = max(lower, a + _simplex_min(q_all, basis.L, master.reg))
-    cuts.append(_Cut(a, np.where(exact, q_all, np.nan), agg))
+    cuts.append(_Cut(a, np.where(exact, q_all, np.nan), agg, products, terms))
     omitted = _reduced_gradients(q_all, basis.L, beta_full, master.reg)
     omitted[terms] = -np.inf
     return lower, beta_full, omitted
 
 
 def _certificate_quadratics(
-    master: _Master, terms: NDArray[np.intp], beta_full: Array, u: Array, margin: float
+    master: _Master, terms: NDArray[np.intp], beta_full: Array, u: Array, margin: float, known: Array | None = None
 ) -> tuple[Array, NDArray[np.bool_]]:
     """c·½uᵀK_l u over the whole basis: exact on the kept terms and on every term whose reduced
     gradient may exceed −``margin``, upper bounds elsewhere; and which entries are exact.
@@ -1432,16 +1454,21 @@ def _certificate_quadratics(
     quadratics instead of p) decide most terms: a term's entry grows with q_l alone (the rest
     depends on the kept terms only), so a bound that puts it below −``margin`` proves it; the
     others are computed. The largest entry is then exact whenever it is ≥ −margin, and it is
-    ≥ 0 (the kept terms' entries average to 0 under β).
+    ≥ 0 (the kept terms' entries average to 0 under β). ``known``: the kept terms' entries,
+    already computed.
     """
     B, n_jobs, c = master.B, master.opts["n_jobs"], master.c
+    if known is not None and terms.size == master.p:  # every term kept: nothing to bound
+        every = np.empty(master.p)
+        every[terms] = known
+        return every, np.ones(master.p, dtype=bool)
     q = quadratic_bounds(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs)
     if q is None:
         return c * term_quadratics(B.hyperkernel, B.features, B.X, u, n_jobs=n_jobs), np.ones(master.p, dtype=bool)
     q = c * q
     exact = np.zeros(master.p, dtype=bool)
     exact[terms] = True
-    q[terms] = c * term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=n_jobs)
+    q[terms] = c * term_quadratics(B.hyperkernel, B.features[terms], B.X, u, n_jobs=n_jobs) if known is None else known
     viol = _reduced_gradients(q, B.L, beta_full, master.reg)
     need = np.flatnonzero((viol > -margin) & ~exact)
     if need.size:
