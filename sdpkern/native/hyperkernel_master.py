@@ -27,7 +27,9 @@ natively:
   affine functions), each step a small SOCP in #S + 2 variables; a Newton step on D's exact
   Hessian where the inner maximiser gives it (docs/hyperkernel_derivations.md §1.7), and after a
   Newton step that went past J's minimum on its line, the minimiser of the cubic through J and
-  its slopes at the step's ends (:func:`_interpolated`).
+  its slopes at the step's ends (:func:`_interpolated`); for the alignment, whose D is
+  matrix-fractional, the minimiser of D restricted to the span of the maximisers and their
+  derivatives instead (:mod:`sdpkern.native.fractional_model`, §1.8).
 
 The loop works in β' = β/c ∈ Δ: the cuts' slopes are c·q_l and R(cβ') = κ‖Lᵀβ'‖ with κ = cλ_Q/2,
 or κ‖Lᵀβ'‖² with κ = c²λ_Q/2.
