@@ -3,8 +3,10 @@
 D(β) = ½yᵀ(Σ_l β_l K_l + εI)⁻¹y and its restriction D_W to the span of W, on small dense
 problems where both are computed directly: D_W ≤ D everywhere, equal with D's gradient at a β
 whose maximiser is in span W, and with D's Hessian where the maximiser's derivatives are too
-(second route: central differences of D's gradient). The model's minimiser over the simplex
-against CVXPY's ``matrix_frac`` on the same data (Clarabel through CVXPY's own canonicalisation).
+(second route: central differences of D_W, and §1.7's formulas). The model's own slopes and
+Hessian against those differences; its minimiser over the simplex (the master's Newton method on
+it) against CVXPY's ``matrix_frac`` on the same data (an SDP, Clarabel through CVXPY's own
+canonicalisation).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sdpkern.native.fractional_model import FractionalModel
+from sdpkern.native import hyperkernel_master as hm
+from sdpkern.native.fractional_model import MAX_COLUMNS, FractionalModel
 
 RIDGE = 1e-2
 
@@ -95,8 +98,7 @@ def test_the_models_minimiser_matches_cvxpys_matrix_frac(seed: int, weight: floa
     rng = np.random.default_rng(seed)
     W = np.column_stack([_D(K, y, b)[1] for b in rng.dirichlet(np.ones(p), size=2)])
     model = _model(K, y, W)
-    got = model.minimiser(L, weight)
-    assert got is not None
+    got = hm._model_min_newton(model, np.full(p, 1.0 / p), L, hm._Regulariser(weight, True))
     G = np.einsum("ia,lij,jb->lab", W, K, W)
     beta = cp.Variable(p, nonneg=True)
     A = RIDGE * (W.T @ W) + sum(beta[l] * G[l] for l in range(p))
@@ -109,6 +111,39 @@ def test_the_models_minimiser_matches_cvxpys_matrix_frac(seed: int, weight: floa
     # along the flat directions of a minimiser that is not unique)
     assert abs(J - prob.value) <= 1e-7 * abs(prob.value)
     assert np.all(got >= 0) and abs(got.sum() - 1.0) <= 1e-12
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_models_own_derivatives_match_its_differences(seed: int) -> None:
+    K, y, _ = _problem(seed)
+    p = K.shape[0]
+    rng = np.random.default_rng(seed)
+    W = np.column_stack([_D(K, y, b)[1] for b in rng.dirichlet(np.ones(p), size=3)])
+    model = _model(K, y, W)
+    b = rng.dirichlet(np.ones(p))
+    value, q, H = model.derivatives(b)
+    assert value == pytest.approx(model.value(b), rel=1e-12)
+    h, E = 1e-4, np.eye(p)
+
+    def grad(beta: np.ndarray) -> np.ndarray:  # −q: D_W's gradient
+        return np.array([(model.value(beta + h * e) - model.value(beta - h * e)) / (2 * h) for e in E])
+
+    np.testing.assert_allclose(-grad(b), q, rtol=0, atol=1e-6 * np.abs(q).max())
+    Hd = np.column_stack([(grad(b + h * e) - grad(b - h * e)) / (2 * h) for e in E])
+    np.testing.assert_allclose(Hd, H, rtol=0, atol=1e-5 * np.abs(H).max())
+
+
+def test_the_oldest_columns_go_beyond_the_cap() -> None:
+    K, y, _ = _problem(0, m=MAX_COLUMNS + 40)
+    p = K.shape[0]
+    W = np.random.default_rng(0).normal(size=(y.size, MAX_COLUMNS + 10))
+    model = FractionalModel(y, RIDGE, 1.0)
+    model.add(np.arange(p), W[:, :20], np.einsum("lij,jr->ilr", K, W[:, :20]))
+    model.add(np.arange(p), W[:, 20:], np.einsum("lij,jr->ilr", K, W[:, 20:]))
+    assert model.size == MAX_COLUMNS
+    kept = W[:, -MAX_COLUMNS:] / np.linalg.norm(W[:, -MAX_COLUMNS:], axis=0)
+    np.testing.assert_array_equal(model.W, kept)
+    np.testing.assert_allclose(model.G, np.einsum("ia,lij,jb->lab", kept, K, kept, optimize=True), rtol=0, atol=1e-10)
 
 
 def test_columns_over_other_terms_replace_the_model() -> None:

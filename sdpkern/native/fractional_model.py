@@ -11,20 +11,18 @@ whose maximiser lies in span W, and with D's Hessian too where span W also holds
 derivatives ∂α/∂β_l = −(K(β) + εI)⁻¹K_lα (the Newton step's M⁻¹v_l, §1.7). It keeps D's
 rational shape, which a quadratic model lacks: near a face β_l = 0, D grows like 1/β_l, and a
 Newton step from there only multiplies β_l by about 1.5 (docs/hyperkernel.md, "A Newton step that
-overshoots"). The master minimises D_W + R over the simplex (a small semidefinite program: the
-Schur complement of [[A(β), b], [bᵀ, 2τ]] ⪰ 0 gives τ ≥ D_W(β)) and takes the minimiser as its
-next trial point. Every column of W comes with its products K_l w, so A(β) costs no kernel pass:
-the maximisers' K_l α come from the Hessian's own pass, the derivatives' from one more.
+overshoots"). Each column of W comes with its products K_l w, from which the model keeps
+G_l = WᵀK_lW (p·r² numbers: the products themselves, m·p·r, are not kept), so D_W and its
+derivatives cost no kernel evaluation; the master minimises D_W + R over the simplex by Newton's
+method on it (:func:`~sdpkern.native.hyperkernel_master._model_step`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["FractionalModel"]
+__all__ = ["FractionalModel", "MAX_COLUMNS"]
 
 Array = NDArray[np.float64]
 
@@ -32,6 +30,10 @@ Array = NDArray[np.float64]
 #: of the largest are dropped from the model's basis: W's columns (maximisers a step apart) are
 #: nearly dependent near the optimum, and A(β) must stay well conditioned
 RANK_RTOL = 1e-10
+
+#: Columns the model keeps, the oldest dropped first (any subspace gives a lower bound of D; the
+#: newest columns hold the exactness at the latest points): W is m × r and G is p × r × r
+MAX_COLUMNS = 256
 
 
 class FractionalModel:
@@ -50,102 +52,60 @@ class FractionalModel:
     def __init__(self, target: Array, ridge: float, scale: float) -> None:
         self.target, self.ridge, self.scale = target, float(ridge), float(scale)
         self.terms: NDArray[np.intp] | None = None
-        self.W: list[Array] = []  # columns (m, r) per addition
-        self.KW: list[Array] = []  # their products K_l w: (m, terms, r)
+        self.W = np.zeros((target.shape[0], 0))  # unit columns
+        self.G = np.zeros((0, 0, 0))  # G_l = WᵀK_lW, (p, r, r)
 
     @property
     def size(self) -> int:
         """Columns held."""
-        return sum(w.shape[1] for w in self.W)
+        return int(self.W.shape[1])
 
     def add(self, terms: NDArray[np.intp], W: Array, KW: Array) -> None:
         """Columns W (m, r) with their products KW (m, len(terms), r); columns of another set of
-        terms replace those held (their products are over the old terms)."""
+        terms replace those held (their products are over the old terms). Zero columns are
+        skipped, the oldest dropped beyond :data:`MAX_COLUMNS`."""
         if self.terms is None or not np.array_equal(self.terms, terms):
-            self.terms, self.W, self.KW = np.array(terms), [], []
-        self.W.append(np.asarray(W, dtype=np.float64).reshape(W.shape[0], -1))
-        self.KW.append(np.asarray(KW, dtype=np.float64).reshape(KW.shape[0], KW.shape[1], -1))
-
-    def matrices(self) -> tuple[Array, Array]:
-        """(G, b): the model's A(β') = εI + c Σ_l β'_l G_l and b in an orthonormal basis of span W."""
-        W = np.hstack(self.W)
-        KW = np.concatenate(self.KW, axis=2)
+            self.terms = np.array(terms)
+            self.W, self.G = np.zeros((self.target.shape[0], 0)), np.zeros((len(terms), 0, 0))
+        W = np.asarray(W, dtype=np.float64).reshape(W.shape[0], -1)
+        KW = np.asarray(KW, dtype=np.float64).reshape(KW.shape[0], KW.shape[1], -1)
         norms = np.linalg.norm(W, axis=0)
         keep = norms > 0
-        s = 1.0 / norms[keep]
-        W, KW = W[:, keep] * s, KW[:, :, keep] * s
-        ev, U = np.linalg.eigh(W.T @ W)
+        W, KW = W[:, keep] / norms[keep], KW[:, :, keep] / norms[keep]
+        new = np.hstack([self.W, W]).T @ KW.transpose(1, 0, 2)  # (p, r_old + r, r): W_allᵀK_l W_new
+        r0 = self.size
+        G = np.zeros((len(terms), r0 + W.shape[1], r0 + W.shape[1]))
+        G[:, :r0, :r0] = self.G
+        G[:, :, r0:] = new
+        G[:, r0:, :r0] = new[:, :r0].transpose(0, 2, 1)
+        G[:, r0:, r0:] = 0.5 * (new[:, r0:] + new[:, r0:].transpose(0, 2, 1))
+        self.W, self.G = np.hstack([self.W, W]), G
+        if self.size > MAX_COLUMNS:
+            self.W, self.G = self.W[:, -MAX_COLUMNS:], self.G[:, -MAX_COLUMNS:, -MAX_COLUMNS:]
+
+    def basis(self) -> tuple[Array, Array]:
+        """(G, b) in an orthonormal basis of span W: A(β') = εI + c Σ_l β'_l G_l."""
+        ev, U = np.linalg.eigh(self.W.T @ self.W)
         big = ev > RANK_RTOL * ev.max()
         T = U[:, big] / np.sqrt(ev[big])  # W T has orthonormal columns
-        G = np.einsum("ma,mlb->lab", W @ T, KW @ T)
-        return 0.5 * (G + G.transpose(0, 2, 1)), T.T @ (W.T @ self.target)
+        G = T.T @ self.G @ T
+        return 0.5 * (G + G.transpose(0, 2, 1)), T.T @ (self.W.T @ self.target)
 
-    def value(self, beta: Array) -> float:
+    def derivatives(self, beta: Array, basis: tuple[Array, Array] | None = None) -> tuple[float, Array, Array]:
+        """D_W(β'), its slopes q = −∇D_W (the cuts' convention, c·½γᵀG_lγ with γ = A⁻¹b) and its
+        Hessian c²(G_lγ)ᵀA⁻¹(G_kγ), as D's at a maximiser (§1.7)."""
+        G, b = self.basis() if basis is None else basis
+        c = self.scale
+        A = self.ridge * np.eye(b.size) + c * np.tensordot(beta, G, axes=1)
+        R = np.linalg.cholesky(A)
+        gamma = np.linalg.solve(R.T, np.linalg.solve(R, b))
+        Gg = G @ gamma  # (p, r)
+        S = np.linalg.solve(R, Gg.T)  # R⁻¹(G_lγ) by columns
+        H = c * c * (S.T @ S)
+        return 0.5 * float(b @ gamma), c * 0.5 * (Gg @ gamma), 0.5 * (H + H.T)
+
+    def value(self, beta: Array, basis: tuple[Array, Array] | None = None) -> float:
         """D_W(β')."""
-        G, b = self.matrices()
+        G, b = self.basis() if basis is None else basis
         A = self.ridge * np.eye(b.size) + self.scale * np.tensordot(beta, G, axes=1)
         return 0.5 * float(b @ np.linalg.solve(A, b))
-
-    def minimiser(self, L: Array, weight: float) -> Array | None:
-        """argmin over the simplex of D_W(β') + weight·‖Lᵀβ'‖², or None when Clarabel does not solve it."""
-        G, b = self.matrices()
-        return _fractional_min(self.scale * G, self.ridge, b, L, weight)
-
-
-def _svec(S: Array) -> Array:
-    """Clarabel's vectorisation of a symmetric matrix: its upper triangle by columns, the
-    off-diagonal entries times √2."""
-    rows, cols = np.triu_indices(S.shape[0])
-    order = np.lexsort((rows, cols))
-    rows, cols = rows[order], cols[order]
-    return np.where(rows == cols, 1.0, np.sqrt(2.0)) * S[rows, cols]
-
-
-def _fractional_min(G: Array, ridge: float, b: Array, L: Array, weight: float) -> Array | None:
-    """min τ + weight·‖Lᵀβ‖² over β ∈ Δ, τ with [[εI + Σ_l β_l G_l, b], [bᵀ, 2τ]] ⪰ 0 (τ ≥ ½bᵀA(β)⁻¹b,
-    the Schur complement): Clarabel on x = (β, τ), in units of the data's largest entry."""
-    import clarabel
-    from scipy import sparse
-
-    n, k = G.shape[0], b.size
-    unit = max(1.0, float(np.abs(G).max(initial=0.0)), float(np.abs(b).max(initial=0.0)), ridge)
-    S0 = np.zeros((k + 1, k + 1))
-    S0[:k, :k] = (ridge / unit) * np.eye(k)
-    S0[:k, k] = S0[k, :k] = b / unit
-    cols = []
-    for Gl in G:
-        Sl = np.zeros((k + 1, k + 1))
-        Sl[:k, :k] = Gl / unit
-        cols.append(-_svec(Sl))
-    St = np.zeros((k + 1, k + 1))
-    St[k, k] = 2.0 / unit  # τ in the objective's own unit
-    cols.append(-_svec(St))
-    psd = np.column_stack(cols)
-    A = sparse.vstack(
-        [
-            sparse.csr_matrix(np.concatenate([np.ones(n), [0.0]])[None, :]),
-            sparse.hstack([-sparse.identity(n), sparse.csr_matrix((n, 1))]),
-            sparse.csr_matrix(psd),
-        ]
-    ).tocsc()
-    rhs = np.concatenate([[1.0], np.zeros(n), _svec(S0)])
-    P = np.zeros((n + 1, n + 1))
-    P[:n, :n] = 2.0 * weight * (L @ L.T)
-    c = np.zeros(n + 1)
-    c[n] = 1.0
-    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(n), clarabel.PSDTriangleConeT(k + 1)]
-    out: Any = None
-    for tol in (1e-10, None):
-        settings = clarabel.DefaultSettings()
-        settings.verbose = False
-        if tol is not None:
-            settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
-        out = clarabel.DefaultSolver(
-            sparse.triu(sparse.csc_matrix(P)).tocsc(), c, A, rhs, cones, settings
-        ).solve()
-        if str(out.status) in ("Solved", "AlmostSolved"):
-            break
-    else:
-        return None
-    beta = np.clip(np.asarray(out.x, dtype=np.float64)[:n], 0.0, None)
-    return beta / beta.sum() if beta.sum() > 0 else None

@@ -565,7 +565,7 @@ class _Master:
         """The minimiser over Δ_S of the fractional model plus R (:mod:`.fractional_model`), its
         span first grown by the maximiser's derivatives at ``point`` along the terms it weights
         (one pass for their K_l products: the model then has D's Hessian there); None without a
-        model or where the small SDP is not solved."""
+        model."""
         model = self.model
         if model is None:
             return None
@@ -575,9 +575,9 @@ class _Master:
             hk, B = self.B.hyperkernel, self.B
             if Z.shape[1] and isinstance(hk, ARDDictionary):  # the model is made for dictionaries only
                 model.add(terms, Z, dictionary_products(hk, B.features[terms], B.X, Z, n_jobs=self.opts["n_jobs"]))
-        if model.terms is None or not np.array_equal(model.terms, terms):
+        if model.terms is None or not np.array_equal(model.terms, terms) or model.size == 0:
             return None  # no column over these terms yet
-        return model.minimiser(self.B.L[terms], self.reg.weight)
+        return _model_min_newton(model, point.beta, self.B.L[terms], self.reg)
 
     def hessian(self, terms: NDArray[np.intp], point: _Point) -> Array | None:
         """D's Hessian in β' over ``terms`` at ``point`` (:class:`Curvature`), or None when the
@@ -914,6 +914,44 @@ def _newton_step(q: Array, center: Array, H: Array, Ls: Array, reg: _Regulariser
         return None
     bv = np.clip(np.asarray(out[0].x, dtype=np.float64)[:n], 0.0, None)
     return bv / bv.sum() if bv.sum() > 0 else None
+
+
+#: Newton steps on the fractional model per β step (it converges in a few: the model is smooth)
+MODEL_NEWTON_STEPS = 50
+
+
+def _model_min_newton(model: FractionalModel, start: Array, Ls: Array, reg: _Regulariser) -> Array:
+    """argmin over Δ_S of D_W + R (the fractional model, docs/hyperkernel_derivations.md §1.8) by
+    Newton's method on it from ``start``: each step :func:`_newton_step` on the model's own value,
+    slopes and Hessian (which cost no kernel evaluation), then a backtracking line search
+    (Armijo's condition, 1e-4; Nocedal & Wright §3.1), until the step's slope is below 1e-13 of
+    max(1, J_W). β + t(β_N − β) stays in the simplex. A Newton step on the model from the best
+    point is the master's own Newton step where the model holds D's Hessian there; the line
+    search and the further steps follow D_W's rational shape where D's quadratic model does not."""
+    basis = model.basis()
+    beta = start
+
+    def J(b: Array) -> float:
+        return model.value(b, basis) + reg.value(b, Ls)
+
+    Jb = J(beta)
+    for _ in range(MODEL_NEWTON_STEPS):
+        _, q, H = model.derivatives(beta, basis)
+        nb = _newton_step(q, beta, H, Ls, reg)
+        if nb is None:
+            break
+        d = nb - beta
+        slope = float((reg.grad(beta, Ls) - q) @ d)
+        if slope >= -1e-13 * max(1.0, abs(Jb)):
+            break
+        t = 1.0
+        while J(beta + t * d) > Jb + 1e-4 * t * slope:
+            t *= 0.5
+            if t < 1e-12:
+                return beta
+        beta = beta + t * d
+        Jb = J(beta)
+    return beta
 
 
 def _reduced_gradients(q: Array, L: Array, beta: Array, reg: _Regulariser) -> Array:
