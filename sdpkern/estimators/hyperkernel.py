@@ -135,7 +135,8 @@ class _HyperkernelBase(SdpkernEstimator):
         points, 30,000, each SVM solve is a decomposition over working sets of about that size),
         ``working_set_cache_bytes`` (their SMO's column cache, 3 GiB) and ``newton_points``
         (Newton β steps while at most this many inner variables are free, 20,000; 0 for the level
-        bundle's steps only).
+        bundle's steps only, also for the alignment, whose β steps otherwise minimise D on a
+        subspace: :mod:`sdpkern.native.fractional_model`).
     random_state : int or None, default=0
         Seeds the random sample of the width rule.
     solver : {"auto", "conic", "native"}, default="auto"

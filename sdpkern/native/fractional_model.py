@@ -14,7 +14,7 @@ Newton step from there only multiplies β_l by about 1.5 (docs/hyperkernel.md, "
 overshoots"). Each column of W comes with its products K_l w, from which the model keeps
 G_l = WᵀK_lW (p·r² numbers: the products themselves, m·p·r, are not kept), so D_W and its
 derivatives cost no kernel evaluation; the master minimises D_W + R over the simplex by Newton's
-method on it (:func:`~sdpkern.native.hyperkernel_master._model_step`).
+method on it (:func:`~sdpkern.native.hyperkernel_master._model_min_newton`).
 """
 
 from __future__ import annotations
