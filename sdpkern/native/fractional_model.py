@@ -95,17 +95,19 @@ class FractionalModel:
         """D_W(β'), its slopes q = −∇D_W (the cuts' convention, c·½γᵀG_lγ with γ = A⁻¹b) and its
         Hessian c²(G_lγ)ᵀA⁻¹(G_kγ), as D's at a maximiser (§1.7)."""
         G, b = self.basis() if basis is None else basis
-        c = self.scale
-        A = self.ridge * np.eye(b.size) + c * np.tensordot(beta, G, axes=1)
-        R = np.linalg.cholesky(A)
-        gamma = np.linalg.solve(R.T, np.linalg.solve(R, b))
+        R, gamma = self._solve(beta, G, b)
         Gg = G @ gamma  # (p, r)
         S = np.linalg.solve(R, Gg.T)  # R⁻¹(G_lγ) by columns
-        H = c * c * (S.T @ S)
-        return 0.5 * float(b @ gamma), c * 0.5 * (Gg @ gamma), 0.5 * (H + H.T)
+        H = self.scale * self.scale * (S.T @ S)
+        return 0.5 * float(b @ gamma), self.scale * 0.5 * (Gg @ gamma), 0.5 * (H + H.T)
 
     def value(self, beta: Array, basis: tuple[Array, Array] | None = None) -> float:
         """D_W(β')."""
         G, b = self.basis() if basis is None else basis
+        return 0.5 * float(b @ self._solve(beta, G, b)[1])
+
+    def _solve(self, beta: Array, G: Array, b: Array) -> tuple[Array, Array]:
+        """(R, γ): the Cholesky factor of A(β') = εI + c Σ_l β'_l G_l and γ = A⁻¹b."""
         A = self.ridge * np.eye(b.size) + self.scale * np.tensordot(beta, G, axes=1)
-        return 0.5 * float(b @ np.linalg.solve(A, b))
+        R = np.asarray(np.linalg.cholesky(A), dtype=np.float64)
+        return R, np.asarray(np.linalg.solve(R.T, np.linalg.solve(R, b)), dtype=np.float64)
